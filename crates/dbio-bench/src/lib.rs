@@ -1,0 +1,1 @@
+//! dbio workload engine.

@@ -1,0 +1,10 @@
+//! Result schemas, unit parsing/printing, latency histograms and exporters shared by every
+//! dbio command. This crate never prints and never exits: it returns bytes and typed errors.
+#![deny(missing_docs)]
+
+pub mod export;
+pub mod hist;
+pub mod units;
+
+pub use export::{Exporter, JsonExporter};
+pub use hist::LatencyHistogram;
