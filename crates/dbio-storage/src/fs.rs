@@ -1,0 +1,178 @@
+//! Filesystem superblocks: the geometry fields that decide whether a filesystem matches its
+//! RAID. XFS: `sb_blocksize`, `sb_dblocks`, `sb_agblocks`, `sb_agcount`, `sb_unit`, `sb_width`
+//! (big-endian, at offset 0). ext2/3/4: block size, block count, `s_raid_stride`,
+//! `s_raid_stripe_width` (little-endian, superblock at byte 1024).
+
+use crate::source::ReadAt;
+use serde::Serialize;
+
+/// A recognised filesystem superblock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Superblock {
+    /// XFS.
+    Xfs(XfsSuper),
+    /// ext2, ext3 or ext4.
+    Ext(ExtSuper),
+    /// An LVM2 physical volume (not a filesystem, but what the partition holds).
+    Lvm2(crate::lvm::PvLabel),
+}
+
+/// XFS superblock geometry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct XfsSuper {
+    /// Filesystem block size in bytes.
+    pub block_size: u32,
+    /// Data blocks.
+    pub data_blocks: u64,
+    /// Blocks per allocation group.
+    pub ag_blocks: u32,
+    /// Number of allocation groups.
+    pub ag_count: u32,
+    /// Stripe unit in filesystem blocks (`sb_unit`; 0 = none).
+    pub sunit_blocks: u32,
+    /// Stripe width in filesystem blocks (`sb_width`; 0 = none).
+    pub swidth_blocks: u32,
+    /// Sector size in bytes.
+    pub sector_size: u16,
+    /// Filesystem size in bytes.
+    pub size_bytes: u64,
+    /// Label.
+    pub label: String,
+}
+
+/// ext2/3/4 superblock geometry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExtSuper {
+    /// `ext2`, `ext3` or `ext4`, from the feature flags.
+    pub version: String,
+    /// Block size in bytes.
+    pub block_size: u32,
+    /// Blocks.
+    pub blocks: u64,
+    /// `s_raid_stride` in blocks (0 = none).
+    pub raid_stride: u16,
+    /// `s_raid_stripe_width` in blocks (0 = none).
+    pub raid_stripe_width: u32,
+    /// Filesystem size in bytes.
+    pub size_bytes: u64,
+    /// Label.
+    pub label: String,
+}
+
+impl XfsSuper {
+    /// Stripe unit in bytes.
+    pub fn su_bytes(&self) -> u64 {
+        self.sunit_blocks as u64 * self.block_size as u64
+    }
+    /// Stripe width in bytes.
+    pub fn sw_bytes(&self) -> u64 {
+        self.swidth_blocks as u64 * self.block_size as u64
+    }
+}
+
+impl ExtSuper {
+    /// Stripe unit (stride) in bytes.
+    pub fn su_bytes(&self) -> u64 {
+        self.raid_stride as u64 * self.block_size as u64
+    }
+    /// Stripe width in bytes.
+    pub fn sw_bytes(&self) -> u64 {
+        self.raid_stripe_width as u64 * self.block_size as u64
+    }
+}
+
+impl Superblock {
+    /// Short name: `xfs`, `ext4`, `LVM2_member`.
+    pub fn name(&self) -> String {
+        match self {
+            Superblock::Xfs(_) => "xfs".into(),
+            Superblock::Ext(e) => e.version.clone(),
+            Superblock::Lvm2(_) => "LVM2_member".into(),
+        }
+    }
+}
+
+fn cstr(b: &[u8]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).trim().to_string()
+}
+
+/// Parses an XFS superblock from the first 512 bytes of a filesystem.
+pub fn parse_xfs(b: &[u8]) -> Option<XfsSuper> {
+    if b.len() < 200 || &b[0..4] != b"XFSB" {
+        return None;
+    }
+    let be32 = |at: usize| u32::from_be_bytes(b[at..at + 4].try_into().expect("4"));
+    let be64 = |at: usize| u64::from_be_bytes(b[at..at + 8].try_into().expect("8"));
+    let block_size = be32(4);
+    let data_blocks = be64(8);
+    Some(XfsSuper {
+        block_size,
+        data_blocks,
+        ag_blocks: be32(84),
+        ag_count: be32(88),
+        sunit_blocks: be32(184),
+        swidth_blocks: be32(188),
+        sector_size: u16::from_be_bytes([b[102], b[103]]),
+        size_bytes: data_blocks.saturating_mul(block_size as u64),
+        label: cstr(&b[108..120]),
+    })
+}
+
+/// Parses an ext2/3/4 superblock (the 1024 bytes at byte offset 1024 of the filesystem).
+pub fn parse_ext(sb: &[u8]) -> Option<ExtSuper> {
+    if sb.len() < 0x180 || u16::from_le_bytes([sb[0x38], sb[0x39]]) != 0xEF53 {
+        return None;
+    }
+    let le32 = |at: usize| u32::from_le_bytes(sb[at..at + 4].try_into().expect("4"));
+    let log = le32(0x18);
+    if log > 6 {
+        return None;
+    }
+    let block_size = 1024u32 << log;
+    let compat = le32(0x5C);
+    let incompat = le32(0x60);
+    let ro_compat = le32(0x64);
+    let mut blocks = le32(0x04) as u64;
+    if incompat & 0x80 != 0 {
+        blocks |= (le32(0x150) as u64) << 32;
+    }
+    // extents, 64bit, flex_bg, huge_file, dir_nlink, extra_isize, metadata_csum: ext4.
+    let ext4 = incompat & (0x40 | 0x80 | 0x200) != 0 || ro_compat & (0x8 | 0x20 | 0x40 | 0x400) != 0;
+    let version = if ext4 {
+        "ext4"
+    } else if compat & 0x4 != 0 {
+        "ext3"
+    } else {
+        "ext2"
+    };
+    Some(ExtSuper {
+        version: version.to_string(),
+        block_size,
+        blocks,
+        raid_stride: u16::from_le_bytes([sb[0x164], sb[0x165]]),
+        raid_stripe_width: le32(0x170),
+        size_bytes: blocks.saturating_mul(block_size as u64),
+        label: cstr(&sb[0x78..0x88]),
+    })
+}
+
+/// Looks for an XFS or ext superblock or an LVM2 label at the start of `src` (a partition).
+/// `Ok(None)` when none is recognised.
+pub fn probe(src: &dyn ReadAt) -> std::io::Result<Option<Superblock>> {
+    let len = src.size().min(4096) as usize;
+    let head = src.read_vec(0, len)?;
+    if let Some(x) = parse_xfs(&head) {
+        return Ok(Some(Superblock::Xfs(x)));
+    }
+    if head.len() >= 2048 {
+        if let Some(e) = parse_ext(&head[1024..2048]) {
+            return Ok(Some(Superblock::Ext(e)));
+        }
+    }
+    if let Some(l) = crate::lvm::parse_label(&head) {
+        return Ok(Some(Superblock::Lvm2(l)));
+    }
+    Ok(None)
+}
