@@ -66,7 +66,10 @@ impl std::str::FromStr for RaidLevel {
     type Err = AlignError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim().to_ascii_lowercase();
-        let t = t.strip_prefix("raid").unwrap_or(&t).trim_start_matches(['-', ' ']);
+        let t = t
+            .strip_prefix("raid")
+            .unwrap_or(&t)
+            .trim_start_matches(['-', ' ']);
         Ok(match t {
             "0" => RaidLevel::Raid0,
             "1" => RaidLevel::Raid1,
@@ -97,13 +100,17 @@ impl std::fmt::Display for RaidLevel {
 /// Number of disks that hold distinct data in one stripe (the `sw` of mkfs.xfs).
 /// `spans` is the number of RAID 5/6 groups striped together for RAID 50/60.
 pub fn data_disks(level: RaidLevel, disks: u32, spans: u32) -> Result<u32, AlignError> {
-    let bad = |why: &str| AlignError::BadDisks { level: level.to_string(), disks, why: why.to_string() };
+    let bad = |why: &str| AlignError::BadDisks {
+        level: level.to_string(),
+        disks,
+        why: why.to_string(),
+    };
     match level {
         RaidLevel::Raid0 if disks >= 1 => Ok(disks),
         RaidLevel::Raid0 => Err(bad("it needs at least 1")),
         RaidLevel::Raid1 if disks >= 2 => Ok(1),
         RaidLevel::Raid1 => Err(bad("it needs at least 2")),
-        RaidLevel::Raid10 if disks >= 4 && disks % 2 == 0 => Ok(disks / 2),
+        RaidLevel::Raid10 if disks >= 4 && disks.is_multiple_of(2) => Ok(disks / 2),
         RaidLevel::Raid10 => Err(bad("it needs an even number of at least 4")),
         RaidLevel::Raid5 if disks >= 3 => Ok(disks - 1),
         RaidLevel::Raid5 => Err(bad("it needs at least 3")),
@@ -115,7 +122,7 @@ pub fn data_disks(level: RaidLevel, disks: u32, spans: u32) -> Result<u32, Align
             if spans < 2 {
                 return Err(bad("it needs at least 2 spans (--spans)"));
             }
-            if disks % spans != 0 || disks / spans < min {
+            if !disks.is_multiple_of(spans) || disks / spans < min {
                 return Err(bad(&format!(
                     "{spans} spans need the same number of disks each, at least {min} per span"
                 )));
@@ -265,9 +272,9 @@ pub struct CalcResult {
 
 /// Formats a byte count the way mkfs and people write it: `64k`, `1m`, `1536` (bytes).
 pub fn size_arg(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{}m", bytes >> 20)
-    } else if bytes % 1024 == 0 {
+    } else if bytes.is_multiple_of(1024) {
         format!("{}k", bytes >> 10)
     } else {
         bytes.to_string()
@@ -284,11 +291,19 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
     if ss == 0 {
         return Err(AlignError::Zero("sector size"));
     }
-    if input.stripe_bytes == 0 || input.stripe_bytes % ss != 0 {
-        return Err(AlignError::NotSectorMultiple { what: "stripe unit", bytes: input.stripe_bytes, sector: ss });
+    if input.stripe_bytes == 0 || !input.stripe_bytes.is_multiple_of(ss) {
+        return Err(AlignError::NotSectorMultiple {
+            what: "stripe unit",
+            bytes: input.stripe_bytes,
+            sector: ss,
+        });
     }
-    if input.fs_block_bytes == 0 || input.fs_block_bytes % 512 != 0 {
-        return Err(AlignError::NotSectorMultiple { what: "filesystem block", bytes: input.fs_block_bytes, sector: 512 });
+    if input.fs_block_bytes == 0 || !input.fs_block_bytes.is_multiple_of(512) {
+        return Err(AlignError::NotSectorMultiple {
+            what: "filesystem block",
+            bytes: input.fs_block_bytes,
+            sector: 512,
+        });
     }
     let sps = input.stripe_bytes / ss;
     let mut notes = Vec::new();
@@ -302,11 +317,15 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
         (Some(level), Some(d)) => Some(data_disks(level, d, input.spans)?),
         (Some(RaidLevel::Raid1), None) => Some(1),
         (Some(_), None) => {
-            notes.push("give --disks with --raid to get the data-disk count and the mkfs settings".into());
+            notes.push(
+                "give --disks with --raid to get the data-disk count and the mkfs settings".into(),
+            );
             None
         }
         (None, Some(_)) => {
-            notes.push("give --raid with --disks to get the data-disk count and the mkfs settings".into());
+            notes.push(
+                "give --raid with --disks to get the data-disk count and the mkfs settings".into(),
+            );
             None
         }
         (None, None) => {
@@ -353,7 +372,7 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
             mount_options: format!("sunit={sunit512},swidth={swidth512}"),
         }
     });
-    if xfs.is_some() && input.stripe_bytes % fsb != 0 {
+    if xfs.is_some() && !input.stripe_bytes.is_multiple_of(fsb) {
         notes.push(format!(
             "the stripe unit {} is not a multiple of the {} filesystem block: mkfs.xfs will refuse su={}",
             size_arg(input.stripe_bytes),
@@ -362,7 +381,7 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
         ));
     }
     let ext4 = match data {
-        Some(d) if input.stripe_bytes >= fsb && input.stripe_bytes % fsb == 0 => {
+        Some(d) if input.stripe_bytes >= fsb && input.stripe_bytes.is_multiple_of(fsb) => {
             let stride = input.stripe_bytes / fsb;
             let width = stride * d as u64;
             Some(Ext4Settings {
@@ -373,7 +392,10 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
             })
         }
         Some(_) => {
-            notes.push("ext4 stride needs a stripe unit that is a whole number of filesystem blocks".into());
+            notes.push(
+                "ext4 stride needs a stripe unit that is a whole number of filesystem blocks"
+                    .into(),
+            );
             None
         }
         None => None,
@@ -397,7 +419,9 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
         ext4,
         parted: format!("parted -s -a none DEVICE mklabel gpt unit s mkpart primary {rec}s 100%"),
         sfdisk: format!("echo 'start={rec}, type=L' | sfdisk --label gpt DEVICE"),
-        diskpart: format!("diskpart: select disk N, then: create partition primary align={align_kb}"),
+        diskpart: format!(
+            "diskpart: select disk N, then: create partition primary align={align_kb}"
+        ),
         notes,
     })
 }
@@ -434,11 +458,11 @@ pub fn check_start(start_sector: u64, sector_bytes: u64, stripe_bytes: Option<u6
         start_sector,
         start_bytes: b,
         stripe_bytes,
-        stripe_aligned: stripe_bytes.map(|s| s != 0 && b % s == 0),
+        stripe_aligned: stripe_bytes.map(|s| s != 0 && b.is_multiple_of(s)),
         stripe_remainder_bytes: stripe_bytes.map(|s| if s == 0 { 0 } else { b % s }),
-        aligned_4k: b % 4096 == 0,
-        aligned_64k: b % 65536 == 0,
-        aligned_1m: b % (1 << 20) == 0,
+        aligned_4k: b.is_multiple_of(4096),
+        aligned_64k: b.is_multiple_of(65536),
+        aligned_1m: b.is_multiple_of(1 << 20),
     }
 }
 
@@ -471,7 +495,12 @@ pub struct GeometryCheck {
 }
 
 /// Compares filesystem su/sw (bytes) with the stripe unit and data-disk count.
-pub fn check_geometry(fs_su: u64, fs_sw: u64, stripe: u64, data_disks: Option<u32>) -> GeometryCheck {
+pub fn check_geometry(
+    fs_su: u64,
+    fs_sw: u64,
+    stripe: u64,
+    data_disks: Option<u32>,
+) -> GeometryCheck {
     let exp_sw = data_disks.map(|d| d as u64 * stripe);
     let verdict = if fs_su == 0 && fs_sw == 0 {
         GeometryMatch::NoGeometry
@@ -480,7 +509,13 @@ pub fn check_geometry(fs_su: u64, fs_sw: u64, stripe: u64, data_disks: Option<u3
     } else {
         GeometryMatch::Mismatch
     };
-    GeometryCheck { fs_su_bytes: fs_su, fs_sw_bytes: fs_sw, expected_su_bytes: stripe, expected_sw_bytes: exp_sw, verdict }
+    GeometryCheck {
+        fs_su_bytes: fs_su,
+        fs_sw_bytes: fs_sw,
+        expected_su_bytes: stripe,
+        expected_sw_bytes: exp_sw,
+        verdict,
+    }
 }
 
 #[cfg(test)]
@@ -568,15 +603,30 @@ mod tests {
         assert_eq!(r.recommended_start_sector, 6144);
         assert_eq!(r.smallest_start_sector_gpt, 192);
         assert!(r.notes[0].contains("not a power of two"));
-        assert_eq!(check_start(2048, 512, Some(96 * 1024)).stripe_remainder_bytes, Some(65536));
+        assert_eq!(
+            check_start(2048, 512, Some(96 * 1024)).stripe_remainder_bytes,
+            Some(65536)
+        );
         assert_eq!(r.xfs.unwrap().mkfs, "mkfs.xfs -d su=96k,sw=3");
     }
 
     #[test]
     fn geometry_verdicts() {
-        assert_eq!(check_geometry(65536, 262144, 65536, Some(4)).verdict, GeometryMatch::Match);
-        assert_eq!(check_geometry(65536, 131072, 65536, Some(4)).verdict, GeometryMatch::Mismatch);
-        assert_eq!(check_geometry(0, 0, 65536, Some(4)).verdict, GeometryMatch::NoGeometry);
-        assert_eq!(check_geometry(65536, 131072, 65536, None).verdict, GeometryMatch::Match);
+        assert_eq!(
+            check_geometry(65536, 262144, 65536, Some(4)).verdict,
+            GeometryMatch::Match
+        );
+        assert_eq!(
+            check_geometry(65536, 131072, 65536, Some(4)).verdict,
+            GeometryMatch::Mismatch
+        );
+        assert_eq!(
+            check_geometry(0, 0, 65536, Some(4)).verdict,
+            GeometryMatch::NoGeometry
+        );
+        assert_eq!(
+            check_geometry(65536, 131072, 65536, None).verdict,
+            GeometryMatch::Match
+        );
     }
 }

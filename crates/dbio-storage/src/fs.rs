@@ -139,7 +139,8 @@ pub fn parse_ext(sb: &[u8]) -> Option<ExtSuper> {
         blocks |= (le32(0x150) as u64) << 32;
     }
     // extents, 64bit, flex_bg, huge_file, dir_nlink, extra_isize, metadata_csum: ext4.
-    let ext4 = incompat & (0x40 | 0x80 | 0x200) != 0 || ro_compat & (0x8 | 0x20 | 0x40 | 0x400) != 0;
+    let ext4 =
+        incompat & (0x40 | 0x80 | 0x200) != 0 || ro_compat & (0x8 | 0x20 | 0x40 | 0x400) != 0;
     let version = if ext4 {
         "ext4"
     } else if compat & 0x4 != 0 {

@@ -2,7 +2,6 @@
 //! followed by the PV header whose first data area starts at `pe_start` — where the first
 //! physical extent, and so every logical volume's data, begins.
 
-use crate::crc32::crc32;
 use serde::Serialize;
 
 /// What the PV label says.
@@ -31,16 +30,17 @@ fn le64(b: &[u8], at: usize) -> u64 {
 
 /// LVM's label CRC: the CRC-32 update with initial value 0xf597a6cf and no final inversion.
 fn lvm_crc(data: &[u8]) -> u32 {
-    // crc32() is init 0xffffffff with a final xor; undo both to get LVM's variant.
-    // LVM: crc = 0xf597a6cf; for each byte: table-driven reflected update; no final xor.
     let mut c = 0xf597_a6cfu32;
     for &b in data {
         c ^= b as u32;
         for _ in 0..8 {
-            c = if c & 1 != 0 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
         }
     }
-    let _ = crc32;
     c
 }
 

@@ -20,11 +20,15 @@ pub trait ReadAt {
 impl ReadAt for [u8] {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        let end = start.checked_add(buf.len()).unwrap_or(usize::MAX);
+        let end = start.saturating_add(buf.len());
         if end > self.len() {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                format!("read of {} bytes at offset {offset} is past the end ({} bytes)", buf.len(), self.len()),
+                format!(
+                    "read of {} bytes at offset {offset} is past the end ({} bytes)",
+                    buf.len(),
+                    self.len()
+                ),
             ));
         }
         buf.copy_from_slice(&self[start..end]);
@@ -77,7 +81,10 @@ impl ReadAt for Slice<'_> {
         if offset.saturating_add(buf.len() as u64) > self.len {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                format!("read at offset {offset} is past the end of the partition ({} bytes)", self.len),
+                format!(
+                    "read at offset {offset} is past the end of the partition ({} bytes)",
+                    self.len
+                ),
             ));
         }
         self.inner.read_at(self.offset + offset, buf)
@@ -93,7 +100,11 @@ impl ReadAt for FileSource {
         if offset.saturating_add(buf.len() as u64) > self.size {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                format!("read of {} bytes at offset {offset} is past the end ({} bytes)", buf.len(), self.size),
+                format!(
+                    "read of {} bytes at offset {offset} is past the end ({} bytes)",
+                    buf.len(),
+                    self.size
+                ),
             ));
         }
         self.file.read_exact_at(buf, offset)

@@ -21,7 +21,9 @@ pub enum TableError {
         source: io::Error,
     },
     /// Neither an MBR signature nor a GPT header was found.
-    #[error("no partition table: sector 0 has no 0x55AA boot signature and sector 1 no GPT header")]
+    #[error(
+        "no partition table: sector 0 has no 0x55AA boot signature and sector 1 no GPT header"
+    )]
     NoTable,
     /// A GPT whose primary and backup headers are both unusable.
     #[error("GPT is damaged beyond use: primary: {primary}; backup: {backup}")]
@@ -146,13 +148,24 @@ fn le64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-fn read(src: &dyn ReadAt, offset: u64, len: usize, what: impl Into<String>) -> Result<Vec<u8>, TableError> {
-    src.read_vec(offset, len).map_err(|source| TableError::Io { what: what.into(), source })
+fn read(
+    src: &dyn ReadAt,
+    offset: u64,
+    len: usize,
+    what: impl Into<String>,
+) -> Result<Vec<u8>, TableError> {
+    src.read_vec(offset, len).map_err(|source| TableError::Io {
+        what: what.into(),
+        source,
+    })
 }
 
 /// Reads the partition table of `src`. `sector_size` is the logical sector size; `None` tries
 /// 512 and then 4096 bytes (for GPT images made with 4 KiB sectors).
-pub fn read_table(src: &dyn ReadAt, sector_size: Option<u64>) -> Result<PartitionTable, TableError> {
+pub fn read_table(
+    src: &dyn ReadAt,
+    sector_size: Option<u64>,
+) -> Result<PartitionTable, TableError> {
     if src.size() < 512 {
         return Err(TableError::TooSmall(src.size()));
     }
@@ -224,7 +237,12 @@ pub fn mbr_type_name(t: u8) -> Option<&'static str> {
     })
 }
 
-fn read_mbr(src: &dyn ReadAt, mbr: &[u8], ss: u64, protective: bool) -> Result<PartitionTable, TableError> {
+fn read_mbr(
+    src: &dyn ReadAt,
+    mbr: &[u8],
+    ss: u64,
+    protective: bool,
+) -> Result<PartitionTable, TableError> {
     let disk_sectors = src.size() / ss;
     let mut t = PartitionTable {
         kind: TableKind::Mbr,
@@ -258,7 +276,18 @@ fn read_mbr(src: &dyn ReadAt, mbr: &[u8], ss: u64, protective: bool) -> Result<P
             ));
         }
         let ext = is_extended(ptype);
-        let part = mbr_partition(i + 1, if ext { PartKind::Extended } else { PartKind::Primary }, ptype, start, len, e[0] == 0x80);
+        let part = mbr_partition(
+            i + 1,
+            if ext {
+                PartKind::Extended
+            } else {
+                PartKind::Primary
+            },
+            ptype,
+            start,
+            len,
+            e[0] == 0x80,
+        );
         if ext && extended.is_none() {
             extended = Some((start, len));
         }
@@ -271,7 +300,14 @@ fn read_mbr(src: &dyn ReadAt, mbr: &[u8], ss: u64, protective: bool) -> Result<P
     Ok(t)
 }
 
-fn mbr_partition(number: u32, kind: PartKind, ptype: u8, start: u64, sectors: u64, bootable: bool) -> Partition {
+fn mbr_partition(
+    number: u32,
+    kind: PartKind,
+    ptype: u8,
+    start: u64,
+    sectors: u64,
+    bootable: bool,
+) -> Partition {
     let name = mbr_type_name(ptype);
     Partition {
         number,
@@ -292,7 +328,9 @@ fn read_logicals(src: &dyn ReadAt, ss: u64, ext_start: u64, ext_len: u64, t: &mu
     let mut seen = std::collections::HashSet::new();
     loop {
         if !seen.insert(ebr_lba) || seen.len() > 256 {
-            t.warnings.push(format!("the chain of logical partitions loops back to sector {ebr_lba}; stopped there"));
+            t.warnings.push(format!(
+                "the chain of logical partitions loops back to sector {ebr_lba}; stopped there"
+            ));
             return;
         }
         let ebr = match src.read_vec(ebr_lba * ss, 512) {
@@ -314,7 +352,14 @@ fn read_logicals(src: &dyn ReadAt, ss: u64, ext_start: u64, ext_len: u64, t: &mu
         let e1 = &ebr[462..478];
         if e0[4] != 0 && le32(e0, 12) != 0 {
             let start = ebr_lba + le32(e0, 8) as u64;
-            let p = mbr_partition(number, PartKind::Logical, e0[4], start, le32(e0, 12) as u64, e0[0] == 0x80);
+            let p = mbr_partition(
+                number,
+                PartKind::Logical,
+                e0[4],
+                start,
+                le32(e0, 12) as u64,
+                e0[0] == 0x80,
+            );
             if start + p.sectors > ext_start + ext_len {
                 t.warnings.push(format!(
                     "logical partition {number} ends at sector {} outside its extended partition (sectors {ext_start}..{})",
@@ -413,7 +458,9 @@ fn parse_gpt_header(b: &[u8], lba: u64, ss: u64) -> Result<GptHeader, String> {
     }
     let size = le32(b, 12) as usize;
     if !(92..=ss as usize).contains(&size) {
-        return Err(format!("header size {size} at sector {lba} is out of range"));
+        return Err(format!(
+            "header size {size} at sector {lba} is out of range"
+        ));
     }
     let stored = le32(b, 16);
     let mut h = b[..size].to_vec();
@@ -426,12 +473,17 @@ fn parse_gpt_header(b: &[u8], lba: u64, ss: u64) -> Result<GptHeader, String> {
     }
     let my_lba = le64(b, 24);
     if my_lba != lba {
-        return Err(format!("header at sector {lba} says it lives at sector {my_lba}"));
+        return Err(format!(
+            "header at sector {lba} says it lives at sector {my_lba}"
+        ));
     }
     let entry_size = le32(b, 84);
     let entry_count = le32(b, 80);
-    if entry_size < 128 || entry_size % 8 != 0 || entry_size > 4096 || entry_count > 65536 {
-        return Err(format!("header at sector {lba}: implausible entry array ({entry_count} x {entry_size} bytes)"));
+    if entry_size < 128 || !entry_size.is_multiple_of(8) || entry_size > 4096 || entry_count > 65536
+    {
+        return Err(format!(
+            "header at sector {lba}: implausible entry array ({entry_count} x {entry_size} bytes)"
+        ));
     }
     Ok(GptHeader {
         my_lba,
@@ -454,7 +506,10 @@ fn load_gpt(src: &dyn ReadAt, ss: u64, lba: u64) -> Result<(GptHeader, Vec<u8>),
     let h = parse_gpt_header(&b, lba, ss)?;
     let len = h.entry_count as usize * h.entry_size as usize;
     let entries = src.read_vec(h.entries_lba * ss, len).map_err(|e| {
-        format!("cannot read the partition entry array at sector {} ({len} bytes): {e}", h.entries_lba)
+        format!(
+            "cannot read the partition entry array at sector {} ({len} bytes): {e}",
+            h.entries_lba
+        )
     })?;
     let computed = crc32(&entries);
     if computed != h.entries_crc {
@@ -467,7 +522,11 @@ fn load_gpt(src: &dyn ReadAt, ss: u64, lba: u64) -> Result<(GptHeader, Vec<u8>),
 }
 
 /// `Ok(None)`: no GPT at this sector size.
-fn read_gpt(src: &dyn ReadAt, ss: u64, protective: bool) -> Result<Option<PartitionTable>, TableError> {
+fn read_gpt(
+    src: &dyn ReadAt,
+    ss: u64,
+    protective: bool,
+) -> Result<Option<PartitionTable>, TableError> {
     let disk_sectors = src.size() / ss;
     let primary_sector = read(src, ss, ss as usize, "sector 1 (GPT header)")?;
     let has_sig = &primary_sector[0..8] == b"EFI PART";
@@ -476,7 +535,11 @@ fn read_gpt(src: &dyn ReadAt, ss: u64, protective: bool) -> Result<Option<Partit
     // Where the backup should be: the primary says so when its sector is readable at all.
     let backup_lba = if has_sig {
         let alt = le64(&primary_sector, 32);
-        if alt > 1 && alt < disk_sectors { alt } else { last }
+        if alt > 1 && alt < disk_sectors {
+            alt
+        } else {
+            last
+        }
     } else {
         last
     };
@@ -505,7 +568,10 @@ fn read_gpt(src: &dyn ReadAt, ss: u64, protective: bool) -> Result<Option<Partit
             (h, e, HeaderSource::Backup)
         }
         (Err(p), Err(b)) => {
-            return Err(TableError::GptDamaged { primary: p.clone(), backup: b.clone() });
+            return Err(TableError::GptDamaged {
+                primary: p.clone(),
+                backup: b.clone(),
+            });
         }
     };
     if header.alternate_lba >= disk_sectors && used == HeaderSource::Primary {
@@ -527,11 +593,17 @@ fn read_gpt(src: &dyn ReadAt, ss: u64, protective: bool) -> Result<Option<Partit
         let type_guid = guid_to_string(&e[0..16]);
         let first = le64(e, 32);
         let last_lba = le64(e, 40);
-        let name_units: Vec<u16> = (0..36).map(|k| le16(e, 56 + k * 2)).take_while(|&c| c != 0).collect();
+        let name_units: Vec<u16> = (0..36)
+            .map(|k| le16(e, 56 + k * 2))
+            .take_while(|&c| c != 0)
+            .collect();
         let name = String::from_utf16_lossy(&name_units);
         let tname = gpt_type_name(&type_guid);
         if last_lba < first {
-            warnings.push(format!("partition {}: last sector {last_lba} is before its first sector {first}", i + 1));
+            warnings.push(format!(
+                "partition {}: last sector {last_lba} is before its first sector {first}",
+                i + 1
+            ));
             continue;
         }
         if first < header.first_usable || last_lba > header.last_usable {
@@ -603,7 +675,11 @@ mod tests {
         mbr_entry(ebr2, 0, 0x42 + 1, 128, 700);
         let t = read_table(&img, None).unwrap();
         assert_eq!(t.kind, TableKind::Mbr);
-        let starts: Vec<(u32, u64, PartKind)> = t.partitions.iter().map(|p| (p.number, p.start_sector, p.kind)).collect();
+        let starts: Vec<(u32, u64, PartKind)> = t
+            .partitions
+            .iter()
+            .map(|p| (p.number, p.start_sector, p.kind))
+            .collect();
         assert_eq!(
             starts,
             vec![
@@ -614,7 +690,13 @@ mod tests {
             ]
         );
         // 0x43 is not a known type
-        assert!(t.warnings.iter().any(|w| w.contains("unknown partition type 0x43")), "{:?}", t.warnings);
+        assert!(
+            t.warnings
+                .iter()
+                .any(|w| w.contains("unknown partition type 0x43")),
+            "{:?}",
+            t.warnings
+        );
     }
 
     #[test]
@@ -622,13 +704,20 @@ mod tests {
         let mut img = vec![0u8; 512 * 100];
         mbr_entry(&mut img, 0, 0x83, 2048, 10000);
         let t = read_table(&img, None).unwrap();
-        assert!(t.warnings[0].contains("shorter than its partition table claims"), "{:?}", t.warnings);
+        assert!(
+            t.warnings[0].contains("shorter than its partition table claims"),
+            "{:?}",
+            t.warnings
+        );
     }
 
     #[test]
     fn no_table() {
         let img = vec![0u8; 4096];
         assert!(matches!(read_table(&img, None), Err(TableError::NoTable)));
-        assert!(matches!(read_table(&vec![0u8; 10], None), Err(TableError::TooSmall(10))));
+        assert!(matches!(
+            read_table(&vec![0u8; 10], None),
+            Err(TableError::TooSmall(10))
+        ));
     }
 }

@@ -1,1 +1,486 @@
-//! placeholder
+//! RAID-controller tool output, parsed into one model: controllers, their battery or flash
+//! backup, and their virtual drives with the configured (default) and current write policy.
+//! The audit rules in [`crate::rules`] work on this model, whatever tool produced it.
+//!
+//! Parsers take the text a tool printed; [`detect`] says which tool printed it.
+
+pub mod arcconf;
+pub mod cciss;
+pub mod hpssa;
+pub mod megacli;
+pub mod omreport;
+pub mod storcli;
+pub mod twcli;
+
+use serde::Serialize;
+
+/// The tools dbio reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tool {
+    /// LSI/Avago MegaCli (`-AdpAllInfo`, `-LDInfo`, `-LdPdInfo`, `-AdpBbuCmd`).
+    Megacli,
+    /// Broadcom storcli or Dell perccli, text output.
+    Storcli,
+    /// Broadcom storcli or Dell perccli, `J` JSON output.
+    StorcliJson,
+    /// HPE ssacli / hpssacli / hpacucli (`ctrl all show config detail`).
+    Ssacli,
+    /// cciss_vol_status (HP Smart Array volume status).
+    CcissVolStatus,
+    /// Adaptec/Microsemi arcconf (`GETCONFIG n AL`).
+    Arcconf,
+    /// 3ware tw_cli (`/cN show`, `/cN/uN show all`, `/cN/bbu show all`).
+    TwCli,
+    /// Dell OpenManage `omreport storage vdisk` / `omreport storage battery`.
+    Omreport,
+}
+
+impl Tool {
+    /// The command a person would run to get this output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Megacli => "MegaCli",
+            Tool::Storcli => "storcli/perccli",
+            Tool::StorcliJson => "storcli/perccli (JSON)",
+            Tool::Ssacli => "ssacli/hpacucli",
+            Tool::CcissVolStatus => "cciss_vol_status",
+            Tool::Arcconf => "arcconf",
+            Tool::TwCli => "tw_cli",
+            Tool::Omreport => "omreport",
+        }
+    }
+}
+
+/// A write-cache policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WritePolicy {
+    /// Write-back: writes are acknowledged from controller cache.
+    WriteBack,
+    /// Write-back even when the battery is bad or missing.
+    AlwaysWriteBack,
+    /// Write-through: every write waits for the disks.
+    WriteThrough,
+}
+
+impl WritePolicy {
+    /// Write-back of either kind.
+    pub fn is_write_back(self) -> bool {
+        matches!(self, WritePolicy::WriteBack | WritePolicy::AlwaysWriteBack)
+    }
+}
+
+/// What the battery (or flash-backup module) is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BatteryState {
+    /// Healthy and charged.
+    Ok,
+    /// Charging or recharging.
+    Charging,
+    /// In a learn (relearn, recondition, capacity test) cycle.
+    Learning,
+    /// Degraded, low capacity, replacement advised.
+    Degraded,
+    /// Failed.
+    Failed,
+    /// Not fitted or not detected.
+    Missing,
+    /// The tool's words were not recognised.
+    Unknown,
+}
+
+/// Battery or flash-backup (supercapacitor, CacheVault, ZMM) module.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Battery {
+    /// Battery, capacitor, CacheVault, ZMM...
+    pub kind: String,
+    /// Normalised state.
+    pub state: BatteryState,
+    /// The tool's own words for the state.
+    pub state_text: String,
+    /// A learn cycle is running.
+    pub learn_active: bool,
+    /// A learn cycle is requested or due.
+    pub learn_due: bool,
+    /// Next learn time as the tool printed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_learn: Option<String>,
+    /// Tool lines that back the state.
+    pub evidence: Vec<String>,
+}
+
+impl Battery {
+    /// A battery is working when it can protect the cache right now.
+    pub fn working(&self) -> bool {
+        matches!(self.state, BatteryState::Ok)
+    }
+}
+
+/// A virtual drive (logical drive, unit, array) as the controller exports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct VirtualDrive {
+    /// Identifier as the tool names it (`0`, `0/1`, `u0`, `1`).
+    pub id: String,
+    /// Name or label.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// RAID level as printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raid_level: Option<String>,
+    /// Size as printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
+    /// State as printed (Optimal, OK, Degraded...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Configured (default) write policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub configured_write: Option<WritePolicy>,
+    /// Current write policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_write: Option<WritePolicy>,
+    /// The tool shows only one policy; current is inferred from the battery.
+    pub current_inferred: bool,
+    /// Write-back stays on when the battery fails ("Write Cache OK if Bad BBU", AWB,
+    /// "No-Battery Write Cache: Enabled", "Enabled (write-back)" without battery protection).
+    pub write_back_on_bad_battery: bool,
+    /// The controller temporarily disabled the cache.
+    pub cache_temporarily_disabled: bool,
+    /// Why, as the tool says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_disabled_reason: Option<String>,
+    /// Controller read-ahead on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_ahead: Option<bool>,
+    /// Drive (disk) write cache enabled behind the controller.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drive_write_cache: Option<bool>,
+    /// Stripe unit (strip size) in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stripe_bytes: Option<u64>,
+    /// OS device (`/dev/sda`) when the tool says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub os_device: Option<String>,
+    /// Tool lines behind the policies.
+    pub evidence: Vec<String>,
+}
+
+/// One controller.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Controller {
+    /// Identifier (`0`, `c0`, slot, or name).
+    pub id: String,
+    /// Model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Cache memory in bytes (Some(0): no cache fitted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_bytes: Option<u64>,
+    /// Battery or flash backup; `None` when the output does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub battery: Option<Battery>,
+    /// Controller-wide drive write cache setting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drive_write_cache: Option<bool>,
+    /// Virtual drives.
+    pub virtual_drives: Vec<VirtualDrive>,
+}
+
+/// Everything read from one tool's output (one or several files).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RaidReport {
+    /// Which tool.
+    pub tool: Tool,
+    /// Where the text came from (file names or the command).
+    pub sources: Vec<String>,
+    /// Controllers found.
+    pub controllers: Vec<Controller>,
+    /// Things the parser noticed but could not place.
+    pub notes: Vec<String>,
+}
+
+/// Says which tool printed `text`, or `None`.
+pub fn detect(text: &str) -> Option<Tool> {
+    let t = text.trim_start();
+    if (t.starts_with('{') || t.starts_with('['))
+        && (text.contains("\"Controllers\"") || text.contains("\"Command Status\""))
+    {
+        return Some(Tool::StorcliJson);
+    }
+    if text.contains("Default Cache Policy")
+        || text.contains("Current Cache Policy")
+        || text.contains("BBU status for Adapter")
+        || text.contains("Adapter #")
+        || text.contains("Virtual Drive Information")
+        || text.contains("Get BBU Status Failed")
+    {
+        return Some(Tool::Megacli);
+    }
+    if text.contains("CLI Version =") || (text.contains("DG/VD") && text.contains("Cache")) {
+        return Some(Tool::Storcli);
+    }
+    if text.contains("List of Virtual Disks")
+        || text.contains("List of Batteries")
+        || text.contains("Learn State")
+    {
+        return Some(Tool::Omreport);
+    }
+    if text.contains("Logical device information")
+        || text.contains("Controllers found:")
+        || text.contains("Write-cache setting")
+    {
+        return Some(Tool::Arcconf);
+    }
+    if text.contains("UnitType")
+        || text.contains("BBUReady")
+        || text.contains("/bbu Status")
+        || text.contains("/u0 ")
+    {
+        return Some(Tool::TwCli);
+    }
+    if cciss::is_cciss(text) {
+        return Some(Tool::CcissVolStatus);
+    }
+    if (text.contains("Smart Array") || text.contains("Smart HBA") || text.contains(" in Slot "))
+        && (text.contains("Cache Status")
+            || text.contains("Logical Drive:")
+            || text.contains("logicaldrive"))
+    {
+        return Some(Tool::Ssacli);
+    }
+    None
+}
+
+/// Why RAID output could not be used.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RaidParseError {
+    /// No known tool printed this.
+    #[error("output not recognised as MegaCli, storcli/perccli, ssacli/hpacucli, cciss_vol_status, arcconf, tw_cli or omreport; it starts: {first_lines}")]
+    Unrecognised {
+        /// The first lines, quoted.
+        first_lines: String,
+    },
+    /// The tool was recognised but nothing could be read.
+    #[error(
+        "{tool} output has no controller, virtual drive or battery in it; it starts: {first_lines}"
+    )]
+    Empty {
+        /// Tool name.
+        tool: String,
+        /// The first lines, quoted.
+        first_lines: String,
+    },
+    /// storcli JSON that does not parse.
+    #[error("storcli JSON does not parse: {0}")]
+    Json(String),
+}
+
+/// The first three non-empty lines, quoted, for error messages.
+pub fn first_lines(text: &str) -> String {
+    let lines: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(3)
+        .map(|l| {
+            let l: String = l.chars().take(100).collect();
+            format!("\"{l}\"")
+        })
+        .collect();
+    if lines.is_empty() {
+        "(empty)".to_string()
+    } else {
+        lines.join(" / ")
+    }
+}
+
+/// Detects the tool and parses `text`.
+pub fn parse(text: &str, source: &str) -> Result<RaidReport, RaidParseError> {
+    let tool = detect(text).ok_or_else(|| RaidParseError::Unrecognised {
+        first_lines: first_lines(text),
+    })?;
+    parse_as(tool, text, source)
+}
+
+/// Parses `text` as the output of `tool`.
+pub fn parse_as(tool: Tool, text: &str, source: &str) -> Result<RaidReport, RaidParseError> {
+    let (controllers, notes) = match tool {
+        Tool::Megacli => megacli::parse(text),
+        Tool::Storcli => storcli::parse_text(text),
+        Tool::StorcliJson => storcli::parse_json(text)?,
+        Tool::Ssacli => hpssa::parse(text),
+        Tool::CcissVolStatus => cciss::parse(text),
+        Tool::Arcconf => arcconf::parse(text),
+        Tool::TwCli => twcli::parse(text),
+        Tool::Omreport => omreport::parse(text),
+    };
+    let empty = controllers
+        .iter()
+        .all(|c| c.virtual_drives.is_empty() && c.battery.is_none());
+    if controllers.is_empty() || empty {
+        return Err(RaidParseError::Empty {
+            tool: tool.name().to_string(),
+            first_lines: first_lines(text),
+        });
+    }
+    Ok(RaidReport {
+        tool,
+        sources: vec![source.to_string()],
+        controllers,
+        notes,
+    })
+}
+
+/// Merges reports of the same tool (e.g. `-LDInfo` and `-AdpBbuCmd` saved in two files):
+/// controllers with the same id are combined.
+pub fn merge(reports: Vec<RaidReport>) -> Vec<RaidReport> {
+    let mut out: Vec<RaidReport> = Vec::new();
+    for r in reports {
+        let family = |t: Tool| {
+            if t == Tool::StorcliJson {
+                Tool::Storcli
+            } else {
+                t
+            }
+        };
+        if let Some(existing) = out.iter_mut().find(|o| family(o.tool) == family(r.tool)) {
+            existing.sources.extend(r.sources);
+            existing.notes.extend(r.notes);
+            for c in r.controllers {
+                merge_controller(&mut existing.controllers, c);
+            }
+        } else {
+            out.push(r);
+        }
+    }
+    out
+}
+
+fn merge_controller(list: &mut Vec<Controller>, c: Controller) {
+    let Some(e) = list.iter_mut().find(|e| e.id == c.id) else {
+        list.push(c);
+        return;
+    };
+    if e.model.is_none() {
+        e.model = c.model;
+    }
+    if e.cache_bytes.is_none() {
+        e.cache_bytes = c.cache_bytes;
+    }
+    match (&e.battery, c.battery) {
+        (None, b) => e.battery = b,
+        (Some(old), Some(new))
+            if old.state == BatteryState::Unknown || old.kind == "BBU (presence only)" =>
+        {
+            e.battery = Some(new)
+        }
+        _ => {}
+    }
+    if e.drive_write_cache.is_none() {
+        e.drive_write_cache = c.drive_write_cache;
+    }
+    for vd in c.virtual_drives {
+        if let Some(ev) = e.virtual_drives.iter_mut().find(|v| v.id == vd.id) {
+            merge_vd(ev, vd);
+        } else {
+            e.virtual_drives.push(vd);
+        }
+    }
+}
+
+fn merge_vd(e: &mut VirtualDrive, v: VirtualDrive) {
+    macro_rules! fill {
+        ($($f:ident),*) => { $( if e.$f.is_none() { e.$f = v.$f; } )* };
+    }
+    fill!(
+        name,
+        raid_level,
+        size,
+        state,
+        configured_write,
+        current_write,
+        read_ahead,
+        drive_write_cache,
+        stripe_bytes,
+        os_device,
+        cache_disabled_reason
+    );
+    e.write_back_on_bad_battery |= v.write_back_on_bad_battery;
+    e.cache_temporarily_disabled |= v.cache_temporarily_disabled;
+    for l in v.evidence {
+        if !e.evidence.contains(&l) {
+            e.evidence.push(l);
+        }
+    }
+}
+
+/// Splits `key : value` (or `key = value` when `eq`) lines; keys and values trimmed.
+pub(crate) fn kv(line: &str, sep: char) -> Option<(&str, &str)> {
+    let (k, v) = line.split_once(sep)?;
+    let k = k.trim();
+    if k.is_empty() {
+        return None;
+    }
+    Some((k, v.trim()))
+}
+
+/// Parses `64 KB`, `256 KB`, `1 MB`, `64K`, `64KB` into bytes.
+pub(crate) fn parse_strip(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let digits: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let n: u64 = digits.parse().ok()?;
+    let unit = s[digits.len()..].trim().to_ascii_lowercase();
+    let mult = match unit.as_str() {
+        "" | "b" | "bytes" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1 << 20,
+        _ => return None,
+    };
+    Some(n * mult)
+}
+
+/// Parses `512MB`, `1024 MB`, `1 GB`, `0MB` into bytes.
+pub(crate) fn parse_mem(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let digits: String = s
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let n: f64 = digits.parse().ok()?;
+    let unit = s[digits.len()..].trim().to_ascii_lowercase();
+    let mult = match unit.split_whitespace().next().unwrap_or("") {
+        "kb" | "k" => 1024.0,
+        "mb" | "m" | "" => 1048576.0,
+        "gb" | "g" => 1073741824.0,
+        _ => return None,
+    };
+    Some((n * mult) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unrecognised_quotes_first_lines() {
+        let e = parse("hello world\n\nsecond line\nthird\nfourth", "x").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("\"hello world\" / \"second line\" / \"third\""),
+            "{msg}"
+        );
+        assert!(!msg.contains("fourth"));
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_strip("64 KB"), Some(65536));
+        assert_eq!(parse_strip("64K"), Some(65536));
+        assert_eq!(parse_strip("1 MB"), Some(1 << 20));
+        assert_eq!(parse_mem("512MB"), Some(512 << 20));
+        assert_eq!(parse_mem("1024 MB"), Some(1 << 30));
+        assert_eq!(parse_mem("0MB"), Some(0));
+    }
+}

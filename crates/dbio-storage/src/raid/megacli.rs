@@ -1,0 +1,332 @@
+//! MegaCli: `-AdpAllInfo -aALL`, `-LDInfo -Lall -aALL` (or `-LdPdInfo -aALL`) and
+//! `-AdpBbuCmd -aALL`, alone or concatenated. `Default Cache Policy` is the configured
+//! policy, `Current Cache Policy` what the controller does now.
+
+use super::{
+    kv, parse_mem, parse_strip, Battery, BatteryState, Controller, VirtualDrive, WritePolicy,
+};
+
+/// One cache-policy line: (write policy, read-ahead on, write-back on bad BBU).
+pub(crate) fn cache_policy(v: &str) -> (Option<WritePolicy>, Option<bool>, bool) {
+    let mut write = None;
+    let mut ra = None;
+    let mut bad_bbu_wb = false;
+    for tok in v.split(',').map(str::trim) {
+        let t = tok.to_ascii_lowercase();
+        match t.as_str() {
+            "writeback" => write = Some(WritePolicy::WriteBack),
+            "writethrough" => write = Some(WritePolicy::WriteThrough),
+            "readaheadnone" | "noreadahead" => ra = Some(false),
+            "readahead" | "readadaptive" | "readaheadadaptive" => ra = Some(true),
+            "write cache ok if bad bbu" => bad_bbu_wb = true,
+            _ => {}
+        }
+    }
+    if bad_bbu_wb && write == Some(WritePolicy::WriteBack) {
+        write = Some(WritePolicy::AlwaysWriteBack);
+    }
+    (write, ra, bad_bbu_wb)
+}
+
+/// Turns MegaCli's `Primary-1, Secondary-3, RAID Level Qualifier-0` into `10`.
+fn raid_level(v: &str, span_depth: Option<u32>) -> String {
+    let num = |key: &str| {
+        v.split(',')
+            .map(str::trim)
+            .find_map(|p| p.strip_prefix(key))
+            .and_then(|n| n.trim().parse::<u32>().ok())
+    };
+    match (num("Primary-"), num("Secondary-")) {
+        (Some(p), s) => {
+            if (s == Some(3) || span_depth.unwrap_or(1) > 1) && (p == 1 || p == 5 || p == 6) {
+                return format!("{}0", p);
+            }
+            p.to_string()
+        }
+        _ => v.to_string(),
+    }
+}
+
+fn adapter_id(line: &str) -> Option<String> {
+    let l = line.trim();
+    let digits = |s: &str| -> Option<String> {
+        let d: String = s
+            .trim()
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        if d.is_empty() {
+            None
+        } else {
+            Some(d)
+        }
+    };
+    if let Some(rest) = l.strip_prefix("Adapter #") {
+        return digits(rest);
+    }
+    if let Some(rest) = l.strip_prefix("BBU status for Adapter:") {
+        return digits(rest);
+    }
+    if let Some(rest) = l.strip_prefix("Adapter:") {
+        return digits(rest);
+    }
+    if let Some(rest) = l.strip_prefix("Adapter ") {
+        if rest.contains("-- Virtual Drive Information")
+            || rest.contains("Get BBU Status Failed")
+            || rest.contains("-- Virtual Disk Information")
+        {
+            return digits(rest);
+        }
+    }
+    None
+}
+
+fn battery_state_text(s: &str) -> BatteryState {
+    let t = s.to_ascii_lowercase();
+    if t.starts_with("optimal") || t.starts_with("operational") {
+        BatteryState::Ok
+    } else if t.contains("learn") {
+        BatteryState::Learning
+    } else if t.contains("charg") {
+        BatteryState::Charging
+    } else if t.contains("degraded") || t.contains("low") {
+        BatteryState::Degraded
+    } else if t.contains("fail") {
+        BatteryState::Failed
+    } else if t.contains("missing") || t.contains("absent") {
+        BatteryState::Missing
+    } else {
+        BatteryState::Unknown
+    }
+}
+
+#[derive(Default)]
+struct Bbu {
+    kind: Option<String>,
+    state_text: Option<String>,
+    charging: bool,
+    learn_active: bool,
+    learn_due: bool,
+    missing: bool,
+    replace: bool,
+    degraded: bool,
+    next_learn: Option<String>,
+    evidence: Vec<String>,
+    seen: bool,
+}
+
+impl Bbu {
+    fn finish(self) -> Option<Battery> {
+        if !self.seen {
+            return None;
+        }
+        let mut state = self
+            .state_text
+            .as_deref()
+            .map(battery_state_text)
+            .unwrap_or(BatteryState::Unknown);
+        if self.missing {
+            state = BatteryState::Missing;
+        } else if self.replace {
+            state = BatteryState::Failed;
+        } else if self.learn_active && state != BatteryState::Failed {
+            state = BatteryState::Learning;
+        } else if self.charging && matches!(state, BatteryState::Ok | BatteryState::Unknown) {
+            state = BatteryState::Charging;
+        } else if self.degraded && matches!(state, BatteryState::Ok | BatteryState::Unknown) {
+            state = BatteryState::Degraded;
+        } else if state == BatteryState::Unknown && self.state_text.is_none() {
+            // Old MegaCli prints no "Battery State"; no fault flag set means healthy.
+            state = BatteryState::Ok;
+        }
+        Some(Battery {
+            kind: self.kind.unwrap_or_else(|| "BBU".into()),
+            state,
+            state_text: self.state_text.unwrap_or_else(|| format!("{state:?}")),
+            learn_active: self.learn_active,
+            learn_due: self.learn_due,
+            next_learn: self.next_learn,
+            evidence: self.evidence,
+        })
+    }
+}
+
+/// Parses MegaCli output.
+pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
+    let mut ctrls: Vec<Controller> = Vec::new();
+    let mut notes = Vec::new();
+    let mut cur: Option<usize> = None;
+    let mut vd: Option<VirtualDrive> = None;
+    let mut span_depth: Option<u32> = None;
+    let mut raid_raw: Option<String> = None;
+    let mut bbu = Bbu::default();
+    let mut bbu_for: Option<usize> = None;
+
+    fn ctrl_index(ctrls: &mut Vec<Controller>, id: &str) -> usize {
+        if let Some(i) = ctrls.iter().position(|c| c.id == id) {
+            return i;
+        }
+        ctrls.push(Controller {
+            id: id.to_string(),
+            ..Default::default()
+        });
+        ctrls.len() - 1
+    }
+    let flush_vd = |ctrls: &mut Vec<Controller>,
+                    cur: Option<usize>,
+                    vd: &mut Option<VirtualDrive>,
+                    raid_raw: &mut Option<String>,
+                    span: &mut Option<u32>| {
+        if let Some(mut v) = vd.take() {
+            if let Some(r) = raid_raw.take() {
+                v.raid_level = Some(raid_level(&r, *span));
+            }
+            *span = None;
+            let i = cur.unwrap_or_else(|| ctrl_index(ctrls, "0"));
+            ctrls[i].virtual_drives.push(v);
+        }
+    };
+    let flush_bbu = |ctrls: &mut Vec<Controller>, bbu: &mut Bbu, bbu_for: &mut Option<usize>| {
+        let b = std::mem::take(bbu);
+        if let (Some(i), Some(bat)) = (bbu_for.take(), b.finish()) {
+            ctrls[i].battery = Some(bat);
+        }
+    };
+
+    for raw in text.lines() {
+        let line = raw.trim();
+        if let Some(id) = adapter_id(line) {
+            flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+            flush_bbu(&mut ctrls, &mut bbu, &mut bbu_for);
+            let i = ctrl_index(&mut ctrls, &id);
+            cur = Some(i);
+            if line.starts_with("BBU status for Adapter") {
+                bbu_for = Some(i);
+                bbu.seen = true;
+            }
+            if line.contains("Get BBU Status Failed") {
+                ctrls[i].battery = Some(Battery {
+                    kind: "BBU".into(),
+                    state: BatteryState::Missing,
+                    state_text: "Get BBU Status Failed".into(),
+                    learn_active: false,
+                    learn_due: false,
+                    next_learn: None,
+                    evidence: vec![line.to_string()],
+                });
+            }
+            continue;
+        }
+        if line.starts_with("Virtual Drive:") || line.starts_with("Virtual Disk:") {
+            flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+            let id: String = line
+                .split_once(':')
+                .map(|x| x.1)
+                .unwrap_or("")
+                .trim()
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            vd = Some(VirtualDrive {
+                id,
+                ..Default::default()
+            });
+            continue;
+        }
+        let Some((k, v)) = kv(line, ':') else {
+            continue;
+        };
+        if let Some(d) = vd.as_mut() {
+            match k {
+                "Name" if !v.is_empty() => d.name = Some(v.to_string()),
+                "RAID Level" => raid_raw = Some(v.to_string()),
+                "Size" => d.size = Some(v.to_string()),
+                "State" => d.state = Some(v.to_string()),
+                "Strip Size" | "Stripe Size" => d.stripe_bytes = parse_strip(v),
+                "Span Depth" => span_depth = v.parse().ok(),
+                "Default Cache Policy" => {
+                    let (w, _, bad) = cache_policy(v);
+                    d.configured_write = w;
+                    d.write_back_on_bad_battery |= bad;
+                    d.evidence.push(line.to_string());
+                }
+                "Current Cache Policy" => {
+                    let (w, ra, _) = cache_policy(v);
+                    d.current_write = w;
+                    d.read_ahead = ra;
+                    d.evidence.push(line.to_string());
+                }
+                "Disk Cache Policy" => {
+                    d.drive_write_cache = match v.to_ascii_lowercase().as_str() {
+                        "enabled" => Some(true),
+                        "disabled" => Some(false),
+                        _ => None,
+                    };
+                    d.evidence.push(line.to_string());
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if bbu_for.is_some() {
+            let yes = v.eq_ignore_ascii_case("yes");
+            let mut keep = true;
+            match k {
+                "BatteryType" => bbu.kind = Some(v.to_string()),
+                "Battery State" => bbu.state_text = Some(v.to_string()),
+                "Charging Status" => bbu.charging = v.eq_ignore_ascii_case("charging"),
+                "Learn Cycle Active" => bbu.learn_active = yes,
+                "Learn Cycle Requested" | "Periodic Learn Required" => bbu.learn_due |= yes,
+                "Battery Pack Missing" => bbu.missing = yes,
+                "Battery Replacement required" => bbu.replace |= yes,
+                "isSOHGood" => bbu.replace |= v.eq_ignore_ascii_case("no"),
+                "Remaining Capacity Low" | "Pack is about to fail & should be replaced" => {
+                    bbu.degraded |= yes
+                }
+                "Next Learn time" => bbu.next_learn = Some(v.to_string()),
+                _ => keep = false,
+            }
+            if keep {
+                bbu.evidence.push(line.to_string());
+            }
+            continue;
+        }
+        if let Some(i) = cur {
+            match k {
+                "Product Name" => ctrls[i].model = Some(v.to_string()),
+                "Memory Size" => ctrls[i].cache_bytes = parse_mem(v),
+                "BBU" if ctrls[i].battery.is_none() => {
+                    let present = v.eq_ignore_ascii_case("present");
+                    ctrls[i].battery = Some(Battery {
+                        kind: if present {
+                            "BBU (presence only)".into()
+                        } else {
+                            "BBU".into()
+                        },
+                        state: if present {
+                            BatteryState::Unknown
+                        } else {
+                            BatteryState::Missing
+                        },
+                        state_text: if present {
+                            "Present (state not in this output: add -AdpBbuCmd)".into()
+                        } else {
+                            "Absent".into()
+                        },
+                        learn_active: false,
+                        learn_due: false,
+                        next_learn: None,
+                        evidence: vec![line.to_string()],
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+    flush_bbu(&mut ctrls, &mut bbu, &mut bbu_for);
+    if ctrls.is_empty() {
+        notes.push("no 'Adapter' line found".to_string());
+    }
+    (ctrls, notes)
+}

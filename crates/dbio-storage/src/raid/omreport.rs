@@ -1,0 +1,143 @@
+//! Dell OpenManage: `omreport storage vdisk` and `omreport storage battery`. The vdisk
+//! `Write Policy` is the configured policy; omreport does not print the current one, so a
+//! fallback is inferred from the battery state (PERC controllers switch write-back virtual
+//! disks to write-through while the battery learns, charges, fails or is missing).
+
+use super::{kv, parse_strip, Battery, BatteryState, Controller, VirtualDrive, WritePolicy};
+
+fn battery_state(s: &str) -> BatteryState {
+    match s.to_ascii_lowercase().as_str() {
+        "ready" | "ok" => BatteryState::Ok,
+        "charging" => BatteryState::Charging,
+        "learning" | "reconditioning" => BatteryState::Learning,
+        "degraded" | "power low" => BatteryState::Degraded,
+        "failed" => BatteryState::Failed,
+        "missing" | "not present" => BatteryState::Missing,
+        _ => BatteryState::Unknown,
+    }
+}
+
+fn flush(ctrls: &mut Vec<Controller>, ctrl: &str, block: &mut Vec<(String, String)>) {
+    if block.is_empty() {
+        return;
+    }
+    let b = std::mem::take(block);
+    let get = |k: &str| b.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+    let idx = match ctrls.iter().position(|c| c.id == ctrl) {
+        Some(i) => i,
+        None => {
+            ctrls.push(Controller {
+                id: ctrl.to_string(),
+                model: Some(ctrl.to_string()),
+                ..Default::default()
+            });
+            ctrls.len() - 1
+        }
+    };
+    let c = &mut ctrls[idx];
+    if let Some(wp) = get("Write Policy") {
+        let wl = wp.to_ascii_lowercase();
+        let w = if wl.contains("force") {
+            WritePolicy::AlwaysWriteBack
+        } else if wl.contains("back") {
+            WritePolicy::WriteBack
+        } else {
+            WritePolicy::WriteThrough
+        };
+        let mut evidence = vec![format!("Write Policy : {wp}")];
+        let read_ahead = get("Read Policy").map(|r| {
+            evidence.push(format!("Read Policy : {r}"));
+            let r = r.to_ascii_lowercase();
+            !r.contains("no read ahead") && r.contains("read ahead")
+        });
+        let dcp = get("Disk Cache Policy").and_then(|d| {
+            evidence.push(format!("Disk Cache Policy : {d}"));
+            match d.to_ascii_lowercase().as_str() {
+                "enabled" => Some(true),
+                "disabled" => Some(false),
+                _ => None,
+            }
+        });
+        c.virtual_drives.push(VirtualDrive {
+            id: get("ID").unwrap_or_else(|| c.virtual_drives.len().to_string()),
+            name: get("Name"),
+            raid_level: get("Layout").map(|l| l.trim_start_matches("RAID-").to_string()),
+            size: get("Size"),
+            state: get("State"),
+            configured_write: Some(w),
+            current_write: None,
+            current_inferred: true,
+            write_back_on_bad_battery: w == WritePolicy::AlwaysWriteBack,
+            read_ahead,
+            drive_write_cache: dcp,
+            stripe_bytes: get("Stripe Element Size").and_then(|s| parse_strip(&s)),
+            os_device: get("Device Name"),
+            evidence,
+            ..Default::default()
+        });
+    } else if let Some(state) = get("State").filter(|_| {
+        get("Learn State").is_some()
+            || get("Recharge Count").is_some()
+            || get("Name").is_some_and(|n| n.contains("Battery"))
+    }) {
+        let learn = get("Learn State").unwrap_or_default();
+        let ll = learn.to_ascii_lowercase();
+        let mut evidence = vec![format!("State : {state}")];
+        if !learn.is_empty() {
+            evidence.push(format!("Learn State : {learn}"));
+        }
+        if let Some(s) = get("Status") {
+            evidence.push(format!("Status : {s}"));
+        }
+        let mut st = battery_state(&state);
+        if ll == "active" && st == BatteryState::Ok {
+            st = BatteryState::Learning;
+        }
+        if ll == "failed" && st == BatteryState::Ok {
+            st = BatteryState::Degraded;
+        }
+        c.battery = Some(Battery {
+            kind: get("Name").unwrap_or_else(|| "Battery".into()),
+            state: st,
+            state_text: state,
+            learn_active: ll == "active" || st == BatteryState::Learning,
+            learn_due: ll == "due" || ll == "requested" || ll == "timed out",
+            next_learn: get("Next Learn Time"),
+            evidence,
+        });
+    }
+}
+
+/// Parses omreport storage vdisk/battery output.
+pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
+    let mut ctrls = Vec::new();
+    let mut ctrl = String::from("controller");
+    let mut block: Vec<(String, String)> = Vec::new();
+    for raw in text.lines() {
+        let t = raw.trim();
+        if t.is_empty() {
+            flush(&mut ctrls, &ctrl, &mut block);
+            continue;
+        }
+        if let Some(name) = t.strip_prefix("List of Virtual Disks on Controller ") {
+            flush(&mut ctrls, &ctrl, &mut block);
+            ctrl = name.trim().to_string();
+            continue;
+        }
+        if let Some(name) = t.strip_prefix("Controller ") {
+            if !t.contains(':') {
+                flush(&mut ctrls, &ctrl, &mut block);
+                ctrl = name.trim().to_string();
+                continue;
+            }
+        }
+        if let Some((k, v)) = kv(t, ':') {
+            if k == "ID" && block.iter().any(|(key, _)| key == "ID") {
+                flush(&mut ctrls, &ctrl, &mut block);
+            }
+            block.push((k.to_string(), v.to_string()));
+        }
+    }
+    flush(&mut ctrls, &ctrl, &mut block);
+    (ctrls, Vec::new())
+}

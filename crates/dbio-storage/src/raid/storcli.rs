@@ -1,0 +1,513 @@
+//! storcli and perccli (the same tool with Dell branding): text output of `/cN show all`,
+//! `/cN/vall show all`, `/cN/bbu show all` and `/cN/cv show all`, and the `J` JSON of the
+//! same commands. The VD table's Cache column (`RWBD`, `NRWTD`, `RAWBD`) is the current
+//! policy; `Write Cache(initial setting)` in the VD properties is the configured one.
+
+use super::{
+    kv, parse_mem, parse_strip, Battery, BatteryState, Controller, RaidParseError, VirtualDrive,
+    WritePolicy,
+};
+use serde_json::Value;
+
+/// Decodes a Cache column code: (write policy, read-ahead on).
+pub fn cache_code(code: &str) -> (Option<WritePolicy>, Option<bool>) {
+    let c = code.trim();
+    let (ra, rest) = if let Some(r) = c.strip_prefix("NR") {
+        (Some(false), r)
+    } else if let Some(r) = c.strip_prefix('R') {
+        (Some(true), r)
+    } else {
+        (None, c)
+    };
+    let w = if rest.starts_with("AWB") {
+        Some(WritePolicy::AlwaysWriteBack)
+    } else if rest.starts_with("WB") {
+        Some(WritePolicy::WriteBack)
+    } else if rest.starts_with("WT") {
+        Some(WritePolicy::WriteThrough)
+    } else {
+        None
+    };
+    (w, ra)
+}
+
+fn initial_setting(v: &str) -> Option<WritePolicy> {
+    let t = v.to_ascii_lowercase().replace([' ', '-'], "");
+    if t.contains("always") || t == "awb" {
+        Some(WritePolicy::AlwaysWriteBack)
+    } else if t.contains("writeback") || t == "wb" {
+        Some(WritePolicy::WriteBack)
+    } else if t.contains("writethrough") || t == "wt" {
+        Some(WritePolicy::WriteThrough)
+    } else {
+        None
+    }
+}
+
+fn battery_state(s: &str) -> BatteryState {
+    let t = s.to_ascii_lowercase();
+    if t.starts_with("optimal") || t == "ok" {
+        BatteryState::Ok
+    } else if t.contains("learn") {
+        BatteryState::Learning
+    } else if t.contains("charg") {
+        BatteryState::Charging
+    } else if t.contains("fail") {
+        BatteryState::Failed
+    } else if t.contains("missing") || t.contains("absent") {
+        BatteryState::Missing
+    } else if t.starts_with("dgd") || t.contains("degraded") || t.contains("attention") {
+        BatteryState::Degraded
+    } else {
+        BatteryState::Unknown
+    }
+}
+
+fn vd_from_row(tokens: &[&str], line: &str) -> Option<VirtualDrive> {
+    if tokens.len() < 6 {
+        return None;
+    }
+    let (dg, vd) = tokens[0].split_once('/')?;
+    if !dg.chars().all(|c| c.is_ascii_digit() || c == '-')
+        || !vd.chars().all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let (w, ra) = cache_code(tokens[5]);
+    let size = if tokens.len() >= 10 {
+        Some(format!("{} {}", tokens[8], tokens[9]))
+    } else {
+        None
+    };
+    let name = if tokens.len() > 10 {
+        Some(tokens[10..].join(" "))
+    } else {
+        None
+    };
+    Some(VirtualDrive {
+        id: vd.to_string(),
+        name,
+        raid_level: Some(tokens[1].trim_start_matches("RAID").to_string()),
+        size,
+        state: Some(tokens[2].to_string()),
+        current_write: w,
+        read_ahead: ra,
+        evidence: vec![format!("VD table: {}", line.trim())],
+        ..Default::default()
+    })
+}
+
+fn upsert_vd(c: &mut Controller, v: VirtualDrive) {
+    if let Some(e) = c.virtual_drives.iter_mut().find(|e| e.id == v.id) {
+        if e.current_write.is_none() {
+            e.current_write = v.current_write;
+            e.read_ahead = v.read_ahead;
+        }
+        for l in v.evidence {
+            if !e.evidence.contains(&l) {
+                e.evidence.push(l);
+            }
+        }
+    } else {
+        c.virtual_drives.push(v);
+    }
+}
+
+fn vd_mut<'a>(c: &'a mut Controller, id: &str) -> &'a mut VirtualDrive {
+    if let Some(i) = c.virtual_drives.iter().position(|v| v.id == id) {
+        return &mut c.virtual_drives[i];
+    }
+    c.virtual_drives.push(VirtualDrive {
+        id: id.to_string(),
+        ..Default::default()
+    });
+    c.virtual_drives.last_mut().expect("just pushed")
+}
+
+fn ctrl_mut<'a>(ctrls: &'a mut Vec<Controller>, id: &str) -> &'a mut Controller {
+    if let Some(i) = ctrls.iter().position(|c| c.id == id) {
+        return &mut ctrls[i];
+    }
+    ctrls.push(Controller {
+        id: id.to_string(),
+        ..Default::default()
+    });
+    ctrls.last_mut().expect("just pushed")
+}
+
+#[derive(Default)]
+struct BatteryProps {
+    kind: Option<String>,
+    state: Option<String>,
+    learn_active: bool,
+    learn_due: bool,
+    charging: bool,
+    missing: bool,
+    replace: bool,
+    next_learn: Option<String>,
+    evidence: Vec<String>,
+}
+
+impl BatteryProps {
+    fn apply(&mut self, prop: &str, value: &str, line: &str) -> bool {
+        let yes = value.eq_ignore_ascii_case("yes");
+        match prop {
+            "Battery State" | "State" => self.state = Some(value.to_string()),
+            "Learn Cycle Active" => self.learn_active = yes,
+            "Learn Cycle Requested" | "Periodic Learn Required" => self.learn_due |= yes,
+            "Charging Status" => self.charging = value.eq_ignore_ascii_case("charging"),
+            "Battery Pack Missing" | "Pack Missing" => self.missing = yes,
+            "Replacement required" | "Battery Replacement required" => self.replace = yes,
+            "Next Learn time" => self.next_learn = Some(value.to_string()),
+            "Type" => self.kind = Some(value.to_string()),
+            _ => return false,
+        }
+        self.evidence.push(line.trim().to_string());
+        true
+    }
+
+    fn battery(self, default_kind: &str) -> Option<Battery> {
+        if self.evidence.is_empty() {
+            return None;
+        }
+        let mut state = self
+            .state
+            .as_deref()
+            .map(battery_state)
+            .unwrap_or(BatteryState::Ok);
+        if self.missing {
+            state = BatteryState::Missing;
+        } else if self.replace {
+            state = BatteryState::Failed;
+        } else if self.learn_active {
+            state = BatteryState::Learning;
+        } else if self.charging && state == BatteryState::Ok {
+            state = BatteryState::Charging;
+        }
+        Some(Battery {
+            kind: self.kind.unwrap_or_else(|| default_kind.to_string()),
+            state,
+            state_text: self.state.unwrap_or_else(|| format!("{state:?}")),
+            learn_active: self.learn_active,
+            learn_due: self.learn_due,
+            next_learn: self.next_learn,
+            evidence: self.evidence,
+        })
+    }
+}
+
+const BATTERY_PROPS: &[&str] = &[
+    "Battery State",
+    "Learn Cycle Active",
+    "Learn Cycle Requested",
+    "Periodic Learn Required",
+    "Charging Status",
+    "Battery Pack Missing",
+    "Pack Missing",
+    "Replacement required",
+    "Battery Replacement required",
+    "Next Learn time",
+];
+
+/// Parses storcli/perccli text output.
+pub fn parse_text(text: &str) -> (Vec<Controller>, Vec<String>) {
+    let mut ctrls: Vec<Controller> = Vec::new();
+    let mut notes = Vec::new();
+    let mut cur = String::from("0");
+    let mut section = String::new();
+    let mut props_vd: Option<String> = None;
+    let mut bat = BatteryProps::default();
+    let mut bat_kind = "BBU";
+    let mut summary_header = false;
+    for raw in text.lines() {
+        let line = raw.trim_end();
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("---") || t.starts_with("===") {
+            continue;
+        }
+        // Section headers: "VD LIST :", "/c0/v1 :", "VD1 Properties :", "BBU_Info :".
+        if let Some(h) = t.strip_suffix(" :") {
+            section = h.trim().to_string();
+            summary_header = false;
+            props_vd = None;
+            if let Some(rest) = section.strip_prefix("/c") {
+                let id: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+                if !id.is_empty() {
+                    cur = id;
+                }
+            }
+            if let Some(n) = section
+                .strip_prefix("VD")
+                .and_then(|s| s.strip_suffix(" Properties"))
+            {
+                props_vd = Some(n.to_string());
+            }
+            if section.starts_with("Cachevault") || section.starts_with("CV_") {
+                bat_kind = "CacheVault";
+            } else if section.starts_with("BBU") {
+                bat_kind = "BBU";
+            }
+            continue;
+        }
+        if let Some((k, v)) = kv(t, '=') {
+            match k {
+                "Controller" if v.chars().all(|c| c.is_ascii_digit()) => {
+                    cur = v.to_string();
+                    ctrl_mut(&mut ctrls, &cur);
+                }
+                "Model" | "Product Name" => ctrl_mut(&mut ctrls, &cur).model = Some(v.to_string()),
+                "On Board Memory Size" => ctrl_mut(&mut ctrls, &cur).cache_bytes = parse_mem(v),
+                "BBU" => {
+                    let c = ctrl_mut(&mut ctrls, &cur);
+                    if c.battery.is_none() && v.eq_ignore_ascii_case("absent") {
+                        c.battery = Some(Battery {
+                            kind: "BBU".into(),
+                            state: BatteryState::Missing,
+                            state_text: "Absent".into(),
+                            learn_active: false,
+                            learn_due: false,
+                            next_learn: None,
+                            evidence: vec![t.to_string()],
+                        });
+                    }
+                }
+                "Status" if v.eq_ignore_ascii_case("failure") => {
+                    notes.push(format!("controller {cur}: command status Failure"))
+                }
+                "Description" if !v.eq_ignore_ascii_case("none") => {
+                    notes.push(format!("controller {cur}: {v}"))
+                }
+                _ => {}
+            }
+            if let Some(n) = &props_vd {
+                let n = n.clone();
+                let c = ctrl_mut(&mut ctrls, &cur);
+                let vd = vd_mut(c, &n);
+                match k {
+                    "Strip Size" => vd.stripe_bytes = parse_strip(v),
+                    "Write Cache(initial setting)" => {
+                        vd.configured_write = initial_setting(v);
+                        vd.write_back_on_bad_battery |=
+                            vd.configured_write == Some(WritePolicy::AlwaysWriteBack);
+                        vd.evidence.push(t.to_string());
+                    }
+                    "Disk Cache Policy" => {
+                        vd.drive_write_cache = match v.to_ascii_lowercase().as_str() {
+                            "enabled" => Some(true),
+                            "disabled" => Some(false),
+                            _ => None,
+                        };
+                        vd.evidence.push(t.to_string());
+                    }
+                    "OS Drive Name" => vd.os_device = Some(v.to_string()),
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        let tokens: Vec<&str> = t.split_whitespace().collect();
+        if let Some(v) = vd_from_row(&tokens, t) {
+            let c = ctrl_mut(&mut ctrls, &cur);
+            upsert_vd(c, v);
+            continue;
+        }
+        // Property/Value rows of `/cN/bbu show all` and `/cN/cv show all`.
+        if let Some(p) = BATTERY_PROPS.iter().find(|p| t.starts_with(**p)) {
+            let value = t[p.len()..].trim();
+            bat.apply(p, value, t);
+            continue;
+        }
+        // Summary tables in `/cN show all`: "Model State ..." header, then one row per module.
+        if (section.starts_with("BBU_Info") || section.starts_with("Cachevault_Info"))
+            && tokens.first() == Some(&"Model")
+            && tokens.get(1) == Some(&"State")
+        {
+            summary_header = true;
+            continue;
+        }
+        if summary_header && tokens.len() >= 2 {
+            bat.apply("State", tokens[1], &format!("{section}: {t}"));
+            bat.kind = Some(format!("{bat_kind} {}", tokens[0]));
+            summary_header = false;
+        }
+    }
+    if let Some(b) = bat.battery(bat_kind) {
+        let c = ctrl_mut(&mut ctrls, &cur);
+        c.battery = Some(b);
+    }
+    (ctrls, notes)
+}
+
+fn str_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Parses storcli/perccli `J` (JSON) output.
+pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidParseError> {
+    let root: Value =
+        serde_json::from_str(text).map_err(|e| RaidParseError::Json(e.to_string()))?;
+    let mut ctrls = Vec::new();
+    let mut notes = Vec::new();
+    let list = root
+        .get("Controllers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (i, c) in list.iter().enumerate() {
+        let status = c.get("Command Status");
+        let id = status
+            .and_then(|s| s.get("Controller"))
+            .map(str_of)
+            .unwrap_or_else(|| i.to_string());
+        if let Some(s) = status.and_then(|s| s.get("Status")).map(str_of) {
+            if !s.eq_ignore_ascii_case("success") {
+                let d = status
+                    .and_then(|s| s.get("Description"))
+                    .map(str_of)
+                    .unwrap_or_default();
+                notes.push(format!("controller {id}: command status {s}: {d}"));
+            }
+        }
+        let mut ctrl = Controller {
+            id: id.clone(),
+            ..Default::default()
+        };
+        let Some(data) = c.get("Response Data").and_then(Value::as_object) else {
+            ctrls.push(ctrl);
+            continue;
+        };
+        let mut bat = BatteryProps::default();
+        let mut kind = "BBU".to_string();
+        for (key, val) in data {
+            match key.as_str() {
+                "Basics" => {
+                    if let Some(m) = val.get("Model") {
+                        ctrl.model = Some(str_of(m));
+                    }
+                }
+                "Product Name" => ctrl.model = Some(str_of(val)),
+                "HwCfg" => {
+                    if let Some(m) = val.get("On Board Memory Size") {
+                        ctrl.cache_bytes = parse_mem(&str_of(m));
+                    }
+                    if let Some(b) = val.get("BBU").map(str_of) {
+                        if b.eq_ignore_ascii_case("absent") && ctrl.battery.is_none() {
+                            bat.apply("Battery Pack Missing", "Yes", "HwCfg: BBU = Absent");
+                        }
+                    }
+                }
+                "On Board Memory Size" => ctrl.cache_bytes = parse_mem(&str_of(val)),
+                k if k == "VD LIST" || (k.starts_with("/c") && k.contains("/v")) => {
+                    for row in val.as_array().into_iter().flatten() {
+                        let dgvd = row.get("DG/VD").map(str_of).unwrap_or_default();
+                        let vdid = dgvd.split('/').nth(1).unwrap_or(&dgvd).to_string();
+                        let cache = row.get("Cache").map(str_of).unwrap_or_default();
+                        let (w, ra) = cache_code(&cache);
+                        let v = VirtualDrive {
+                            id: vdid,
+                            name: row.get("Name").map(str_of).filter(|s| !s.is_empty()),
+                            raid_level: row
+                                .get("TYPE")
+                                .map(|t| str_of(t).trim_start_matches("RAID").to_string()),
+                            size: row.get("Size").map(str_of),
+                            state: row.get("State").map(str_of),
+                            current_write: w,
+                            read_ahead: ra,
+                            evidence: vec![format!("{key}: DG/VD {dgvd} Cache {cache}")],
+                            ..Default::default()
+                        };
+                        upsert_vd(&mut ctrl, v);
+                    }
+                }
+                k if k.starts_with("VD") && k.ends_with(" Properties") => {
+                    let n = k
+                        .trim_start_matches("VD")
+                        .trim_end_matches(" Properties")
+                        .to_string();
+                    let vd = vd_mut(&mut ctrl, &n);
+                    if let Some(s) = val.get("Strip Size") {
+                        vd.stripe_bytes = parse_strip(&str_of(s));
+                    }
+                    if let Some(s) = val.get("Write Cache(initial setting)") {
+                        let s = str_of(s);
+                        vd.configured_write = initial_setting(&s);
+                        vd.write_back_on_bad_battery |=
+                            vd.configured_write == Some(WritePolicy::AlwaysWriteBack);
+                        vd.evidence
+                            .push(format!("{k}: Write Cache(initial setting) = {s}"));
+                    }
+                    if let Some(s) = val.get("Disk Cache Policy") {
+                        let s = str_of(s);
+                        vd.drive_write_cache = match s.to_ascii_lowercase().as_str() {
+                            "enabled" => Some(true),
+                            "disabled" => Some(false),
+                            _ => None,
+                        };
+                        vd.evidence.push(format!("{k}: Disk Cache Policy = {s}"));
+                    }
+                    if let Some(s) = val.get("OS Drive Name") {
+                        vd.os_device = Some(str_of(s));
+                    }
+                }
+                k if k.starts_with("BBU_")
+                    || k.starts_with("Cachevault_")
+                    || k.starts_with("CV_") =>
+                {
+                    if k.starts_with("Cachevault") || k.starts_with("CV_") {
+                        kind = "CacheVault".into();
+                    }
+                    for row in val.as_array().into_iter().flatten() {
+                        if let (Some(p), Some(v)) = (row.get("Property"), row.get("Value")) {
+                            let (p, v) = (str_of(p), str_of(v));
+                            bat.apply(&p, &v, &format!("{k}: {p} = {v}"));
+                        } else if let Some(s) = row.get("State") {
+                            let s = str_of(s);
+                            bat.apply("State", &s, &format!("{k}: State = {s}"));
+                            if let Some(m) = row.get("Model") {
+                                bat.kind = Some(format!("{kind} {}", str_of(m)));
+                            }
+                            if let Some(nl) = row.get("Next Learn") {
+                                bat.next_learn = Some(str_of(nl));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(b) = bat.battery(&kind) {
+            ctrl.battery = Some(b);
+        }
+        ctrls.push(ctrl);
+    }
+    Ok((ctrls, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_codes() {
+        assert_eq!(
+            cache_code("RWBD"),
+            (Some(WritePolicy::WriteBack), Some(true))
+        );
+        assert_eq!(
+            cache_code("NRWTD"),
+            (Some(WritePolicy::WriteThrough), Some(false))
+        );
+        assert_eq!(
+            cache_code("RAWBD"),
+            (Some(WritePolicy::AlwaysWriteBack), Some(true))
+        );
+        assert_eq!(
+            cache_code("NRAWBC"),
+            (Some(WritePolicy::AlwaysWriteBack), Some(false))
+        );
+        assert_eq!(cache_code("-"), (None, None));
+    }
+}

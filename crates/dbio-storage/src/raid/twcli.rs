@@ -1,0 +1,187 @@
+//! 3ware tw_cli: `tw_cli /cN show` (unit table with a Cache column: `RiW`, `W`, `Ri`,
+//! `OFF`, and the `bbu` row), `/cN/uN show all` (`/c0/u0 Write Cache = on`) and
+//! `/cN/bbu show all` (`/c0/bbu Status = OK`). 3ware prints one write-cache setting, not a
+//! configured and a current one.
+
+use super::{Battery, BatteryState, Controller, VirtualDrive, WritePolicy};
+
+fn battery_state(status: &str, ready: Option<&str>) -> BatteryState {
+    let t = status.to_ascii_lowercase();
+    let s = if t == "ok" {
+        BatteryState::Ok
+    } else if t.contains("testing") {
+        BatteryState::Learning
+    } else if t.contains("charging") {
+        BatteryState::Charging
+    } else if t.contains("fault") || t.contains("fail") || t.contains("error") {
+        BatteryState::Failed
+    } else if t.contains("weak") {
+        BatteryState::Degraded
+    } else if t == "-" || t.contains("not present") {
+        BatteryState::Missing
+    } else {
+        BatteryState::Unknown
+    };
+    if s == BatteryState::Ok && ready.is_some_and(|r| r.eq_ignore_ascii_case("no")) {
+        BatteryState::Charging
+    } else {
+        s
+    }
+}
+
+fn cache_policy(col: &str) -> (Option<WritePolicy>, bool) {
+    let c = col.trim();
+    if c.eq_ignore_ascii_case("off") {
+        return (Some(WritePolicy::WriteThrough), false);
+    }
+    let w = c.contains('W');
+    (
+        Some(if w {
+            WritePolicy::WriteBack
+        } else {
+            WritePolicy::WriteThrough
+        }),
+        c.starts_with('R'),
+    )
+}
+
+/// Parses tw_cli output.
+pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
+    let mut c = Controller {
+        id: "c0".into(),
+        ..Default::default()
+    };
+    let mut id_set = false;
+    let mut unit_table = false;
+    let mut bbu_status: Option<String> = None;
+    let mut bbu_ready: Option<String> = None;
+    let mut bbu_evidence = Vec::new();
+    let mut notes = Vec::new();
+    for raw in text.lines() {
+        let t = raw.trim();
+        let tokens: Vec<&str> = t.split_whitespace().collect();
+        if tokens.is_empty() {
+            continue;
+        }
+        if !id_set {
+            if let Some(pos) = t.find("/c") {
+                let id: String = t[pos + 2..]
+                    .chars()
+                    .take_while(|ch| ch.is_ascii_digit())
+                    .collect();
+                if !id.is_empty() {
+                    c.id = format!("c{id}");
+                    id_set = true;
+                }
+            }
+        }
+        // `tw_cli show`: "c0    9650SE-8LPML  8  8  1  0  1  1  OK"
+        if tokens[0].starts_with('c')
+            && tokens[0][1..].chars().all(|ch| ch.is_ascii_digit())
+            && tokens.len() >= 9
+            && tokens[0].len() > 1
+        {
+            c.id = tokens[0].to_string();
+            id_set = true;
+            c.model = Some(tokens[1].to_string());
+            if tokens[8] != "-" {
+                bbu_status.get_or_insert_with(|| tokens[8].to_string());
+            }
+            bbu_evidence.push(format!("controller list: {t}"));
+            continue;
+        }
+        if tokens[0] == "Unit" && tokens.get(1) == Some(&"UnitType") {
+            unit_table = true;
+            continue;
+        }
+        if tokens[0].starts_with('u')
+            && tokens[0][1..].chars().all(|ch| ch.is_ascii_digit())
+            && tokens.len() >= 9
+            && tokens[0].len() > 1
+        {
+            let (w, ra) = cache_policy(tokens[7]);
+            c.virtual_drives.push(VirtualDrive {
+                id: tokens[0].to_string(),
+                raid_level: Some(tokens[1].trim_start_matches("RAID-").to_string()),
+                state: Some(tokens[2].to_string()),
+                stripe_bytes: super::parse_strip(tokens[5]),
+                size: Some(format!("{} GB", tokens[6])),
+                configured_write: w,
+                current_write: w,
+                read_ahead: Some(ra),
+                evidence: vec![format!("unit table: {t}")],
+                ..Default::default()
+            });
+            continue;
+        }
+        if tokens[0] == "bbu" && tokens.len() >= 4 {
+            bbu_ready = Some(tokens[2].to_string());
+            bbu_status = Some(tokens[3].to_string());
+            bbu_evidence.push(format!("bbu table: {t}"));
+            continue;
+        }
+        // `/c0/bbu Status = OK`, `/c0/u0 Write Cache = on`
+        if let Some((k, v)) = t.split_once(" = ") {
+            let k = k.trim();
+            let v = v.trim();
+            if let Some(prop) = k.split_once("/bbu ").map(|x| x.1) {
+                match prop {
+                    "Status" => bbu_status = Some(v.to_string()),
+                    "Ready" => bbu_ready = Some(v.to_string()),
+                    _ => continue,
+                }
+                bbu_evidence.push(t.to_string());
+                continue;
+            }
+            if let Some((unit, prop)) = k
+                .rsplit_once('/')
+                .and_then(|(_, rest)| rest.split_once(' '))
+            {
+                if prop == "Write Cache" {
+                    let on = v.eq_ignore_ascii_case("on");
+                    let w = Some(if on {
+                        WritePolicy::WriteBack
+                    } else {
+                        WritePolicy::WriteThrough
+                    });
+                    if let Some(vd) = c.virtual_drives.iter_mut().find(|x| x.id == unit) {
+                        vd.configured_write = w;
+                        vd.current_write = w;
+                        vd.evidence.push(t.to_string());
+                    } else {
+                        c.virtual_drives.push(VirtualDrive {
+                            id: unit.to_string(),
+                            configured_write: w,
+                            current_write: w,
+                            evidence: vec![t.to_string()],
+                            ..Default::default()
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let bbu_status = bbu_status.or_else(|| if unit_table { Some("-".into()) } else { None });
+    if let Some(s) = bbu_status {
+        let state = battery_state(&s, bbu_ready.as_deref());
+        if s == "-" && bbu_evidence.is_empty() {
+            bbu_evidence.push("no bbu row in the /cN show output: no BBU fitted".into());
+        }
+        c.battery = Some(Battery {
+            kind: "BBU".into(),
+            state,
+            state_text: match &bbu_ready {
+                Some(r) => format!("{s} (ready: {r})"),
+                None => s.clone(),
+            },
+            learn_active: state == BatteryState::Learning,
+            learn_due: false,
+            next_learn: None,
+            evidence: bbu_evidence,
+        });
+    }
+    if c.virtual_drives.is_empty() {
+        notes.push("no unit table: save `tw_cli /c0 show` too".into());
+    }
+    (vec![c], notes)
+}
