@@ -14,6 +14,8 @@ pub mod crc32;
 pub mod fs;
 pub mod lvm;
 pub mod raid;
+pub mod report;
 pub mod rules;
 pub mod source;
+pub mod sys;
 pub mod table;

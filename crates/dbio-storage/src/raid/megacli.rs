@@ -139,10 +139,29 @@ impl Bbu {
             // Old MegaCli prints no "Battery State"; no fault flag set means healthy.
             state = BatteryState::Ok;
         }
+        let mut text = self.state_text.unwrap_or_else(|| format!("{state:?}"));
+        let why = match state {
+            BatteryState::Missing if self.missing => Some("Battery Pack Missing: Yes"),
+            BatteryState::Failed if self.replace => Some("replacement required / isSOHGood: No"),
+            BatteryState::Learning if self.learn_active => Some("Learn Cycle Active: Yes"),
+            BatteryState::Charging if self.charging => Some("Charging Status: Charging"),
+            BatteryState::Degraded if self.degraded => {
+                Some("Remaining Capacity Low or pack about to fail")
+            }
+            _ => None,
+        };
+        if let Some(w) = why {
+            if !text
+                .to_ascii_lowercase()
+                .contains(&format!("{state:?}").to_ascii_lowercase())
+            {
+                text = format!("Battery State: {text}, {w}");
+            }
+        }
         Some(Battery {
             kind: self.kind.unwrap_or_else(|| "BBU".into()),
             state,
-            state_text: self.state_text.unwrap_or_else(|| format!("{state:?}")),
+            state_text: text,
             learn_active: self.learn_active,
             learn_due: self.learn_due,
             next_learn: self.next_learn,

@@ -184,10 +184,26 @@ impl BatteryProps {
         } else if self.charging && state == BatteryState::Ok {
             state = BatteryState::Charging;
         }
+        let mut text = self.state.unwrap_or_else(|| format!("{state:?}"));
+        let why = match state {
+            BatteryState::Missing if self.missing => Some("Battery Pack Missing: Yes"),
+            BatteryState::Failed if self.replace => Some("Replacement required: Yes"),
+            BatteryState::Learning if self.learn_active => Some("Learn Cycle Active: Yes"),
+            BatteryState::Charging if self.charging => Some("Charging Status: Charging"),
+            _ => None,
+        };
+        if let Some(w) = why {
+            if !text
+                .to_ascii_lowercase()
+                .contains(&format!("{state:?}").to_ascii_lowercase())
+            {
+                text = format!("State: {text}, {w}");
+            }
+        }
         Some(Battery {
             kind: self.kind.unwrap_or_else(|| default_kind.to_string()),
             state,
-            state_text: self.state.unwrap_or_else(|| format!("{state:?}")),
+            state_text: text,
             learn_active: self.learn_active,
             learn_due: self.learn_due,
             next_learn: self.next_learn,

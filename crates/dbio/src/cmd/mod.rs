@@ -1,7 +1,9 @@
 //! One module per subcommand. Each has `Args` (clap) and `run(Args) -> anyhow::Result<u8>`
 //! returning the exit code.
 
+pub mod align;
 pub mod bench;
+pub mod check;
 
 use clap::Subcommand;
 
@@ -10,11 +12,17 @@ use clap::Subcommand;
 pub enum Command {
     /// How fast is this storage for a database: database-shaped I/O with exact latency histograms.
     Bench(bench::Args),
+    /// Alignment math (`calc`) and the alignment of a disk or image (`check`).
+    Align(align::Args),
+    /// Is the storage set up right for a database: an audit with OK/WARN/CRIT rules.
+    Check(check::Args),
 }
 
 /// Runs one subcommand and returns its exit code.
 pub fn run(command: Command) -> anyhow::Result<u8> {
     match command {
         Command::Bench(args) => bench::run(args),
+        Command::Align(args) => align::run(args),
+        Command::Check(args) => check::run(args),
     }
 }
