@@ -456,12 +456,14 @@ pub fn mount_rules(m: &MountFacts) -> Vec<Finding> {
     let atime_why = "Updating the access time turns reads into writes; databases never use atime. relatime writes it at most once a day per file, noatime never.";
     let remount =
         |o: &str| format!("mount -o remount,{o} {dev}; add {o} to the options in /etc/fstab");
-    out.push(if m.has("strictatime") {
+    // mountinfo shows relatime or noatime when set; neither means strictatime.
+    let strict = m.has("strictatime") || (!m.has("noatime") && !m.has("relatime"));
+    out.push(if strict {
         Finding::new(
             "mount.atime",
             dev,
             Status::Warn,
-            "strictatime: every read writes an access time",
+            "strictatime (neither noatime nor relatime): every read writes an access time",
             atime_why,
         )
         .evidence([format!("options: {opts}")])
@@ -666,21 +668,23 @@ pub fn lvm_snapshots(mount: &str, vg: &str, lv: &str, lvs: &[LvInfo]) -> Finding
 
 // ---------------------------------------------------------------- RAID controllers
 
-fn vd_name(tool: &str, c: &Controller, v: &VirtualDrive) -> String {
-    let _ = tool;
-    let cid = if c.id.starts_with('c') || c.id.contains(' ') {
+fn ctl_id(c: &Controller) -> String {
+    if c.id.starts_with('c') || c.id.contains(' ') {
         c.id.clone()
     } else {
         format!("c{}", c.id)
-    };
+    }
+}
+
+fn vd_name(tool: &str, c: &Controller, v: &VirtualDrive) -> String {
     let vid = if v.id.starts_with('u') || v.id.contains(' ') {
         v.id.clone()
     } else {
         format!("vd {}", v.id)
     };
     match &v.os_device {
-        Some(d) if !vid.contains(d.as_str()) => format!("raid {cid} {vid} ({d})"),
-        _ => format!("raid {cid} {vid}"),
+        Some(d) if !vid.contains(d.as_str()) => format!("{tool} {} {vid} ({d})", ctl_id(c)),
+        _ => format!("{tool} {} {vid}", ctl_id(c)),
     }
 }
 
@@ -722,19 +726,10 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
     for c in &r.controllers {
         let bat_working = c.battery.as_ref().map(|b| b.working());
         let no_cache = c.cache_bytes == Some(0);
-        let ctl_dev = format!(
-            "raid {} ({}{})",
-            if c.id.starts_with('c') || c.id.contains(' ') {
-                c.id.clone()
-            } else {
-                format!("c{}", c.id)
-            },
-            tool,
-            c.model
-                .as_deref()
-                .map(|m| format!(", {m}"))
-                .unwrap_or_default()
-        );
+        let ctl_dev = match &c.model {
+            Some(m) if !ctl_id(c).contains(m.as_str()) => format!("{tool} {} ({m})", ctl_id(c)),
+            _ => format!("{tool} {}", ctl_id(c)),
+        };
         let any_wb_configured = c
             .virtual_drives
             .iter()
@@ -913,7 +908,7 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
             if dwc == Some(true) {
                 out.push(
                     Finding::new("raid.drive_cache", &dev, Status::Warn, "drive write caches are enabled behind the controller", "A disk's own write cache is not protected by the controller battery: on power loss writes the controller believes are on disk are lost.")
-                        .evidence(v.evidence.iter().filter(|l| l.to_ascii_lowercase().contains("disk cache") || l.to_ascii_lowercase().contains("drive write cache") || l.to_ascii_lowercase().contains("write cache")).cloned())
+                        .evidence(v.evidence.iter().filter(|l| l.to_ascii_lowercase().contains("disk cache") || l.to_ascii_lowercase().contains("drive write cache") || l.to_ascii_lowercase().contains("physical device write cache")).cloned())
                         .fix("MegaCli -LDSetProp -DisDskCache -LALL -aALL; storcli /cN/vall set pdcache=off; ssacli ctrl slot=N modify drivewritecache=disable"),
                 );
             }
@@ -933,7 +928,7 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
 
 /// The finding for RAID output that could not be parsed, or a tool that failed.
 pub fn raid_unknown(source: &str, message: &str) -> Finding {
-    Finding::new("raid.parse", &format!("raid ({source})"), Status::Unknown, message.to_string(), "Without the controller's cache and battery state dbio cannot tell whether commits are protected or running write-through.")
+    Finding::new("raid.parse", &format!("RAID output {source}"), Status::Unknown, message.to_string(), "Without the controller's cache and battery state dbio cannot tell whether commits are protected or running write-through.")
         .fix("save the tool's output (MegaCli -LDInfo -Lall -aALL; MegaCli -AdpBbuCmd -aALL; storcli /call show all J; ssacli ctrl all show config detail; arcconf GETCONFIG 1 AL; tw_cli /c0 show; omreport storage vdisk; omreport storage battery) and pass it with --raid-output")
 }
 

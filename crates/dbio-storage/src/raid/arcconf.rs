@@ -150,6 +150,16 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     c.drive_write_cache = any_drive_wc;
     for v in &mut c.virtual_drives {
         v.drive_write_cache = any_drive_wc;
+        if let Some(on) = any_drive_wc {
+            v.evidence.push(format!(
+                "physical device Write Cache: {}",
+                if on {
+                    "Enabled (write-back) on at least one drive"
+                } else {
+                    "Disabled (write-through)"
+                }
+            ));
+        }
     }
     (vec![c], Vec::new())
 }

@@ -305,7 +305,15 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
                 "Next Learn time" => bbu.next_learn = Some(v.to_string()),
                 _ => keep = false,
             }
-            if keep {
+            // Evidence: the state lines and every flag that is raised.
+            let flag = match k {
+                "Battery State" => true,
+                "Charging Status" => !v.eq_ignore_ascii_case("none"),
+                "isSOHGood" => v.eq_ignore_ascii_case("no"),
+                "BatteryType" | "Next Learn time" => false,
+                _ => yes,
+            };
+            if keep && flag {
                 bbu.evidence.push(line.to_string());
             }
             continue;

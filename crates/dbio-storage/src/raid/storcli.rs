@@ -162,12 +162,20 @@ impl BatteryProps {
             "Type" => self.kind = Some(value.to_string()),
             _ => return false,
         }
-        self.evidence.push(line.trim().to_string());
+        let raised = match prop {
+            "Battery State" | "State" => true,
+            "Charging Status" => !value.eq_ignore_ascii_case("none"),
+            "Next Learn time" | "Type" => false,
+            _ => yes,
+        };
+        if raised {
+            self.evidence.push(line.trim().to_string());
+        }
         true
     }
 
     fn battery(self, default_kind: &str) -> Option<Battery> {
-        if self.evidence.is_empty() {
+        if self.evidence.is_empty() && self.state.is_none() && self.next_learn.is_none() {
             return None;
         }
         let mut state = self

@@ -1,0 +1,465 @@
+//! `dbio check`: RAID fixtures for every tool and state through the real binary, a snapshot
+//! of each output format, the Nagios exit codes, and live audits of real mounts (the root
+//! filesystem, and loop-mounted ext4/XFS images when running as root).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+
+fn dbio() -> Command {
+    Command::cargo_bin("dbio").unwrap()
+}
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/raid")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn raid_args(files: &[&str]) -> Vec<String> {
+    files
+        .iter()
+        .flat_map(|f| ["--raid-output".to_string(), fixture(f)])
+        .collect()
+}
+
+/// Runs `dbio check --nagios` on fixtures; returns (exit code, stdout).
+fn nagios(files: &[&str]) -> (i32, String) {
+    let out = dbio()
+        .arg("check")
+        .arg("--nagios")
+        .args(raid_args(files))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+fn check_json(args: &[String]) -> Value {
+    let out = dbio()
+        .arg("check")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn rule_statuses(v: &Value, rule: &str) -> Vec<String> {
+    v["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["findings"].as_array().unwrap().iter())
+        .filter(|f| f["rule"] == rule)
+        .map(|f| f["status"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Short names keep snapshots independent of the checkout path.
+fn relative(s: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/raid/")
+        .display()
+        .to_string();
+    s.replace(&dir, "testdata/raid/")
+}
+
+#[test]
+fn nagios_exit_codes() {
+    let (code, out) = nagios(&["megacli-healthy.txt"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("DBIO STORAGE OK - "), "{out}");
+    let (code, out) = nagios(&["megacli-always-writeback.txt"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.starts_with("DBIO STORAGE WARNING - 0 critical, 3 warning, 0 unknown"),
+        "{out}"
+    );
+    let (code, out) = nagios(&["megacli-learn-cycle.txt"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.starts_with("DBIO STORAGE CRITICAL - 1 critical"),
+        "{out}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.txt");
+    std::fs::write(
+        &junk,
+        "Welcome to some other RAID tool v1.0\nno controllers here\n",
+    )
+    .unwrap();
+    let out = dbio()
+        .args(["check", "--nagios", "--raid-output"])
+        .arg(&junk)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("DBIO STORAGE UNKNOWN - 0 critical, 0 warning, 1 unknown"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"Welcome to some other RAID tool v1.0\" / \"no controllers here\""),
+        "{text}"
+    );
+    // Without --nagios the audit itself succeeded: exit 0.
+    let out = dbio()
+        .args([
+            "check",
+            "--raid-output",
+            &fixture("megacli-learn-cycle.txt"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn every_tool_and_state_through_the_binary() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["megacli-healthy.txt"], "raid.write_policy", "OK"),
+        (&["megacli-learn-cycle.txt"], "raid.write_policy", "CRIT"),
+        (&["megacli-failed-battery.txt"], "raid.battery", "CRIT"),
+        (
+            &["megacli-always-writeback.txt"],
+            "raid.write_back_on_bad_battery",
+            "WARN",
+        ),
+        (
+            &[
+                "megacli-no-cache-adpallinfo.txt",
+                "megacli-no-cache-ldinfo.txt",
+            ],
+            "raid.write_policy",
+            "OK",
+        ),
+        (&["storcli-healthy.txt"], "raid.write_policy", "OK"),
+        (&["storcli-learn-cycle.txt"], "raid.write_policy", "CRIT"),
+        (&["storcli-failed-battery.txt"], "raid.battery", "CRIT"),
+        (
+            &["storcli-always-writeback.txt"],
+            "raid.write_back_on_bad_battery",
+            "WARN",
+        ),
+        (&["perccli-charging.txt"], "raid.write_policy", "CRIT"),
+        (&["storcli-healthy.json"], "raid.write_policy", "OK"),
+        (&["storcli-learn-cycle.json"], "raid.write_policy", "CRIT"),
+        (&["ssacli-healthy.txt"], "raid.write_policy", "OK"),
+        (&["ssacli-recharging.txt"], "raid.write_policy", "CRIT"),
+        (
+            &["ssacli-failed-nobattery-writecache.txt"],
+            "raid.write_back_on_bad_battery",
+            "CRIT",
+        ),
+        (&["hpacucli-no-cache-board.txt"], "raid.write_policy", "OK"),
+        (&["cciss_vol_status-ok.txt"], "raid.vd_state", "OK"),
+        (&["cciss_vol_status-degraded.txt"], "raid.vd_state", "WARN"),
+        (&["arcconf-healthy.txt"], "raid.write_policy", "OK"),
+        (
+            &["arcconf-battery-charging.txt"],
+            "raid.write_policy",
+            "CRIT",
+        ),
+        (
+            &["arcconf-writeback-failed-battery.txt"],
+            "raid.write_back_on_bad_battery",
+            "CRIT",
+        ),
+        (&["tw_cli-healthy.txt"], "raid.write_policy", "OK"),
+        (&["tw_cli-bbu-testing.txt"], "raid.battery", "WARN"),
+        (&["tw_cli-no-bbu.txt"], "raid.write_policy", "OK"),
+        (&["omreport-healthy.txt"], "raid.write_policy", "OK"),
+        (
+            &[
+                "omreport-vdisk-charging.txt",
+                "omreport-battery-charging.txt",
+            ],
+            "raid.write_policy",
+            "CRIT",
+        ),
+        (&["omreport-learning.txt"], "raid.write_policy", "CRIT"),
+        (&["omreport-failed-battery.txt"], "raid.battery", "CRIT"),
+        (
+            &["omreport-force-writeback.txt"],
+            "raid.write_back_on_bad_battery",
+            "WARN",
+        ),
+    ];
+    for (files, rule, want) in cases {
+        let v = check_json(&raid_args(files));
+        let got = rule_statuses(&v, rule);
+        let rank = |s: &str| {
+            ["OK", "UNKNOWN", "WARN", "CRIT"]
+                .iter()
+                .position(|x| *x == s)
+                .unwrap()
+        };
+        let worst = got.iter().max_by_key(|s| rank(s));
+        assert_eq!(
+            worst.map(String::as_str),
+            Some(*want),
+            "{files:?} {rule}: got {got:?}"
+        );
+        // RAID-only audits: no PATH given, so no mount or disk rules ran.
+        assert!(rule_statuses(&v, "io.scheduler").is_empty());
+    }
+}
+
+#[test]
+fn output_format_snapshots() {
+    let files = ["megacli-learn-cycle.txt", "storcli-always-writeback.txt"];
+    for (name, extra) in [
+        ("text", vec![]),
+        ("json", vec!["--format", "json"]),
+        ("prometheus", vec!["--format", "prometheus"]),
+        ("nagios", vec!["--nagios"]),
+    ] {
+        let out = dbio()
+            .arg("check")
+            .args(raid_args(&files))
+            .args(&extra)
+            .output()
+            .unwrap();
+        let text = relative(&String::from_utf8(out.stdout).unwrap());
+        insta::assert_snapshot!(format!("check_{name}"), text);
+    }
+}
+
+#[test]
+fn unreadable_raid_output_is_unknown_not_fatal() {
+    let out = dbio()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--raid-output",
+            "/nonexistent/megacli.txt",
+            "--raid-output",
+            &fixture("megacli-healthy.txt"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rule_statuses(&v, "raid.parse"), ["UNKNOWN"]);
+    assert_eq!(rule_statuses(&v, "raid.write_policy"), ["OK", "OK"]);
+}
+
+#[test]
+fn live_root_filesystem() {
+    let out = dbio()
+        .args(["check", "/", "--no-raid-tools", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "dbio-check/1");
+    for rule in [
+        "mount.atime",
+        "mount.barrier",
+        "part.alignment",
+        "io.scheduler",
+        "io.nr_requests",
+        "io.read_ahead",
+        "io.write_cache",
+    ] {
+        assert_eq!(rule_statuses(&v, rule).len(), 1, "{rule}: {v}");
+    }
+    // The queue rules name the disk under / as sysfs does.
+    let mi = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let root = mi
+        .lines()
+        .find(|l| l.split_whitespace().nth(4) == Some("/"))
+        .unwrap();
+    let devs: Vec<&str> = v["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["device"].as_str().unwrap())
+        .collect();
+    assert!(devs.contains(&"/"), "{devs:?} {root}");
+    let out = dbio()
+        .args(["check", "/no/such/path", "--no-raid-tools"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/path"));
+}
+
+fn is_root() -> bool {
+    Std::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+/// A loop-mounted image, unmounted and detached on drop.
+struct LoopMount {
+    dev: String,
+    mnt: PathBuf,
+}
+
+impl LoopMount {
+    fn new(img: &Path, mnt: &Path, opts: &str) -> LoopMount {
+        let out = Std::new("losetup")
+            .args(["-f", "--show"])
+            .arg(img)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "losetup: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        std::fs::create_dir_all(mnt).unwrap();
+        let lm = LoopMount {
+            dev,
+            mnt: mnt.to_path_buf(),
+        };
+        let m = Std::new("mount")
+            .args(["-o", opts, &lm.dev])
+            .arg(mnt)
+            .output()
+            .unwrap();
+        assert!(
+            m.status.success(),
+            "mount: {}",
+            String::from_utf8_lossy(&m.stderr)
+        );
+        lm
+    }
+    fn name(&self) -> String {
+        self.dev.trim_start_matches("/dev/").to_string()
+    }
+}
+
+impl Drop for LoopMount {
+    fn drop(&mut self) {
+        let _ = Std::new("umount").arg(&self.mnt).output();
+        let _ = Std::new("losetup").args(["-d", &self.dev]).output();
+    }
+}
+
+#[test]
+fn live_loop_mounts_with_bad_options_and_geometry() {
+    if !is_root() {
+        eprintln!("skipped: mounting loop images needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ext = dir.path().join("e.img");
+    let xfs = dir.path().join("x.img");
+    let sh = |s: &str| {
+        assert!(
+            Std::new("bash")
+                .args(["-c", s])
+                .current_dir(dir.path())
+                .status()
+                .unwrap()
+                .success(),
+            "{s}"
+        )
+    };
+    sh("truncate -s 64M e.img && mkfs.ext4 -q -F -E stride=16,stripe_width=32 e.img");
+    sh("truncate -s 1G x.img && mkfs.xfs -q -d su=64k,sw=4 x.img");
+    let e = LoopMount::new(
+        &ext,
+        &dir.path().join("e"),
+        "barrier=0,data=writeback,strictatime",
+    );
+    let x = LoopMount::new(&xfs, &dir.path().join("x"), "noatime");
+    // The kernel cache mode of our own loop device: volatile, so barrier=0 is dangerous.
+    std::fs::write(
+        format!("/sys/block/{}/queue/write_cache", e.name()),
+        "write back",
+    )
+    .unwrap();
+    let out = dbio()
+        .args([
+            "check",
+            "--no-raid-tools",
+            "--format",
+            "json",
+            "--stripe",
+            "64k",
+            "--disks",
+            "8",
+            "--raid",
+            "10",
+        ])
+        .arg(dir.path().join("e/lost+found"))
+        .arg(dir.path().join("x"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let find = |dev: &str, rule: &str| -> Value {
+        v["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|g| g["findings"].as_array().unwrap().iter())
+            .find(|f| f["device"] == dev && f["rule"] == rule)
+            .cloned()
+            .unwrap_or_else(|| panic!("{dev} {rule}: {v}"))
+    };
+    let emnt = dir.path().join("e").display().to_string();
+    let xmnt = dir.path().join("x").display().to_string();
+    assert_eq!(find(&emnt, "mount.barrier")["status"], "CRIT");
+    assert_eq!(find(&emnt, "mount.ext4_data")["status"], "WARN");
+    assert_eq!(find(&emnt, "mount.atime")["status"], "WARN");
+    // ext4 made with stride=16,stripe_width=32 (2 data disks) against an 8-disk RAID10 (4).
+    let g = find(&emnt, "fs.geometry");
+    assert_eq!(g["status"], "WARN", "{g}");
+    assert!(
+        g["fix"]
+            .as_str()
+            .unwrap()
+            .contains("tune2fs -E stride=16,stripe_width=64"),
+        "{g}"
+    );
+    assert_eq!(find(&xmnt, "fs.geometry")["status"], "OK");
+    assert_eq!(find(&xmnt, "mount.atime")["status"], "OK");
+    assert_eq!(find(&xmnt, "mount.xfs_inode64")["status"], "OK");
+    assert_eq!(
+        find(&e.name(), "io.write_cache")["summary"],
+        "volatile write cache: the kernel sends flushes"
+    );
+    assert_eq!(find(&e.name(), "part.alignment")["status"], "OK");
+    // Nagios mode on the same mounts: CRITICAL, exit 2.
+    let out = dbio()
+        .args(["check", "--no-raid-tools", "--nagios"])
+        .arg(dir.path().join("e"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        line.starts_with("DBIO STORAGE CRITICAL - 1 critical"),
+        "{line}"
+    );
+    drop(x);
+    drop(e);
+}
