@@ -353,6 +353,7 @@ pub fn run<E: Engine>(
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
     let mut now = clock.now_ns();
     st.next_intended = now as f64;
+    let inline = engine.completes_inline();
 
     'run: loop {
         st.tick(now);
@@ -404,10 +405,13 @@ pub fn run<E: Engine>(
             s.op = Some(io.op);
             s.bytes = io.len;
             s.file = io.file;
-            let t0 = clock.now_ns();
-            s.submit_ns = t0;
-            if !st.rated {
-                s.intended_ns = t0;
+            if inline {
+                // Sync engines: the clock is read right before and right after the call.
+                let t0 = clock.now_ns();
+                s.submit_ns = t0;
+                if !st.rated {
+                    s.intended_ns = t0;
+                }
             }
             match engine.queue(&io) {
                 Queued::Completed(result) => {
@@ -460,8 +464,7 @@ pub fn run<E: Engine>(
                 break 'run;
             }
             now = clock.now_ns();
-            for i in 0..comps.len() {
-                let c = comps[i];
+            for &c in &comps {
                 let s = st.slots[c.slot as usize];
                 st.complete(c, now);
                 if s.op == Some(Op::Write) && c.result >= 0 {
