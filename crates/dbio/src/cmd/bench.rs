@@ -457,7 +457,33 @@ fn run_phase(
             }
         }
     };
+    // O_DIRECT that a filesystem silently ignores shows up as file pages entering the page
+    // cache during the run (tmpfs pages always are the page cache: not checked there).
+    let check_cache = spec.direct && target.fs != "tmpfs" && !target.files.is_empty();
+    let cached_before = check_cache
+        .then(|| dbio_bench::env::resident_bytes(&target.paths))
+        .flatten();
     let out = brun::run(spec, &target, stop, &mut on_interval).map_err(bench_err)?;
+    let mut warnings = warnings;
+    if let (Some(before), Some(after)) = (
+        cached_before,
+        check_cache
+            .then(|| dbio_bench::env::resident_bytes(&target.paths))
+            .flatten(),
+    ) {
+        let moved = out.summary.read.bytes + out.summary.write.bytes;
+        let grew = after.saturating_sub(before);
+        if moved > 0 && grew > moved / 10 {
+            let w = format!(
+                "O_DIRECT looks silently unsupported on this {} filesystem: {} of the file set entered the page cache during an O_DIRECT run that moved {}; the figures may be page-cache speed",
+                target.fs,
+                format_size_approx(grew as f64),
+                format_size_approx(moved as f64)
+            );
+            eprintln!("warning: {w}");
+            warnings.push(w);
+        }
+    }
     if let Some(e) = live_error {
         return Err(e);
     }
