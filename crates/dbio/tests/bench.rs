@@ -772,3 +772,58 @@ fn direct_refused_by_the_filesystem_and_unwritable_dirs_are_named() {
         "{e}"
     );
 }
+
+#[test]
+fn json_schema_snapshot() {
+    let tmp = shm();
+    let r = bench(
+        tmp.path(),
+        &[
+            "--engine",
+            "null",
+            "--mode",
+            "rndrw",
+            "--events",
+            "1000",
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "1M",
+            "--seed",
+            "42",
+            "--percentiles",
+            "50,99,99.9",
+        ],
+    );
+    // Counts are exact (null engine, fixed seed); times, latencies and the machine are not.
+    insta::assert_json_snapshot!(r, {
+        ".started_at" => "[time]",
+        ".dbio_version" => "[version]",
+        ".spec.target.path" => "[dir]",
+        ".environment.hostname" => "[host]",
+        ".environment.kernel" => "[kernel]",
+        ".environment.cpus" => "[cpus]",
+        ".environment.mem_total_bytes" => "[mem]",
+        ".environment.mount_point" => "[mount]",
+        ".environment.mount_options" => "[options]",
+        ".environment.devices" => "[devices]",
+        ".intervals[].start_s" => "[s]",
+        ".intervals[].end_s" => "[s]",
+        ".intervals[].*.iops" => "[rate]",
+        ".intervals[].*.bytes_per_s" => "[rate]",
+        ".intervals[].*.lat_ns" => "[lat]",
+        ".summary.measured_s" => "[s]",
+        ".summary.total_s" => "[s]",
+        ".summary.*.iops" => "[rate]",
+        ".summary.*.bytes_per_s" => "[rate]",
+        ".summary.*.lat_ns" => "[lat]",
+        ".summary.*.histogram.min_ns" => "[ns]",
+        ".summary.*.histogram.max_ns" => "[ns]",
+        ".summary.*.histogram.sum_ns" => "[ns]",
+        ".summary.*.histogram.buckets" => "[buckets]",
+        ".summary.threads[].busy_s" => "[s]",
+        ".summary.fairness.busy_mean_s" => "[s]",
+        ".summary.fairness.busy_stddev_s" => "[s]",
+        ".summary.process_io" => "[io]",
+    });
+}

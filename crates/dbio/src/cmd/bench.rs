@@ -317,11 +317,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
             "prepare and cleanup work on a --dir file set; a --device is used as it is (nothing to prepare or remove)",
         )),
-        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop),
+        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, false),
         (None, Some(d)) => {
             let prepared = prepare(&spec, d, &console, stop);
             let result = match prepared {
-                Ok(true) => run_phase(&args, &spec, &console, stop),
+                Ok(true) => run_phase(&args, &spec, &console, stop, true),
                 Ok(false) => Ok(1),
                 Err(e) => Err(e),
             };
@@ -416,7 +416,7 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
     console.line(&(msg + "\n"))
 }
 
-fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str) -> Environment {
+fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: bool) -> Environment {
     use dbio_bench::env;
     Environment {
         hostname: env::hostname(),
@@ -428,10 +428,8 @@ fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str) -> Environment {
             Target::Device(_) => None,
         },
         open_flags,
-        page_cache: match spec.target {
-            Target::Dir(_) if spec.mode != Mode::Commit => Some("dropped after prepare".into()),
-            _ => None,
-        },
+        page_cache: (prepared_now && spec.mode != Mode::Commit && spec.engine != EngineKind::Null)
+            .then(|| "dropped after prepare: the run started cold".into()),
         ..Default::default()
     }
 }
@@ -441,9 +439,10 @@ fn run_phase(
     spec: &Spec,
     console: &Console,
     stop: &std::sync::atomic::AtomicBool,
+    prepared_now: bool,
 ) -> anyhow::Result<u8> {
     let target = brun::open_target(spec, args.allow_device_writes).map_err(bench_err)?;
-    let environment = environment(spec, target.open_flags.clone(), &target.fs);
+    let environment = environment(spec, target.open_flags.clone(), &target.fs, prepared_now);
     let warnings =
         dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
     for w in &warnings {
