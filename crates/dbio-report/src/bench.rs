@@ -374,18 +374,26 @@ impl<'de> Deserialize<'de> for LatStats {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
         let num = |k: &str| -> Result<&serde_json::Value, D::Error> {
-            map.get(k).ok_or_else(|| D::Error::missing_field("min/mean/max"))
+            map.get(k)
+                .ok_or_else(|| D::Error::missing_field("min/mean/max"))
         };
-        let as_u64 = |v: &serde_json::Value| v.as_u64().ok_or_else(|| D::Error::custom("latency must be an integer of ns"));
+        let as_u64 = |v: &serde_json::Value| {
+            v.as_u64()
+                .ok_or_else(|| D::Error::custom("latency must be an integer of ns"))
+        };
         let mut out = LatStats {
             min: as_u64(num("min")?)?,
-            mean: num("mean")?.as_f64().ok_or_else(|| D::Error::custom("mean must be a number"))?,
+            mean: num("mean")?
+                .as_f64()
+                .ok_or_else(|| D::Error::custom("mean must be a number"))?,
             percentiles: Vec::new(),
             max: as_u64(num("max")?)?,
         };
         for (k, v) in &map {
             if let Some(p) = k.strip_prefix('p') {
-                let p: f64 = p.parse().map_err(|_| D::Error::custom(format!("bad percentile key {k}")))?;
+                let p: f64 = p
+                    .parse()
+                    .map_err(|_| D::Error::custom(format!("bad percentile key {k}")))?;
                 out.percentiles.push((p, as_u64(v)?));
             }
         }
@@ -604,7 +612,12 @@ mod tests {
         }
         let s = LatStats::from_hist(&h, &DEFAULT_PERCENTILES);
         let json = serde_json::to_value(&s).unwrap();
-        let keys: Vec<&str> = json.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
         assert_eq!(
             keys,
             ["min", "mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"]
