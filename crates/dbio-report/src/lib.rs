@@ -3,6 +3,9 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod bench_csv;
+pub mod bench_sysbench;
+pub mod bench_text;
 pub mod export;
 pub mod hist;
 pub mod units;
