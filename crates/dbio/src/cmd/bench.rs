@@ -9,6 +9,9 @@ use dbio_report::bench::{
     BenchResult, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode, Spec, Target,
     BENCH_SCHEMA, DEFAULT_PERCENTILES,
 };
+use dbio_report::bench_csv::CsvExporter;
+use dbio_report::bench_sysbench::{self, SysbenchExporter};
+use dbio_report::bench_text::{self, TextExporter};
 use dbio_report::units::{format_size, format_size_approx};
 use dbio_report::{Exporter, JsonExporter};
 use std::io::{IsTerminal, Write};
@@ -448,10 +451,24 @@ fn run_phase(
     for w in &warnings {
         eprintln!("warning: {w}");
     }
+    // Live output: the header and one line per interval as it completes. Text and sysbench
+    // formats print them on stdout (they are the result); JSON and CSV show them on stderr as
+    // progress, keeping stdout for the machine-readable result.
+    let (head, line): (String, fn(&Interval, &Spec) -> String) = match args.format {
+        Format::Sysbench => (
+            bench_sysbench::header(spec, &environment, &[]),
+            bench_sysbench::interval_line,
+        ),
+        _ => (
+            bench_text::header(spec, &environment, &[]),
+            bench_text::interval_line,
+        ),
+    };
+    console.line(&head)?;
     let mut live_error: Option<anyhow::Error> = None;
     let mut on_interval = |i: &Interval| {
         if live_error.is_none() {
-            if let Err(e) = console.line(&simple_interval_line(i)) {
+            if let Err(e) = console.line(&line(i, spec)) {
                 live_error = Some(e);
             }
         }
@@ -498,26 +515,43 @@ fn run_phase(
         intervals: out.intervals,
         summary: out.summary,
     };
-    let bytes = match args.format {
-        Format::Json => JsonExporter.to_string(&result)?,
-        _ => JsonExporter.to_string(&result)?,
+    // stdout: the summary after the live lines (text, sysbench), or the whole result (JSON,
+    // CSV). --output FILE: the whole result in the chosen format.
+    let (tail, whole) = match args.format {
+        Format::Text => (
+            bench_text::summary(&result),
+            TextExporter.to_string(&result)?,
+        ),
+        Format::Sysbench => (
+            bench_sysbench::summary(&result),
+            SysbenchExporter.to_string(&result)?,
+        ),
+        Format::Json => {
+            let j = JsonExporter.to_string(&result)?;
+            (j.clone(), j)
+        }
+        Format::Csv => {
+            let c = CsvExporter.to_string(&result)?;
+            (c.clone(), c)
+        }
     };
-    output::emit(None, bytes.as_bytes())?;
+    if !console.to_stdout {
+        eprint!("{}", bench_text::summary(&result));
+    }
+    output::emit(None, tail.as_bytes())?;
     if let Some(p) = &args.output {
-        output::write_file(p, bytes.as_bytes())?;
+        output::write_file(p, whole.as_bytes()).with_context(|| {
+            format!(
+                "the result is on stdout above; writing {} failed",
+                p.display()
+            )
+        })?;
     }
     if let Some(e) = out.error {
         return Err(anyhow::Error::new(e))
             .context("the run stopped early; the partial result above covers what ran");
     }
     Ok(if interrupted { 130 } else { 0 })
-}
-
-fn simple_interval_line(i: &Interval) -> String {
-    format!(
-        "[{:>7.2}s] reads {:.0}/s writes {:.0}/s fsyncs {:.0}/s\n",
-        i.end_s, i.read.iops, i.write.iops, i.fsync.iops
-    )
 }
 
 /// Formats a wall-clock time as RFC 3339 UTC (`2026-11-22T07:55:43Z`).
