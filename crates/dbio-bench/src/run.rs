@@ -404,7 +404,8 @@ fn emit(
     };
     let nominal_end = bound(*next_k);
     let start_ns = clock.interval_start(nominal_end);
-    let end_ns = p.end_ns.min(nominal_end).max(start_ns);
+    // The last interval may run past its boundary by the I/Os drained after the deadline.
+    let end_ns = p.end_ns.max(start_ns);
     let warmup = warmup_ns > 0 && nominal_end <= warmup_ns;
     let secs = (end_ns - start_ns) as f64 / 1e9;
     let mut all = LatencyHistogram::new();
@@ -412,7 +413,7 @@ fn emit(
         all.merge(&op.hist);
     }
     // A trailing partial interval in which nothing completed carries no information.
-    let partial = end_ns < nominal_end;
+    let partial = end_ns != nominal_end;
     if all.count() > 0 || (secs > 0.0 && !partial) {
         let bytes = p.ops[READ].bytes + p.ops[WRITE].bytes;
         let iv = Interval {

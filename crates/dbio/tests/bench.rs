@@ -827,3 +827,40 @@ fn json_schema_snapshot() {
         ".summary.process_io" => "[io]",
     });
 }
+
+#[test]
+fn time_limited_runs_end_in_the_last_interval_and_sync_what_they_wrote() {
+    let tmp = shm();
+    // A commit record written just before the deadline is still made durable, and the I/Os
+    // drained after the deadline belong to the last interval (no extra sliver of an interval).
+    for engine in [["--engine", "null"], ["--engine", "sync"]] {
+        let r = bench(
+            tmp.path(),
+            &[
+                &engine[..],
+                &[
+                    "--mode",
+                    "commit",
+                    "--time",
+                    "0.5",
+                    "--report-interval",
+                    "0.25",
+                    "--block-size",
+                    "4k",
+                    "--file-total-size",
+                    "64M",
+                ],
+            ]
+            .concat(),
+        );
+        let s = &r["summary"];
+        assert_eq!(
+            u(&s["write"]["count"]),
+            u(&s["fsync"]["count"]),
+            "{engine:?}"
+        );
+        let iv = r["intervals"].as_array().unwrap();
+        assert_eq!(iv.len(), 2, "{engine:?}: {iv:#?}");
+        assert!(f(&iv[1]["end_s"]) >= 0.5 && f(&iv[1]["end_s"]) < 0.6);
+    }
+}
