@@ -189,6 +189,25 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                     mode: spec.mode.name().into(),
                 });
             }
+            if write {
+                // The device, any partition of it and anything built on it (dm, md) must be
+                // unused: writes would destroy a live filesystem or swap.
+                match dbio_sys::mounts::device_in_use(dev) {
+                    Ok(None) => {}
+                    Ok(Some(what)) => {
+                        return Err(BenchError::DeviceInUse {
+                            path: dev.clone(),
+                            what,
+                        })
+                    }
+                    Err(e) => {
+                        return Err(BenchError::DeviceInUse {
+                            path: dev.clone(),
+                            what: format!("cannot tell whether it is in use ({e})"),
+                        })
+                    }
+                }
+            }
             let f = open_one(dev, write, false, flags, "block device")?;
             let size =
                 device_size(&f).map_err(|e| BenchError::io("cannot get the size of", dev, e))?;

@@ -5,6 +5,10 @@ use dbio_report::bench::{Environment, Mode, Spec, Target};
 /// Everything about this spec in this environment that deserves a warning.
 pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> Vec<String> {
     let mut w = Vec::new();
+    if spec.engine == dbio_report::bench::EngineKind::Null {
+        w.push("the null engine does no I/O: the figures measure dbio itself, not storage".into());
+        return w;
+    }
     if env.filesystem.as_deref() == Some("tmpfs") {
         w.push("the target is on tmpfs: no disk is involved, this measures the kernel and dbio's engine, not storage".into());
     }

@@ -864,3 +864,189 @@ fn time_limited_runs_end_in_the_last_interval_and_sync_what_they_wrote() {
         assert!(f(&iv[1]["end_s"]) >= 0.5 && f(&iv[1]["end_s"]) < 0.6);
     }
 }
+
+/// A loop device over a fresh image file, detached (and the image removed) on drop.
+struct Loop {
+    dev: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Loop {
+    fn new(size_mb: u64) -> Loop {
+        Loop::with_sector(size_mb, 512)
+    }
+
+    fn with_sector(size_mb: u64, sector: u32) -> Loop {
+        let dir = disk();
+        let img = dir.path().join("disk.img");
+        let f = std::fs::File::create(&img).unwrap();
+        f.set_len(size_mb << 20).unwrap();
+        let out = std::process::Command::new("losetup")
+            .args(["--find", "--show", "--sector-size", &sector.to_string()])
+            .arg(&img)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "losetup needs root: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Loop {
+            dev: String::from_utf8(out.stdout).unwrap().trim().to_string(),
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.dev])
+            .status();
+    }
+}
+
+#[test]
+fn block_devices_are_read_freely_and_written_only_when_allowed_and_unmounted() {
+    let lo = Loop::new(64);
+    let dev = lo.dev.as_str();
+    // Reads are allowed without any flag, with O_DIRECT.
+    let out = dbio()
+        .args([
+            "bench",
+            "--device",
+            dev,
+            "--mode",
+            "rndrd",
+            "--events",
+            "500",
+            "--block-size",
+            "4k",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let r = json(&out);
+    assert_eq!(u(&r["summary"]["read"]["count"]), 500);
+    assert_eq!(r["spec"]["target"]["kind"], "device");
+    assert!(r["environment"]["open_flags"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("O_RDONLY")));
+    let devs = r["environment"]["devices"].as_array().unwrap();
+    assert_eq!(devs[0]["kind"], "loop", "{devs:?}");
+    // Writes need the flag...
+    fails(
+        &["--device", dev, "--mode", "rndwr", "--events", "10"],
+        2,
+        "add --allow-device-writes",
+    );
+    // ...and are refused while a filesystem on it is mounted.
+    let mkfs = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", dev])
+        .status()
+        .unwrap();
+    assert!(mkfs.success());
+    let mnt = disk();
+    assert!(std::process::Command::new("mount")
+        .arg(dev)
+        .arg(mnt.path())
+        .status()
+        .unwrap()
+        .success());
+    let e = dbio()
+        .args([
+            "bench",
+            "--device",
+            dev,
+            "--mode",
+            "rndwr",
+            "--events",
+            "10",
+            "--allow-device-writes",
+        ])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    umount(mnt.path());
+    let e = String::from_utf8_lossy(&e);
+    assert!(e.contains("refusing to write") && e.contains(dev), "{e}");
+    // Unmounted, with the flag: the writes happen (this image is ours to destroy).
+    let out = dbio()
+        .args([
+            "bench",
+            "--device",
+            dev,
+            "--mode",
+            "rndwr",
+            "--events",
+            "300",
+            "--block-size",
+            "4k",
+            "--allow-device-writes",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(u(&json(&out)["summary"]["write"]["count"]), 300);
+}
+
+#[test]
+fn direct_io_on_a_device_needs_its_logical_block_size() {
+    let lo = Loop::with_sector(16, 4096);
+    let dev = lo.dev.as_str();
+    fails(
+        &[
+            "--device",
+            dev,
+            "--mode",
+            "rndrd",
+            "--events",
+            "10",
+            "--block-size",
+            "2k",
+        ],
+        2,
+        "logical block size of",
+    );
+    fails(
+        &[
+            "--device",
+            dev,
+            "--mode",
+            "rndrd",
+            "--events",
+            "10",
+            "--block-size",
+            "4k",
+            "--misalign",
+            "512",
+        ],
+        2,
+        "--misalign 512 breaks O_DIRECT alignment",
+    );
+    dbio()
+        .args([
+            "bench",
+            "--device",
+            dev,
+            "--mode",
+            "rndrd",
+            "--events",
+            "10",
+            "--block-size",
+            "4k",
+        ])
+        .assert()
+        .success();
+}

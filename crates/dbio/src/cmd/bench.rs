@@ -6,8 +6,8 @@ use anyhow::Context;
 use clap::ValueEnum;
 use dbio_bench::{fileset, run as brun, BenchError};
 use dbio_report::bench::{
-    BenchResult, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode, Spec, Target,
-    BENCH_SCHEMA, DEFAULT_PERCENTILES,
+    BenchResult, DeviceEnv, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode, Spec,
+    Target, BENCH_SCHEMA, DEFAULT_PERCENTILES,
 };
 use dbio_report::bench_csv::CsvExporter;
 use dbio_report::bench_sysbench::{self, SysbenchExporter};
@@ -419,21 +419,65 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
     console.line(&(msg + "\n"))
 }
 
+/// The device stack under the target, as far as a benchmark result needs it.
+fn stack_env(spec: &Spec) -> (Option<dbio_sys::stack::Mount>, Vec<DeviceEnv>) {
+    let stack = match &spec.target {
+        Target::Dir(d) => dbio_sys::stack::resolve(d),
+        Target::Device(d) => dbio_sys::stack::resolve_device(d),
+    };
+    let Ok(stack) = stack else {
+        return (None, Vec::new());
+    };
+    let devices = stack
+        .devices
+        .iter()
+        .map(|d| {
+            let q = d.queue.as_ref();
+            DeviceEnv {
+                name: d.name.clone(),
+                kind: serde_json::to_value(d.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                scheduler: q.and_then(|q| q.scheduler.clone()),
+                rotational: q.and_then(|q| q.rotational),
+                write_cache: q.and_then(|q| q.write_cache.clone()),
+                logical_block_size_bytes: q.and_then(|q| q.logical_block_size_bytes),
+                physical_block_size_bytes: q.and_then(|q| q.physical_block_size_bytes),
+            }
+        })
+        .collect();
+    (stack.mount, devices)
+}
+
 fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: bool) -> Environment {
     use dbio_bench::env;
+    let (mount, devices) = stack_env(spec);
     Environment {
+        mount_point: mount.as_ref().map(|m| m.mountpoint.clone()),
+        mount_options: mount.as_ref().map(|m| {
+            if m.super_options.is_empty() {
+                m.mount_options.clone()
+            } else {
+                format!("{},{}", m.mount_options, m.super_options)
+            }
+        }),
+        devices,
         hostname: env::hostname(),
         kernel: env::kernel(),
         cpus: env::cpus(),
         mem_total_bytes: env::meminfo("MemTotal").unwrap_or(0),
         filesystem: match spec.target {
-            Target::Dir(_) => Some(fs.to_string()),
+            Target::Dir(_) => Some(
+                mount
+                    .as_ref()
+                    .map_or_else(|| fs.to_string(), |m| m.fstype.clone()),
+            ),
             Target::Device(_) => None,
         },
         open_flags,
         page_cache: (prepared_now && spec.mode != Mode::Commit && spec.engine != EngineKind::Null)
             .then(|| "dropped after prepare: the run started cold".into()),
-        ..Default::default()
     }
 }
 
