@@ -70,6 +70,8 @@ pub trait Engine {
     fn buffer(&mut self, slot: u32) -> &mut [u8];
     /// Calls made so far.
     fn calls(&self) -> EngineCalls;
+    /// True when `queue` always completes the I/O itself (no submission batch to time).
+    fn completes_inline(&self) -> bool;
 }
 
 /// `block`-sized buffers for `slots` in-flight I/Os, aligned to 4096 bytes (O_DIRECT).
@@ -204,6 +206,9 @@ impl Engine for SyncEngine {
     fn calls(&self) -> EngineCalls {
         self.calls
     }
+    fn completes_inline(&self) -> bool {
+        true
+    }
 }
 
 /// No I/O at all: every request completes at once with its full length. With `iodepth` > 1 it
@@ -269,6 +274,9 @@ impl Engine for NullEngine {
     }
     fn calls(&self) -> EngineCalls {
         self.calls
+    }
+    fn completes_inline(&self) -> bool {
+        !self.async_mode
     }
 }
 
@@ -474,6 +482,10 @@ mod uring {
 
         fn calls(&self) -> EngineCalls {
             self.calls
+        }
+
+        fn completes_inline(&self) -> bool {
+            false
         }
     }
 }

@@ -101,7 +101,8 @@ pub fn register(dir: &Path, names: &[String]) -> Result<(), BenchError> {
     Ok(())
 }
 
-/// Bytes free for an unprivileged writer on the filesystem of `dir`.
+/// Bytes free for an unprivileged writer on the filesystem of `dir`; `u64::MAX` when the
+/// filesystem keeps no block count (ramfs and friends report 0 blocks in total).
 pub fn free_bytes(dir: &Path) -> Result<u64, BenchError> {
     let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
         .map_err(|_| BenchError::InvalidSpec(format!("{} contains a NUL byte", dir.display())))?;
@@ -114,6 +115,9 @@ pub fn free_bytes(dir: &Path) -> Result<u64, BenchError> {
             dir,
             std::io::Error::last_os_error(),
         ));
+    }
+    if s.f_blocks == 0 {
+        return Ok(u64::MAX);
     }
     Ok(s.f_bavail as u64 * s.f_frsize as u64)
 }
@@ -189,7 +193,7 @@ pub fn prepare(
         }
     }
     let need = file_num * file_size;
-    let avail = free_bytes(dir)? + reclaim;
+    let avail = free_bytes(dir)?.saturating_add(reclaim);
     if need > avail {
         if created_dir {
             let _ = fs::remove_dir(dir);
@@ -259,8 +263,7 @@ pub fn prepare(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().expect("prepare worker panicked"))
-            .collect()
+            .try_for_each(|h| h.join().expect("prepare worker panicked"))
     });
     result?;
     Ok(Prepared {

@@ -21,8 +21,10 @@ use std::time::Instant;
 
 /// The opened target: files (or the device) and what the run needs to know about them.
 pub struct Target {
-    /// Open data files (or the device), in file index order.
+    /// Open data files (or the device), in file index order (none for the null engine).
     pub files: Vec<File>,
+    /// Number of data files the workload addresses.
+    pub file_count: u64,
     /// Their paths.
     pub paths: Vec<PathBuf>,
     /// Usable bytes per file.
@@ -104,6 +106,27 @@ pub fn device_logical_block(f: &File) -> std::io::Result<u64> {
 pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, BenchError> {
     let write = spec.mode.writes();
     let (flags, names) = open_flags(spec, write);
+    if spec.engine == EngineKind::Null {
+        // No I/O: nothing is opened, so nothing needs preparing.
+        let file_size = if spec.mode == Mode::Commit {
+            spec.file_total_size_bytes / spec.threads as u64
+        } else {
+            spec::file_size(spec).max(spec.block_size_bytes + spec.misalign_bytes)
+        };
+        return Ok(Target {
+            files: Vec::new(),
+            file_count: if spec.mode == Mode::Commit {
+                0
+            } else {
+                spec.file_num
+            },
+            paths: Vec::new(),
+            file_size,
+            logs: Vec::new(),
+            open_flags: vec!["none (null engine)".into()],
+            fs: "none".into(),
+        });
+    }
     match &spec.target {
         dbio_report::bench::Target::Dir(dir) => {
             let fs = env::fs_type_name(dir);
@@ -120,6 +143,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                     .collect::<Result<Vec<_>, _>>()?;
                 return Ok(Target {
                     files: Vec::new(),
+                    file_count: 0,
                     paths: logs.iter().map(|n| dir.join(n)).collect(),
                     file_size: spec.file_total_size_bytes / spec.threads as u64,
                     logs: files,
@@ -147,6 +171,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(Target {
                 files,
+                file_count: spec.file_num,
                 paths,
                 file_size: want_size,
                 logs: Vec::new(),
@@ -168,14 +193,14 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
             let size =
                 device_size(&f).map_err(|e| BenchError::io("cannot get the size of", dev, e))?;
             let lbs = device_logical_block(&f).unwrap_or(512);
-            if spec.direct && spec.block_size_bytes % lbs != 0 {
+            if spec.direct && !spec.block_size_bytes.is_multiple_of(lbs) {
                 return Err(BenchError::InvalidSpec(format!(
                     "--block-size {} is not a multiple of the logical block size of {} ({lbs} bytes), which O_DIRECT requires: use a multiple of {lbs}",
                     spec.block_size_bytes,
                     dev.display()
                 )));
             }
-            if spec.direct && spec.misalign_bytes % lbs != 0 {
+            if spec.direct && !spec.misalign_bytes.is_multiple_of(lbs) {
                 return Err(BenchError::InvalidSpec(format!(
                     "--misalign {} breaks O_DIRECT alignment on {} (logical block size {lbs} bytes): use a multiple of {lbs}, or drop --direct to measure misalignment through the page cache",
                     spec.misalign_bytes,
@@ -195,6 +220,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
             }
             Ok(Target {
                 files: vec![f],
+                file_count: 1,
                 paths: vec![dev.clone()],
                 file_size: use_size,
                 logs: Vec::new(),
@@ -246,7 +272,7 @@ fn plan(spec: &Spec, t: &Target, id: u32) -> Plan {
     } else {
         0
     };
-    let files = t.files.len() as u64;
+    let files = t.file_count;
     let total = (file_blocks * files).max(1);
     let lo = total * id as u64 / threads;
     let hi = (total * (id as u64 + 1) / threads).max(lo + 1);
@@ -273,17 +299,29 @@ fn plan(spec: &Spec, t: &Target, id: u32) -> Plan {
     }
 }
 
+/// What every worker thread shares: the spec, the start barriers, the clock and the stop flag.
+struct Shared<'a> {
+    spec: &'a Spec,
+    ready: &'a Barrier,
+    go: &'a Barrier,
+    start: &'a OnceLock<Clock>,
+    stop: &'a AtomicBool,
+}
+
 fn run_worker(
-    spec: &Spec,
+    sh: &Shared<'_>,
     plan: &Plan,
     fds: Vec<RawFd>,
     tx: &mpsc::Sender<Box<Snapshot>>,
     recycle: &mpsc::Receiver<Box<Snapshot>>,
-    ready: &Barrier,
-    go: &Barrier,
-    start: &OnceLock<Clock>,
-    stop: &AtomicBool,
 ) {
+    let Shared {
+        spec,
+        ready,
+        go,
+        start,
+        stop,
+    } = *sh;
     let block = spec.block_size_bytes as usize;
     let depth = spec.iodepth.max(1) as usize;
     enum Any {
@@ -366,7 +404,8 @@ fn emit(
     };
     let nominal_end = bound(*next_k);
     let start_ns = clock.interval_start(nominal_end);
-    let end_ns = p.end_ns.min(nominal_end).max(start_ns);
+    // The last interval may run past its boundary by the I/Os drained after the deadline.
+    let end_ns = p.end_ns.max(start_ns);
     let warmup = warmup_ns > 0 && nominal_end <= warmup_ns;
     let secs = (end_ns - start_ns) as f64 / 1e9;
     let mut all = LatencyHistogram::new();
@@ -374,7 +413,7 @@ fn emit(
         all.merge(&op.hist);
     }
     // A trailing partial interval in which nothing completed carries no information.
-    let partial = end_ns < nominal_end;
+    let partial = end_ns != nominal_end;
     if all.count() > 0 || (secs > 0.0 && !partial) {
         let bytes = p.ops[READ].bytes + p.ops[WRITE].bytes;
         let iv = Interval {
@@ -451,8 +490,8 @@ pub fn run(
     probe_direct(spec, target)?;
     let threads = spec.threads as usize;
     let plans: Vec<Plan> = (0..spec.threads).map(|i| plan(spec, target, i)).collect();
-    if spec.mode != Mode::Commit && spec.mode.random() == false {
-        let total = plans[0].file_blocks * target.files.len() as u64;
+    if spec.mode != Mode::Commit && !spec.mode.random() {
+        let total = plans[0].file_blocks * target.file_count;
         if total < threads as u64 {
             return Err(BenchError::InvalidSpec(format!(
                 "the file set has {total} blocks of {} bytes, fewer than --threads {}: use a bigger --file-total-size or fewer threads",
@@ -486,18 +525,24 @@ pub fn run(
 
     std::thread::scope(|s| {
         for ((i, p), recycle) in plans.iter().enumerate().zip(recycle_rx) {
-            let fds: Vec<RawFd> = if spec.mode == Mode::Commit {
+            let fds: Vec<RawFd> = if spec.engine == EngineKind::Null {
+                Vec::new()
+            } else if spec.mode == Mode::Commit {
                 vec![target.logs[i].as_raw_fd()]
             } else {
                 target.files.iter().map(|f| f.as_raw_fd()).collect()
             };
             let tx = tx.clone();
-            let (ready, go, start) = (&ready, &go, &start);
+            let shared = Shared {
+                spec,
+                ready: &ready,
+                go: &go,
+                start: &start,
+                stop,
+            };
             std::thread::Builder::new()
                 .name(format!("dbio-worker-{i}"))
-                .spawn_scoped(s, move || {
-                    run_worker(spec, p, fds, &tx, &recycle, ready, go, start, stop)
-                })
+                .spawn_scoped(s, move || run_worker(&shared, p, fds, &tx, &recycle))
                 .expect("spawn worker thread");
         }
         drop(tx);

@@ -74,7 +74,7 @@ pub fn validate(spec: &Spec) -> Result<(), BenchError> {
             return bad(format!("zipf:{theta}: theta must be a positive number, e.g. zipf:1.2"))
         }
         Distribution::Hotspot { io_pct, data_pct }
-            if !(0.0..=100.0).contains(&io_pct) || !(data_pct > 0.0 && data_pct <= 100.0) =>
+            if !((0.0..=100.0).contains(&io_pct) && data_pct > 0.0 && data_pct <= 100.0) =>
         {
             return bad(format!("hotspot:{io_pct}/{data_pct}: both are percentages, e.g. hotspot:90/10 (90% of I/Os to 10% of the data)"))
         }
@@ -106,13 +106,13 @@ pub fn validate(spec: &Spec) -> Result<(), BenchError> {
             ));
         }
     }
-    if spec.direct && spec.misalign_bytes % 512 != 0 {
+    if spec.direct && !spec.misalign_bytes.is_multiple_of(512) {
         return bad(format!(
             "--misalign {} breaks O_DIRECT alignment (offsets must be multiples of the logical block size, at least 512): use a multiple of 512, or drop --direct (add --buffered) to measure misalignment through the page cache",
             spec.misalign_bytes
         ));
     }
-    if spec.direct && bs % 512 != 0 {
+    if spec.direct && !bs.is_multiple_of(512) {
         return bad(format!("--block-size {bs} is not a multiple of 512, which O_DIRECT requires: use a multiple of the logical block size (512 or 4096)"));
     }
     Ok(())

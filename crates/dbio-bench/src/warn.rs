@@ -22,12 +22,7 @@ pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> V
             ));
         }
     }
-    let durable = spec.direct
-        && (spec.dsync || spec.sync || spec.fsync_every > 0 || spec.mode == Mode::Commit)
-        || spec.dsync
-        || spec.sync
-        || spec.fsync_every > 0
-        || spec.mode == Mode::Commit;
+    let durable = spec.dsync || spec.sync || spec.fsync_every > 0 || spec.mode == Mode::Commit;
     if spec.mode.writes() && !durable {
         let volatile = env
             .devices

@@ -190,10 +190,12 @@ impl<'a> State<'a> {
         s
     }
 
-    /// Closes every interval whose boundary is at or before `now`.
+    /// Closes every interval whose boundary is at or before `now`. The interval that holds
+    /// the deadline is never closed here: I/Os drained after the deadline (and the final
+    /// syncs) belong to it, and the final snapshot ends it.
     #[inline]
     fn tick(&mut self, now: u64) {
-        while now >= self.boundary {
+        while now >= self.boundary && self.clock.deadline_ns.is_none_or(|d| self.boundary < d) {
             let next = self.fresh(self.index + 1);
             let mut done = std::mem::replace(&mut self.cur, next);
             done.end_ns = self.boundary;
@@ -353,6 +355,7 @@ pub fn run<E: Engine>(
     let mut batch: Vec<u32> = Vec::with_capacity(depth);
     let mut now = clock.now_ns();
     st.next_intended = now as f64;
+    let inline = engine.completes_inline();
 
     'run: loop {
         st.tick(now);
@@ -361,7 +364,9 @@ pub fn run<E: Engine>(
             || st.error.is_some();
         // Fill free slots.
         batch.clear();
-        while !stopping && !st.free.is_empty() {
+        // Once stopping, only syncs that are due still go out: a record written before the
+        // deadline is made durable, as its writer would.
+        while !st.free.is_empty() && (!stopping || !st.sync_due.is_empty()) {
             let slot = *st.free.last().expect("checked non-empty");
             let io = if let Some(&file) = st.sync_due.first() {
                 if st.in_flight > 0 || !batch.is_empty() {
@@ -404,10 +409,13 @@ pub fn run<E: Engine>(
             s.op = Some(io.op);
             s.bytes = io.len;
             s.file = io.file;
-            let t0 = clock.now_ns();
-            s.submit_ns = t0;
-            if !st.rated {
-                s.intended_ns = t0;
+            if inline {
+                // Sync engines: the clock is read right before and right after the call.
+                let t0 = clock.now_ns();
+                s.submit_ns = t0;
+                if !st.rated {
+                    s.intended_ns = t0;
+                }
             }
             match engine.queue(&io) {
                 Queued::Completed(result) => {
@@ -417,9 +425,10 @@ pub fn run<E: Engine>(
                         st.note_write(io.file);
                     }
                     st.tick(now);
-                    if st.error.is_some()
-                        || stop.load(Ordering::Relaxed)
-                        || clock.deadline_ns.is_some_and(|d| now >= d)
+                    if st.sync_due.is_empty()
+                        && (st.error.is_some()
+                            || stop.load(Ordering::Relaxed)
+                            || clock.deadline_ns.is_some_and(|d| now >= d))
                     {
                         break;
                     }
@@ -460,8 +469,7 @@ pub fn run<E: Engine>(
                 break 'run;
             }
             now = clock.now_ns();
-            for i in 0..comps.len() {
-                let c = comps[i];
+            for &c in &comps {
                 let s = st.slots[c.slot as usize];
                 st.complete(c, now);
                 if s.op == Some(Op::Write) && c.result >= 0 {
@@ -470,7 +478,10 @@ pub fn run<E: Engine>(
             }
             continue;
         }
-        if stopping || (!st.events_left() && st.sync_due.is_empty()) {
+        if st.sync_due.is_empty() && (stopping || !st.events_left()) {
+            break;
+        }
+        if st.error.is_some() {
             break;
         }
         now = clock.now_ns();

@@ -127,6 +127,11 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
         if spec.threads == 1 { "" } else { "s" },
     );
     let what = match &spec.target {
+        Target::Dir(p) if spec.mode == Mode::Commit => format!(
+            "one log per thread (dbio-log.N, appended from empty, wrapping at {}) in {}",
+            format_size(spec.file_total_size_bytes / u64::from(spec.threads.max(1))),
+            p.display()
+        ),
         Target::Dir(p) => format!(
             "{} file{} of {} ({} in all) in {}",
             spec.file_num,
@@ -181,7 +186,13 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
         flags.push("buffered".into());
     }
     let fm = fsync_mode_name(spec.fsync_mode);
-    if spec.fsync_every > 0 {
+    if spec.mode == Mode::Commit {
+        if spec.dsync || spec.sync {
+            flags.push("each record durable through the open flag".into());
+        } else {
+            flags.push(format!("{fm} after every record"));
+        }
+    } else if spec.fsync_every > 0 {
         flags.push(format!(
             "{fm} after every {} writes to a file by a thread",
             spec.fsync_every

@@ -9,6 +9,9 @@ use dbio_report::bench::{
     BenchResult, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode, Spec, Target,
     BENCH_SCHEMA, DEFAULT_PERCENTILES,
 };
+use dbio_report::bench_csv::CsvExporter;
+use dbio_report::bench_sysbench::{self, SysbenchExporter};
+use dbio_report::bench_text::{self, TextExporter};
 use dbio_report::units::{format_size, format_size_approx};
 use dbio_report::{Exporter, JsonExporter};
 use std::io::{IsTerminal, Write};
@@ -317,11 +320,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
             "prepare and cleanup work on a --dir file set; a --device is used as it is (nothing to prepare or remove)",
         )),
-        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop),
+        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, false),
         (None, Some(d)) => {
             let prepared = prepare(&spec, d, &console, stop);
             let result = match prepared {
-                Ok(true) => run_phase(&args, &spec, &console, stop),
+                Ok(true) => run_phase(&args, &spec, &console, stop, true),
                 Ok(false) => Ok(1),
                 Err(e) => Err(e),
             };
@@ -416,7 +419,7 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
     console.line(&(msg + "\n"))
 }
 
-fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str) -> Environment {
+fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: bool) -> Environment {
     use dbio_bench::env;
     Environment {
         hostname: env::hostname(),
@@ -428,10 +431,8 @@ fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str) -> Environment {
             Target::Device(_) => None,
         },
         open_flags,
-        page_cache: match spec.target {
-            Target::Dir(_) if spec.mode != Mode::Commit => Some("dropped after prepare".into()),
-            _ => None,
-        },
+        page_cache: (prepared_now && spec.mode != Mode::Commit && spec.engine != EngineKind::Null)
+            .then(|| "dropped after prepare: the run started cold".into()),
         ..Default::default()
     }
 }
@@ -441,23 +442,64 @@ fn run_phase(
     spec: &Spec,
     console: &Console,
     stop: &std::sync::atomic::AtomicBool,
+    prepared_now: bool,
 ) -> anyhow::Result<u8> {
     let target = brun::open_target(spec, args.allow_device_writes).map_err(bench_err)?;
-    let environment = environment(spec, target.open_flags.clone(), &target.fs);
+    let environment = environment(spec, target.open_flags.clone(), &target.fs, prepared_now);
     let warnings =
         dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
     for w in &warnings {
         eprintln!("warning: {w}");
     }
+    // Live output: the header and one line per interval as it completes. Text and sysbench
+    // formats print them on stdout (they are the result); JSON and CSV show them on stderr as
+    // progress, keeping stdout for the machine-readable result.
+    let (head, line): (String, fn(&Interval, &Spec) -> String) = match args.format {
+        Format::Sysbench => (
+            bench_sysbench::header(spec, &environment, &[]),
+            bench_sysbench::interval_line,
+        ),
+        _ => (
+            bench_text::header(spec, &environment, &[]),
+            bench_text::interval_line,
+        ),
+    };
+    console.line(&head)?;
     let mut live_error: Option<anyhow::Error> = None;
     let mut on_interval = |i: &Interval| {
         if live_error.is_none() {
-            if let Err(e) = console.line(&simple_interval_line(i)) {
+            if let Err(e) = console.line(&line(i, spec)) {
                 live_error = Some(e);
             }
         }
     };
+    // O_DIRECT that a filesystem silently ignores shows up as file pages entering the page
+    // cache during the run (tmpfs pages always are the page cache: not checked there).
+    let check_cache = spec.direct && target.fs != "tmpfs" && !target.files.is_empty();
+    let cached_before = check_cache
+        .then(|| dbio_bench::env::resident_bytes(&target.paths))
+        .flatten();
     let out = brun::run(spec, &target, stop, &mut on_interval).map_err(bench_err)?;
+    let mut warnings = warnings;
+    if let (Some(before), Some(after)) = (
+        cached_before,
+        check_cache
+            .then(|| dbio_bench::env::resident_bytes(&target.paths))
+            .flatten(),
+    ) {
+        let moved = out.summary.read.bytes + out.summary.write.bytes;
+        let grew = after.saturating_sub(before);
+        if moved > 0 && grew > moved / 10 {
+            let w = format!(
+                "O_DIRECT looks silently unsupported on this {} filesystem: {} of the file set entered the page cache during an O_DIRECT run that moved {}; the figures may be page-cache speed",
+                target.fs,
+                format_size_approx(grew as f64),
+                format_size_approx(moved as f64)
+            );
+            eprintln!("warning: {w}");
+            warnings.push(w);
+        }
+    }
     if let Some(e) = live_error {
         return Err(e);
     }
@@ -473,26 +515,43 @@ fn run_phase(
         intervals: out.intervals,
         summary: out.summary,
     };
-    let bytes = match args.format {
-        Format::Json => JsonExporter.to_string(&result)?,
-        _ => JsonExporter.to_string(&result)?,
+    // stdout: the summary after the live lines (text, sysbench), or the whole result (JSON,
+    // CSV). --output FILE: the whole result in the chosen format.
+    let (tail, whole) = match args.format {
+        Format::Text => (
+            bench_text::summary(&result),
+            TextExporter.to_string(&result)?,
+        ),
+        Format::Sysbench => (
+            bench_sysbench::summary(&result),
+            SysbenchExporter.to_string(&result)?,
+        ),
+        Format::Json => {
+            let j = JsonExporter.to_string(&result)?;
+            (j.clone(), j)
+        }
+        Format::Csv => {
+            let c = CsvExporter.to_string(&result)?;
+            (c.clone(), c)
+        }
     };
-    output::emit(None, bytes.as_bytes())?;
+    if !console.to_stdout {
+        eprint!("{}", bench_text::summary(&result));
+    }
+    output::emit(None, tail.as_bytes())?;
     if let Some(p) = &args.output {
-        output::write_file(p, bytes.as_bytes())?;
+        output::write_file(p, whole.as_bytes()).with_context(|| {
+            format!(
+                "the result is on stdout above; writing {} failed",
+                p.display()
+            )
+        })?;
     }
     if let Some(e) = out.error {
         return Err(anyhow::Error::new(e))
             .context("the run stopped early; the partial result above covers what ran");
     }
     Ok(if interrupted { 130 } else { 0 })
-}
-
-fn simple_interval_line(i: &Interval) -> String {
-    format!(
-        "[{:>7.2}s] reads {:.0}/s writes {:.0}/s fsyncs {:.0}/s\n",
-        i.end_s, i.read.iops, i.write.iops, i.fsync.iops
-    )
 }
 
 /// Formats a wall-clock time as RFC 3339 UTC (`2026-11-22T07:55:43Z`).
@@ -543,7 +602,7 @@ mod tests {
 
     #[test]
     fn rfc3339_formats_utc() {
-        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_420_543);
+        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_334_143);
         assert_eq!(rfc3339(t), "2026-11-22T07:55:43Z");
         assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
     }
