@@ -456,11 +456,14 @@ fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: boo
     Environment {
         mount_point: mount.as_ref().map(|m| m.mountpoint.clone()),
         mount_options: mount.as_ref().map(|m| {
-            if m.super_options.is_empty() {
-                m.mount_options.clone()
-            } else {
-                format!("{},{}", m.mount_options, m.super_options)
+            // Per-mount options, then the filesystem's own (super) options, each once.
+            let mut seen: Vec<&str> = Vec::new();
+            for o in m.mount_options.split(',').chain(m.super_options.split(',')) {
+                if !o.is_empty() && !seen.contains(&o) {
+                    seen.push(o);
+                }
             }
+            seen.join(",")
         }),
         devices,
         hostname: env::hostname(),
