@@ -6,6 +6,7 @@
 //! so tests can point it at a fixture tree. This crate never prints and never exits.
 #![deny(missing_docs)]
 
+pub mod diskstats;
 pub mod mounts;
 pub mod stack;
 pub mod sysfs;
