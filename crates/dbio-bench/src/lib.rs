@@ -3,6 +3,7 @@
 //! buffers, RNG and histograms) and cleaned up (only files dbio created). Never prints.
 #![deny(missing_docs)]
 
+pub mod devmon;
 pub mod dist;
 pub mod engine;
 pub mod env;

@@ -1,6 +1,7 @@
 //! The run phase: open the target, start one worker per thread, assemble their per-interval
 //! snapshots into intervals (handed to the caller as they complete) and the final summary.
 
+use crate::devmon::Samples;
 use crate::dist::BlockPicker;
 use crate::engine::{NullEngine, SyncEngine, UringEngine};
 use crate::error::BenchError;
@@ -443,6 +444,7 @@ fn emit(
             write: op_interval(&p.ops[WRITE], secs),
             fsync: op_interval(&p.ops[SYNC], secs),
             total: OpInterval::from_hist(&all, bytes, secs),
+            devices: Vec::new(),
         };
         on_interval(&iv);
         intervals.push(iv);
@@ -503,6 +505,7 @@ pub struct RunOutput {
 pub fn run(
     spec: &Spec,
     target: &Target,
+    devices: &[String],
     stop: &AtomicBool,
     on_interval: &mut dyn FnMut(&Interval),
 ) -> Result<RunOutput, BenchError> {
@@ -541,6 +544,8 @@ pub fn run(
     let mut calls = EngineCalls::default();
     let mut first_error: Option<BenchError> = None;
     let mut last_end = 0u64;
+    let samples = std::sync::Mutex::new(Samples::new(devices.to_vec()));
+    let workers_done = AtomicBool::new(false);
 
     std::thread::scope(|s| {
         for ((i, p), recycle) in plans.iter().enumerate().zip(recycle_rx) {
@@ -574,6 +579,28 @@ pub fn run(
         };
         start.set(clock).expect("clock set once");
         go.wait();
+        // The device sampler: /proc/diskstats at the start, at every boundary and at the end.
+        let (samples, workers_done) = (&samples, &workers_done);
+        if !devices.is_empty() {
+            s.spawn(move || {
+                let take = || {
+                    let t = clock.now_ns();
+                    samples.lock().expect("samples lock").sample(t);
+                };
+                take();
+                let mut b = clock.next_boundary(0);
+                while !workers_done.load(std::sync::atomic::Ordering::Acquire) {
+                    let now = clock.now_ns();
+                    if now >= b {
+                        take();
+                        b = clock.next_boundary(b);
+                        continue;
+                    }
+                    std::thread::sleep(std::time::Duration::from_nanos((b - now).min(10_000_000)));
+                }
+                take();
+            });
+        }
 
         // Reporter: intervals complete when every worker has passed them or finished.
         let mut pending: BTreeMap<u64, Pending> = BTreeMap::new();
@@ -593,6 +620,7 @@ pub fn run(
             let Ok(snap) = rx.recv() else {
                 // Every worker is gone: flush what is left below and stop.
                 done.iter_mut().for_each(|d| *d = true);
+                workers_done.store(true, std::sync::atomic::Ordering::Release);
                 break_flush(
                     &mut pending,
                     &mut next_k,
@@ -643,6 +671,7 @@ pub fn run(
                 }
             }
             if done.iter().all(|&d| d) {
+                workers_done.store(true, std::sync::atomic::Ordering::Release);
                 break_flush(
                     &mut pending,
                     &mut next_k,
@@ -658,8 +687,37 @@ pub fn run(
         }
     });
     let clock = *start.get().expect("clock was set");
+    // Device-side figures next to each interval, and the cross-check over the measured run.
+    let samples = samples.into_inner().expect("samples lock");
+    for iv in &mut intervals {
+        iv.devices = samples.interval(
+            (iv.start_s * 1e9).round() as u64,
+            (iv.end_s * 1e9).round() as u64,
+        );
+    }
+    let app_ios = total[READ].hist.count() + total[WRITE].hist.count();
+    let lat_sum: u128 = [READ, WRITE]
+        .iter()
+        .map(|&i| {
+            if rated {
+                total[i].svc.sum()
+            } else {
+                total[i].hist.sum()
+            }
+        })
+        .sum();
     let measured_ns = last_end.saturating_sub(clock.warmup_ns);
     let secs = measured_ns as f64 / 1e9;
+    let device_check = (secs > 0.0)
+        .then(|| {
+            samples.check(
+                clock.warmup_ns,
+                last_end,
+                app_ios,
+                lat_sum as f64 / 1e9 / secs,
+            )
+        })
+        .flatten();
     let ops: Vec<OpSummary> = total
         .iter()
         .map(|a| op_summary(a, secs, &spec.percentiles, rated))
@@ -687,6 +745,7 @@ pub fn run(
         threads: per_thread,
         engine_calls: calls,
         process_io,
+        device_check,
     };
     Ok(RunOutput {
         intervals,

@@ -316,6 +316,67 @@ pub struct Interval {
     pub fsync: OpInterval,
     /// All operations together (one histogram over reads, writes and fsyncs).
     pub total: OpInterval,
+    /// What the block devices under the target did over the same interval (from
+    /// /proc/diskstats, the iostat -x formulas), top device first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceInterval>,
+}
+
+/// One block device over one interval, as `iostat -x` would print it for the same two samples.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInterval {
+    /// Kernel name.
+    pub name: String,
+    /// Reads completed per second.
+    pub r_per_s: f64,
+    /// Writes completed per second.
+    pub w_per_s: f64,
+    /// Flushes per second.
+    pub f_per_s: f64,
+    /// KiB read per second.
+    pub rkb_per_s: f64,
+    /// KiB written per second.
+    pub wkb_per_s: f64,
+    /// Share of read requests merged (%).
+    pub rrqm_pct: f64,
+    /// Share of write requests merged (%).
+    pub wrqm_pct: f64,
+    /// Mean read time, queue included (ms).
+    pub r_await_ms: f64,
+    /// Mean write time, queue included (ms).
+    pub w_await_ms: f64,
+    /// Mean read request size (KiB).
+    pub rareq_sz_kb: f64,
+    /// Mean write request size (KiB).
+    pub wareq_sz_kb: f64,
+    /// Mean requests queued or in service.
+    pub aqu_sz: f64,
+    /// Share of time with a request in flight (%): not saturation on SSD/NVMe/RAID.
+    pub util_pct: f64,
+}
+
+/// The application's figures against the device's over the measured run: Little's law and
+/// request counts, with a plain reading when they disagree.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceCheck {
+    /// The device compared (the one the filesystem sits on, or the `--device`).
+    pub device: String,
+    /// Reads and writes dbio completed in the measured window.
+    pub app_ios: u64,
+    /// Read and write requests the device completed in the same window.
+    pub device_requests: u64,
+    /// Requests merged by the block layer in the window.
+    pub device_merged: u64,
+    /// Flush requests the device completed.
+    pub device_flushes: u64,
+    /// I/Os dbio kept in flight on average (Little's law: IOPS x mean latency).
+    pub app_in_flight: f64,
+    /// The device's mean queue size (aqu-sz) over the window.
+    pub device_aqu_sz: f64,
+    /// True when requests and queue sizes agree within a factor of 1.5.
+    pub agree: bool,
+    /// What the comparison says, in words.
+    pub notes: Vec<String>,
 }
 
 /// Latency statistics: exact min, mean and max, percentiles within the histogram's 1% error.
@@ -550,6 +611,9 @@ pub struct Summary {
     /// The kernel's accounting of this process over the whole run, warmup included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_io: Option<ProcessIo>,
+    /// The application's figures against the device's (absent without a block device).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_check: Option<DeviceCheck>,
 }
 
 /// The result of `dbio bench run` (and of plain `dbio bench`).

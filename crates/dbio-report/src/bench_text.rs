@@ -481,6 +481,23 @@ pub fn summary(r: &BenchResult) -> String {
             format_size_approx(p.write_bytes as f64)
         );
     }
+    if let Some(c) = &sm.device_check {
+        let _ = writeln!(
+            s,
+            "device check ({}, /proc/diskstats over the measured run): dbio completed {} I/Os, the device {} requests ({} merged, {} flushes); in flight: dbio {:.2} (IOPS x mean latency), device aqu-sz {:.2} -> {}",
+            c.device,
+            c.app_ios,
+            c.device_requests,
+            c.device_merged,
+            c.device_flushes,
+            c.app_in_flight,
+            c.device_aqu_sz,
+            if c.agree { "they agree" } else { "they disagree" }
+        );
+        for n in &c.notes {
+            let _ = writeln!(s, "  {n}");
+        }
+    }
     s
 }
 

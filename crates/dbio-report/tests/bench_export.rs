@@ -140,6 +140,22 @@ fn build(spec: Spec, intervals: u64, warmup_intervals: u64) -> BenchResult {
             write: OpInterval::from_hist(&hs[1], wb, len),
             fsync: OpInterval::from_hist(&hs[2], 0, len),
             total: OpInterval::from_hist(&total, rb + wb, len),
+            devices: vec![DeviceInterval {
+                name: "vda".into(),
+                r_per_s: 1500.0 + k as f64,
+                w_per_s: 980.0,
+                f_per_s: 20.0,
+                rkb_per_s: 24000.0,
+                wkb_per_s: 15680.0,
+                rrqm_pct: 0.0,
+                wrqm_pct: 2.5,
+                r_await_ms: 0.09,
+                w_await_ms: 0.12,
+                rareq_sz_kb: 16.0,
+                wareq_sz_kb: 16.0,
+                aqu_sz: 0.25,
+                util_pct: 24.5,
+            }],
         });
     }
     calls.syscalls = calls.reads + calls.writes + calls.fsyncs;
@@ -188,6 +204,17 @@ fn build(spec: Spec, intervals: u64, warmup_intervals: u64) -> BenchResult {
             syscw: calls.writes,
             read_bytes: calls.reads * bs,
             write_bytes: calls.writes * bs,
+        }),
+        device_check: Some(DeviceCheck {
+            device: "vda".into(),
+            app_ios: read.count + write.count,
+            device_requests: read.count + write.count - 12,
+            device_merged: 12,
+            device_flushes: 40,
+            app_in_flight: 0.26,
+            device_aqu_sz: 0.25,
+            agree: true,
+            notes: vec!["the device completed one request per dbio I/O (12 merged)".into()],
         }),
         read,
         write,
@@ -392,8 +419,13 @@ fn csv_has_a_header_and_one_row_per_interval_that_parse_back() {
             "read_max_ns"
         ]
     );
-    assert_eq!(rows[0].len(), 3 + 4 * 6);
-    assert_eq!(rows[0].last(), Some(&"total_max_ns"));
+    assert_eq!(
+        rows[0].len(),
+        3 + 4 * 6 + 9,
+        "one device (vda) adds 9 iostat columns"
+    );
+    assert_eq!(rows[0][3 + 4 * 6 - 1], "total_max_ns");
+    assert_eq!(rows[0].last(), Some(&"vda_f_per_s"));
     for (row, i) in rows[1..].iter().zip(&r.intervals) {
         assert_eq!(row.len(), rows[0].len());
         let col = |name: &str| row[rows[0].iter().position(|h| *h == name).unwrap()];
@@ -401,6 +433,14 @@ fn csv_has_a_header_and_one_row_per_interval_that_parse_back() {
         assert_eq!(col("end_s").parse::<f64>().unwrap(), i.end_s);
         assert_eq!(col("write_count").parse::<u64>().unwrap(), i.write.count);
         assert_eq!(col("read_iops").parse::<f64>().unwrap(), i.read.iops);
+        assert_eq!(
+            col("vda_r_per_s").parse::<f64>().unwrap(),
+            i.devices[0].r_per_s
+        );
+        assert_eq!(
+            col("vda_aqu_sz").parse::<f64>().unwrap(),
+            i.devices[0].aqu_sz
+        );
         assert_eq!(
             col("fsync_p99_ns").parse::<u64>().unwrap(),
             i.fsync.lat_ns.p99

@@ -1050,3 +1050,87 @@ fn direct_io_on_a_device_needs_its_logical_block_size() {
         .assert()
         .success();
 }
+
+#[test]
+fn device_figures_sit_next_to_the_application_figures() {
+    // An ext4 filesystem on a loop device of our own: no other process does I/O there, so the
+    // device's request count must match dbio's O_DIRECT reads.
+    let lo = Loop::new(96);
+    assert!(std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", &lo.dev])
+        .status()
+        .unwrap()
+        .success());
+    let mnt = disk();
+    assert!(std::process::Command::new("mount")
+        .arg(&lo.dev)
+        .arg(mnt.path())
+        .status()
+        .unwrap()
+        .success());
+    let d = mnt.path().join("set");
+    let out = dbio()
+        .args([
+            "bench",
+            "--mode",
+            "rndrd",
+            "--time",
+            "1.5",
+            "--report-interval",
+            "0.5",
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "32M",
+            "--format",
+            "json",
+            "--dir",
+        ])
+        .arg(&d)
+        .output()
+        .unwrap();
+    umount(mnt.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&out.stdout);
+    let name = lo.dev.trim_start_matches("/dev/");
+    assert_eq!(r["environment"]["devices"][0]["name"], name);
+    let iv = r["intervals"].as_array().unwrap();
+    assert_eq!(iv.len(), 3);
+    for i in iv {
+        let dev = &i["devices"][0];
+        assert_eq!(dev["name"], name, "{i}");
+        // Each of dbio's reads is one 16 KiB request on the device (within sampling skew).
+        let app = f(&i["read"]["iops"]);
+        let devr = f(&dev["r_per_s"]);
+        assert!(
+            (devr - app).abs() <= app * 0.1 + 50.0,
+            "device r/s {devr} vs dbio {app}"
+        );
+        assert!((f(&dev["rareq_sz_kb"]) - 16.0).abs() < 0.5);
+    }
+    let c = &r["summary"]["device_check"];
+    assert_eq!(c["device"], name);
+    let (app, req, merged) = (
+        u(&c["app_ios"]),
+        u(&c["device_requests"]),
+        u(&c["device_merged"]),
+    );
+    assert!(
+        req + merged >= app * 95 / 100 && req <= app * 105 / 100 + 20,
+        "{c}"
+    );
+    // Nobody else uses this device: it can never hold more in flight than dbio kept (it
+    // holds less: part of each I/O's latency is spent above it, in the syscall and ext4).
+    assert!(
+        f(&c["device_aqu_sz"]) <= f(&c["app_in_flight"]) * 1.1,
+        "{c}"
+    );
+    assert!(
+        f(&c["app_in_flight"]) > 0.9 && f(&c["app_in_flight"]) <= 1.0,
+        "one sync thread keeps at most one I/O in flight: {c}"
+    );
+}

@@ -526,7 +526,9 @@ fn run_phase(
     let cached_before = check_cache
         .then(|| dbio_bench::env::resident_bytes(&target.paths))
         .flatten();
-    let out = brun::run(spec, &target, stop, &mut on_interval).map_err(bench_err)?;
+    // Watch every block device under the target (top first) through /proc/diskstats.
+    let watch: Vec<String> = environment.devices.iter().map(|d| d.name.clone()).collect();
+    let out = brun::run(spec, &target, &watch, stop, &mut on_interval).map_err(bench_err)?;
     let mut warnings = warnings;
     if let (Some(before), Some(after)) = (
         cached_before,
