@@ -712,3 +712,21 @@ fn what_scripts_grep_from_sysbench_parses_the_same_from_dbio() {
         }
     }
 }
+
+#[test]
+fn text_interval_times_keep_the_report_interval_resolution() {
+    let mut s = spec(None);
+    s.report_interval_s = Duration::from_millis(250);
+    let mut r = build(s, 3, 0);
+    for (k, i) in r.intervals.iter_mut().enumerate() {
+        i.end_s = 0.25 * (k + 1) as f64;
+    }
+    let lines: Vec<String> = r
+        .intervals
+        .iter()
+        .map(|i| bench_text::interval_line(i, &r.spec))
+        .collect();
+    assert!(lines[0].trim_start().starts_with("0.25s |"), "{}", lines[0]);
+    assert!(lines[1].trim_start().starts_with("0.50s |"), "{}", lines[1]);
+    assert!(lines[2].trim_start().starts_with("0.75s |"), "{}", lines[2]);
+}
