@@ -112,6 +112,7 @@ sysbench_run() {
 }
 sysbench_iops() { awk '/reads\/s:/ {print $2}' "$OUT/$1.sysbench.txt"; }
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 ROWS=()
 # row WORKLOAD METRIC "dbio1 dbio2" "peer1 peer2": the mean of each tool's two legs, their
 # ratio, and the spread (largest difference between one tool's two legs, in %): the noise.
@@ -167,7 +168,7 @@ done
 # --- table ------------------------------------------------------------------------------------
 echo
 echo "dbio $("$DBIO" --version 2>/dev/null | awk '{print $2}'), $(fio --version), $(sysbench --version | head -n 1);" \
-    "kernel $(uname -r), $(nproc) CPUs"
+    "kernel $(uname -r), $(nproc) CPUs, load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo "each figure: mean of 2 legs of ${LEG}s run in the order dbio, peer, peer, dbio (dbio and fio after ${WARMUP}s warmup);" \
     "spread: largest gap between one tool's 2 legs"
 printf '%s\n' "${ROWS[@]}" | awk -F'|' '

@@ -262,6 +262,95 @@ pub fn summary(r: &BenchResult) -> String {
     s
 }
 
+/// One line split into literal text and numbers: `literals[k]` is the text before number k
+/// (one more literal than numbers); each number is `(end column, decimals)`.
+fn split_numbers(line: &str) -> (Vec<&str>, Vec<(usize, usize)>) {
+    let b = line.as_bytes();
+    let (mut lits, mut nums) = (Vec::new(), Vec::new());
+    let (mut lit_start, mut i) = (0, 0);
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        lits.push(&line[lit_start..i]);
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let mut decimals = 0;
+        if i + 1 < b.len() && b[i] == b'.' && b[i + 1].is_ascii_digit() {
+            i += 1;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+                decimals += 1;
+            }
+        }
+        nums.push((i, decimals));
+        lit_start = i;
+    }
+    lits.push(&line[lit_start..]);
+    (lits, nums)
+}
+
+/// Compares two lines as a printf layout, the numbers in them aside: the same count of numbers
+/// with the same decimals each, and the same text around them. In a `right_aligned` line (a
+/// field such as `%39.2f`) the padding before a number may differ but the number must end in
+/// the same column; otherwise the text must match space for space, so every number starts
+/// where the reference's does (after the numbers before it). `Err` says what differs.
+pub fn same_layout(reference: &str, ours: &str, right_aligned: bool) -> Result<(), String> {
+    let (rl, rn) = split_numbers(reference);
+    let (ol, on) = split_numbers(ours);
+    if rn.len() != on.len() {
+        return Err(format!("{} numbers, expected {}", on.len(), rn.len()));
+    }
+    for (k, (r, o)) in rl.iter().zip(&ol).enumerate() {
+        let (rt, ot) = if right_aligned && k < rn.len() {
+            (r.trim_end_matches(' '), o.trim_end_matches(' '))
+        } else {
+            (*r, *o)
+        };
+        if rt != ot {
+            return Err(format!("text {ot:?}, expected {rt:?}"));
+        }
+        if let (Some(&(re, rd)), Some(&(oe, od))) = (rn.get(k), on.get(k)) {
+            if rd != od {
+                return Err(format!("number {}: {od} decimals, expected {rd}", k + 1));
+            }
+            if right_aligned && re != oe {
+                return Err(format!(
+                    "number {}: right-aligned field ends in column {oe}, expected {re}",
+                    k + 1
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Compares a whole output with a real sysbench 1.0.20 output as a layout, line by line with
+/// [`same_layout`], skipping the first (version) line. The lines of the `Latency (ms):` block
+/// are right-aligned (`%39.2f`, `%27.2f` in sysbench); all others are left-aligned.
+/// `Err` names the first line that differs.
+pub fn same_layout_doc(reference: &str, ours: &str) -> Result<(), String> {
+    let (r, o): (Vec<&str>, Vec<&str>) = (reference.lines().collect(), ours.lines().collect());
+    let mut in_latency = false;
+    for (n, (a, b)) in r.iter().zip(&o).enumerate() {
+        if n > 0 {
+            same_layout(a, b, in_latency)
+                .map_err(|e| format!("line {}: {e}\n  expected: {a}\n  got:      {b}", n + 1))?;
+        }
+        if *a == "Latency (ms):" {
+            in_latency = true;
+        } else if a.is_empty() {
+            in_latency = false;
+        }
+    }
+    if r.len() != o.len() {
+        return Err(format!("{} lines, expected {}", o.len(), r.len()));
+    }
+    Ok(())
+}
+
 /// The sysbench 1.0.20 fileio layout: [`header`], every [`interval_line`], [`summary`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SysbenchExporter;

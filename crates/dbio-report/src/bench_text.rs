@@ -291,7 +291,16 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
 /// One line for one report interval: the end time, then for each operation of the mode
 /// IOPS, MiB/s and p50/p99/max latency; warmup intervals end with `(warmup)`.
 pub fn interval_line(i: &Interval, spec: &Spec) -> String {
-    let mut s = format!("{:>w$}", format!("{:.1}s", i.end_s), w = TIME_W);
+    // as many decimals as the report interval needs: 1s and 0.5s -> 1, 250ms -> 2, 125ms -> 3
+    let ns = spec.report_interval_s.as_nanos();
+    let decimals = if ns.is_multiple_of(100_000_000) {
+        1
+    } else if ns.is_multiple_of(10_000_000) {
+        2
+    } else {
+        3
+    };
+    let mut s = format!("{:>w$}", format!("{:.decimals$}s", i.end_s), w = TIME_W);
     for op in ops_of(spec) {
         let o = op.of_interval(i);
         s.push_str(SEP);
