@@ -109,7 +109,9 @@ fn every_format_on_stdout_matches_its_output_file_and_its_promises() {
     let json: serde_json::Value = serde_json::from_str(&run(d.path(), "json", &json_file)).unwrap();
     let rows: Vec<Vec<&str>> = stdout.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows[0][..3], ["start_s", "end_s", "warmup"]);
-    assert!(rows.iter().all(|r| r.len() == 27), "{stdout}");
+    // 27 application columns, then 9 iostat columns per device under the target.
+    let width = 27 + 9 * json["environment"]["devices"].as_array().unwrap().len();
+    assert!(rows.iter().all(|r| r.len() == width), "{stdout}");
     let intervals = json["intervals"].as_array().unwrap().len();
     assert!(intervals >= 2, "{json}");
     assert_eq!(rows.len(), intervals + 1, "{stdout}");
