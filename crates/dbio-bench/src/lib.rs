@@ -1,1 +1,18 @@
-//! dbio workload engine.
+//! dbio's workload engine: a [`Spec`](dbio_report::bench::Spec) is prepared (a file set of
+//! incompressible data), run (one worker thread per `--threads`, each with its own engine,
+//! buffers, RNG and histograms) and cleaned up (only files dbio created). Never prints.
+#![deny(missing_docs)]
+
+pub mod devmon;
+pub mod dist;
+pub mod engine;
+pub mod env;
+pub mod error;
+pub mod fileset;
+pub mod rng;
+pub mod run;
+pub mod spec;
+pub mod warn;
+pub mod worker;
+
+pub use error::BenchError;

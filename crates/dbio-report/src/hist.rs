@@ -171,7 +171,7 @@ impl LatencyHistogram {
 }
 
 /// A histogram as stored in result files.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct HistogramData {
     /// Significant digits of the buckets.
     pub sigfig: u8,

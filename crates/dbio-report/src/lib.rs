@@ -2,6 +2,10 @@
 //! dbio command. This crate never prints and never exits: it returns bytes and typed errors.
 #![deny(missing_docs)]
 
+pub mod bench;
+pub mod bench_csv;
+pub mod bench_sysbench;
+pub mod bench_text;
 pub mod export;
 pub mod hist;
 pub mod units;

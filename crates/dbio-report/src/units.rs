@@ -86,7 +86,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
         _ => return Err(UnitError::BadDuration(text.to_string())),
     };
     let secs = v * scale;
-    if !secs.is_finite() || secs < 0.0 || secs > 1e12 {
+    if !secs.is_finite() || !(0.0..=1e12).contains(&secs) {
         return Err(UnitError::BadDuration(text.to_string()));
     }
     Ok(Duration::from_secs_f64(secs))
@@ -104,7 +104,7 @@ pub fn format_size(bytes: u64) -> String {
     ];
     for (shift, name) in UNITS {
         let unit = 1u64 << shift;
-        if bytes >= unit && bytes % unit == 0 {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
             return format!("{}{}", bytes / unit, name);
         }
     }
@@ -157,11 +157,11 @@ pub fn format_duration(d: Duration) -> String {
     if ns == 0 {
         return "0s".into();
     }
-    if ns % 60_000_000_000 == 0 {
+    if ns.is_multiple_of(60_000_000_000) {
         format!("{}m", ns / 60_000_000_000)
-    } else if ns % 1_000_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000_000) {
         format!("{}s", ns / 1_000_000_000)
-    } else if ns % 1_000_000 == 0 && ns < 1_000_000_000 {
+    } else if ns.is_multiple_of(1_000_000) && ns < 1_000_000_000 {
         format!("{}ms", ns / 1_000_000)
     } else {
         format!("{}s", d.as_secs_f64())

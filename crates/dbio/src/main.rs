@@ -5,6 +5,7 @@
 mod cli;
 mod cmd;
 mod output;
+mod signals;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -1,10 +1,658 @@
-//! `dbio bench` (being built in this branch).
+//! `dbio bench [prepare|run|cleanup]`: database-shaped I/O with exact latency histograms.
+
+use crate::cli::{parse_duration_arg, parse_size_arg, usage};
+use crate::{output, signals};
+use anyhow::Context;
+use clap::ValueEnum;
+use dbio_bench::{fileset, run as brun, BenchError};
+use dbio_report::bench::{
+    BenchResult, DeviceEnv, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode, Spec,
+    Target, BENCH_SCHEMA, DEFAULT_PERCENTILES,
+};
+use dbio_report::bench_csv::CsvExporter;
+use dbio_report::bench_sysbench::{self, SysbenchExporter};
+use dbio_report::bench_text::{self, TextExporter};
+use dbio_report::units::{format_size, format_size_approx};
+use dbio_report::{Exporter, JsonExporter};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which phase to run; without one, `dbio bench` prepares, runs and cleans up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Phase {
+    /// Write the file set (random data), then drop it from the page cache.
+    Prepare,
+    /// Run the workload on a prepared file set (or a device).
+    Run,
+    /// Remove the files dbio created (and nothing else).
+    Cleanup,
+}
+
+/// The workload (sysbench's names, plus commit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Sequential write.
+    Seqwr,
+    /// Sequential rewrite.
+    Seqrewr,
+    /// Sequential read.
+    Seqrd,
+    /// Random read.
+    Rndrd,
+    /// Random write.
+    Rndwr,
+    /// Random read/write mix (--rw-ratio reads per write).
+    Rndrw,
+    /// Each thread appends --block-size records to its own log and makes each durable.
+    Commit,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Seqwr => Mode::Seqwr,
+            ModeArg::Seqrewr => Mode::Seqrewr,
+            ModeArg::Seqrd => Mode::Seqrd,
+            ModeArg::Rndrd => Mode::Rndrd,
+            ModeArg::Rndwr => Mode::Rndwr,
+            ModeArg::Rndrw => Mode::Rndrw,
+            ModeArg::Commit => Mode::Commit,
+        }
+    }
+}
+
+/// I/O engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// pread/pwrite, one I/O in flight per thread.
+    Sync,
+    /// io_uring, --iodepth I/Os in flight per thread.
+    Uring,
+    /// No I/O (tests the layers above the engine).
+    Null,
+}
+
+/// How files are synced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FsyncModeArg {
+    /// fsync(2).
+    Fsync,
+    /// fdatasync(2).
+    Fdatasync,
+}
+
+/// Output format of the result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people.
+    Text,
+    /// Versioned JSON (schema dbio-bench/1) with full histograms.
+    Json,
+    /// The time series, one row per interval.
+    Csv,
+    /// The sysbench 1.0.20 fileio layout.
+    Sysbench,
+}
 
 /// Arguments of `dbio bench`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    after_help = "Without a phase, dbio bench prepares the file set, runs, and removes the files (--keep keeps them).\n\
+Defaults: 16 KiB random read/write mix (1.5 reads per write), 64 files, 1 GiB in ./dbio-data, O_DIRECT, 1 thread, 10 s."
+)]
+pub struct Args {
+    /// prepare, run or cleanup; omit for all three.
+    #[arg(value_enum)]
+    pub phase: Option<Phase>,
+    /// Directory of the file set.
+    #[arg(long, default_value = "dbio-data", conflicts_with = "device")]
+    pub dir: PathBuf,
+    /// Benchmark this block device instead of files (reads only, unless --allow-device-writes).
+    #[arg(long)]
+    pub device: Option<PathBuf>,
+    /// Allow write modes on --device (destroys its data; refused while it is mounted).
+    #[arg(long)]
+    pub allow_device_writes: bool,
+    /// Workload.
+    #[arg(long, value_enum, default_value = "rndrw")]
+    pub mode: ModeArg,
+    /// Reads per write in rndrw (sysbench's --file-rw-ratio).
+    #[arg(long, default_value = "1.5")]
+    pub rw_ratio: f64,
+    /// I/O engine.
+    #[arg(long, value_enum, default_value = "sync")]
+    pub engine: EngineArg,
+    /// I/Os in flight per thread (uring, null).
+    #[arg(long, default_value = "1")]
+    pub iodepth: u32,
+    /// Open with O_DIRECT (the default): bypass the page cache as InnoDB does.
+    #[arg(long, overrides_with = "buffered")]
+    pub direct: bool,
+    /// Go through the page cache instead of O_DIRECT.
+    #[arg(long)]
+    pub buffered: bool,
+    /// Open with O_DSYNC: every write is durable when it returns.
+    #[arg(long)]
+    pub dsync: bool,
+    /// Open with O_SYNC.
+    #[arg(long)]
+    pub sync: bool,
+    /// Sync a file after every N writes to it by the same thread (0: never).
+    #[arg(long, default_value = "0")]
+    pub fsync_every: u64,
+    /// fsync or fdatasync (for --fsync-every, --fsync-end and commit).
+    #[arg(long, value_enum, default_value = "fdatasync")]
+    pub fsync_mode: FsyncModeArg,
+    /// Sync every written file when the run ends.
+    #[arg(long)]
+    pub fsync_end: bool,
+    /// Bytes per I/O (16k is an InnoDB page).
+    #[arg(long, default_value = "16k", value_parser = parse_size_arg)]
+    pub block_size: u64,
+    /// Number of files.
+    #[arg(long, default_value = "64")]
+    pub file_num: u64,
+    /// Size of the whole file set [default: 1G; for --device: the whole device].
+    #[arg(long, value_parser = parse_size_arg)]
+    pub file_total_size: Option<u64>,
+    /// Worker threads.
+    #[arg(long, default_value = "1")]
+    pub threads: u32,
+    /// Measured run time (after --warmup) [default: 10s, or none when --events is given].
+    #[arg(long, value_parser = parse_duration_arg)]
+    pub time: Option<Duration>,
+    /// Stop after this many reads+writes over all threads (0: no limit).
+    #[arg(long, default_value = "0")]
+    pub events: u64,
+    /// Run this long before measuring (shown, excluded from the summary).
+    #[arg(long, default_value = "0s", value_parser = parse_duration_arg)]
+    pub warmup: Duration,
+    /// Add this many bytes to every offset (what a misaligned partition costs).
+    #[arg(long, default_value = "0", value_parser = parse_size_arg)]
+    pub misalign: u64,
+    /// uniform, zipf:THETA, or hotspot:P/Q (P% of I/Os go to Q% of the data).
+    #[arg(long, default_value = "uniform", value_parser = parse_distribution)]
+    pub distribution: Distribution,
+    /// Open loop at this many I/Os per second over all threads; latency is then measured from
+    /// each I/O's intended start (and, separately, from its submission).
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Seed of every random choice.
+    #[arg(long, default_value = "1")]
+    pub seed: u64,
+    /// Report interval (fractions allowed: 0.5, 250ms).
+    #[arg(long, default_value = "1s", value_parser = parse_duration_arg)]
+    pub report_interval: Duration,
+    /// Percentiles of the summary, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "50,90,95,99,99.9,99.99")]
+    pub percentiles: Vec<f64>,
+    /// Result format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Also write the result to this file (in --format).
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Keep the file set after a full run.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// Parses `uniform`, `zipf:1.2`, `hotspot:90/10`.
+pub fn parse_distribution(s: &str) -> Result<Distribution, String> {
+    let bad = || {
+        format!("'{s}' is not a distribution: use uniform, zipf:THETA (e.g. zipf:1.2) or hotspot:P/Q (e.g. hotspot:90/10)")
+    };
+    if s == "uniform" {
+        return Ok(Distribution::Uniform);
+    }
+    if let Some(t) = s.strip_prefix("zipf:") {
+        return t
+            .parse()
+            .map(|theta| Distribution::Zipf { theta })
+            .map_err(|_| bad());
+    }
+    if let Some(pq) = s.strip_prefix("hotspot:") {
+        let (p, q) = pq.split_once('/').ok_or_else(bad)?;
+        return Ok(Distribution::Hotspot {
+            io_pct: p.trim_end_matches('%').parse().map_err(|_| bad())?,
+            data_pct: q.trim_end_matches('%').parse().map_err(|_| bad())?,
+        });
+    }
+    Err(bad())
+}
+
+impl Args {
+    fn spec(&self) -> Spec {
+        let target = match &self.device {
+            Some(d) => Target::Device(d.clone()),
+            None => Target::Dir(self.dir.clone()),
+        };
+        let is_dev = self.device.is_some();
+        Spec {
+            target,
+            mode: self.mode.into(),
+            engine: match self.engine {
+                EngineArg::Sync => EngineKind::Sync,
+                EngineArg::Uring => EngineKind::Uring,
+                EngineArg::Null => EngineKind::Null,
+            },
+            block_size_bytes: self.block_size,
+            file_num: if is_dev { 1 } else { self.file_num },
+            file_total_size_bytes: self
+                .file_total_size
+                .unwrap_or(if is_dev { 0 } else { 1 << 30 }),
+            threads: self.threads,
+            iodepth: self.iodepth,
+            time_s: match (self.time, self.events) {
+                (Some(t), _) => Some(t),
+                (None, 0) => Some(Duration::from_secs(10)),
+                (None, _) => None,
+            },
+            events: self.events,
+            warmup_s: self.warmup,
+            direct: !self.buffered,
+            dsync: self.dsync,
+            sync: self.sync,
+            fsync_every: self.fsync_every,
+            fsync_mode: match self.fsync_mode {
+                FsyncModeArg::Fsync => FsyncMode::Fsync,
+                FsyncModeArg::Fdatasync => FsyncMode::Fdatasync,
+            },
+            fsync_end: self.fsync_end,
+            misalign_bytes: self.misalign,
+            distribution: self.distribution,
+            rate_iops: self.rate,
+            rw_ratio: self.rw_ratio,
+            seed: self.seed,
+            report_interval_s: self.report_interval,
+            percentiles: if self.percentiles.is_empty() {
+                DEFAULT_PERCENTILES.to_vec()
+            } else {
+                self.percentiles.clone()
+            },
+        }
+    }
+}
+
+/// Turns an engine error into an anyhow error with the right exit code.
+fn bench_err(e: BenchError) -> anyhow::Error {
+    if e.is_usage() {
+        usage(e.to_string())
+    } else {
+        anyhow::Error::new(e)
+    }
+}
+
+/// Where human-readable lines go: stdout for text output, stderr when stdout carries JSON/CSV.
+struct Console {
+    to_stdout: bool,
+}
+
+impl Console {
+    fn line(&self, s: &str) -> anyhow::Result<()> {
+        if self.to_stdout {
+            let mut o = std::io::stdout().lock();
+            o.write_all(s.as_bytes())?;
+            o.flush()?;
+        } else {
+            eprint!("{s}");
+        }
+        Ok(())
+    }
+}
 
 /// Runs `dbio bench`.
-pub fn run(_args: Args) -> anyhow::Result<u8> {
-    Err(crate::cli::usage("dbio bench is not built yet"))
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    let stop = signals::install();
+    let spec = args.spec();
+    dbio_bench::spec::validate(&spec).map_err(bench_err)?;
+    let console = Console {
+        to_stdout: matches!(args.format, Format::Text | Format::Sysbench),
+    };
+    let dir = match &spec.target {
+        Target::Dir(d) => Some(d.clone()),
+        Target::Device(_) => None,
+    };
+    match (args.phase, &dir) {
+        (Some(Phase::Prepare), Some(d)) => prepare(&spec, d, &console, stop).map(|_| 0),
+        (Some(Phase::Cleanup), Some(d)) => cleanup(d, &console).map(|_| 0),
+        (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
+            "prepare and cleanup work on a --dir file set; a --device is used as it is (nothing to prepare or remove)",
+        )),
+        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, false),
+        (None, Some(d)) => {
+            let prepared = prepare(&spec, d, &console, stop);
+            let result = match prepared {
+                Ok(true) => run_phase(&args, &spec, &console, stop, true),
+                Ok(false) => Ok(1),
+                Err(e) => Err(e),
+            };
+            if !args.keep && d.join(fileset::MARKER).exists() {
+                let c = cleanup(d, &console);
+                if let (Ok(_), Err(e)) = (&result, c) {
+                    return Err(e);
+                }
+            }
+            result
+        }
+    }
+}
+
+/// Prepares the file set; returns false when interrupted.
+fn prepare(
+    spec: &Spec,
+    dir: &std::path::Path,
+    console: &Console,
+    stop: &std::sync::atomic::AtomicBool,
+) -> anyhow::Result<bool> {
+    let size = dbio_bench::spec::file_size(spec);
+    let (files, total) = if spec.mode == Mode::Commit {
+        (0, 0)
+    } else {
+        (spec.file_num, spec.file_num * size)
+    };
+    let tty = std::io::stderr().is_terminal();
+    let t0 = std::time::Instant::now();
+    let last = std::sync::Mutex::new(t0);
+    let progress = |done: u64| {
+        if !tty {
+            return;
+        }
+        let mut l = last.lock().expect("progress lock");
+        if l.elapsed() >= Duration::from_millis(250) {
+            *l = std::time::Instant::now();
+            let rate = done as f64 / t0.elapsed().as_secs_f64();
+            eprint!(
+                "\rprepare: {} of {} ({}/s)   ",
+                format_size_approx(done as f64),
+                format_size_approx(total as f64),
+                format_size_approx(rate)
+            );
+        }
+    };
+    let p = fileset::prepare(dir, files, size, spec.seed, stop, &progress).map_err(bench_err)?;
+    if tty {
+        eprint!("\r\x1b[K");
+    }
+    if p.interrupted {
+        console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
+        return Ok(false);
+    }
+    if files > 0 {
+        let secs = p.elapsed.as_secs_f64();
+        console.line(&format!(
+            "prepared {} files x {} = {} of random data in {} in {:.2}s ({}/s); dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED): the run starts cold\n",
+            p.files,
+            format_size(p.file_size_bytes),
+            format_size(p.bytes),
+            dir.display(),
+            secs,
+            format_size_approx(p.bytes as f64 / secs.max(1e-9)),
+        ))?;
+    } else {
+        console.line(&format!(
+            "prepared {} for commit logs (created by the run, one per thread)\n",
+            dir.display()
+        ))?;
+    }
+    Ok(true)
+}
+
+fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
+    let c = fileset::cleanup(dir).map_err(bench_err)?;
+    let mut msg = format!(
+        "removed {} files ({}) that dbio created in {}",
+        c.removed.len(),
+        format_size_approx(c.bytes as f64),
+        dir.display()
+    );
+    if c.removed_dir {
+        msg.push_str(", and the directory");
+    }
+    if c.foreign_left > 0 {
+        msg.push_str(&format!(
+            "; left {} entries dbio did not create",
+            c.foreign_left
+        ));
+    }
+    console.line(&(msg + "\n"))
+}
+
+/// The device stack under the target, as far as a benchmark result needs it.
+fn stack_env(spec: &Spec) -> (Option<dbio_sys::stack::Mount>, Vec<DeviceEnv>) {
+    let stack = match &spec.target {
+        Target::Dir(d) => dbio_sys::stack::resolve(d),
+        Target::Device(d) => dbio_sys::stack::resolve_device(d),
+    };
+    let Ok(stack) = stack else {
+        return (None, Vec::new());
+    };
+    let devices = stack
+        .devices
+        .iter()
+        .map(|d| {
+            let q = d.queue.as_ref();
+            DeviceEnv {
+                name: d.name.clone(),
+                kind: serde_json::to_value(d.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                scheduler: q.and_then(|q| q.scheduler.clone()),
+                rotational: q.and_then(|q| q.rotational),
+                write_cache: q.and_then(|q| q.write_cache.clone()),
+                logical_block_size_bytes: q.and_then(|q| q.logical_block_size_bytes),
+                physical_block_size_bytes: q.and_then(|q| q.physical_block_size_bytes),
+            }
+        })
+        .collect();
+    (stack.mount, devices)
+}
+
+fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: bool) -> Environment {
+    use dbio_bench::env;
+    let (mount, devices) = stack_env(spec);
+    Environment {
+        mount_point: mount.as_ref().map(|m| m.mountpoint.clone()),
+        mount_options: mount.as_ref().map(|m| {
+            // Per-mount options, then the filesystem's own (super) options, each once.
+            let mut seen: Vec<&str> = Vec::new();
+            for o in m.mount_options.split(',').chain(m.super_options.split(',')) {
+                if !o.is_empty() && !seen.contains(&o) {
+                    seen.push(o);
+                }
+            }
+            seen.join(",")
+        }),
+        devices,
+        hostname: env::hostname(),
+        kernel: env::kernel(),
+        cpus: env::cpus(),
+        mem_total_bytes: env::meminfo("MemTotal").unwrap_or(0),
+        filesystem: match spec.target {
+            Target::Dir(_) => Some(
+                mount
+                    .as_ref()
+                    .map_or_else(|| fs.to_string(), |m| m.fstype.clone()),
+            ),
+            Target::Device(_) => None,
+        },
+        open_flags,
+        page_cache: (prepared_now && spec.mode != Mode::Commit && spec.engine != EngineKind::Null)
+            .then(|| "dropped after prepare: the run started cold".into()),
+    }
+}
+
+fn run_phase(
+    args: &Args,
+    spec: &Spec,
+    console: &Console,
+    stop: &std::sync::atomic::AtomicBool,
+    prepared_now: bool,
+) -> anyhow::Result<u8> {
+    let target = brun::open_target(spec, args.allow_device_writes).map_err(bench_err)?;
+    let environment = environment(spec, target.open_flags.clone(), &target.fs, prepared_now);
+    let warnings =
+        dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    // Live output: the header and one line per interval as it completes. Text and sysbench
+    // formats print them on stdout (they are the result); JSON and CSV show them on stderr as
+    // progress, keeping stdout for the machine-readable result.
+    let (head, line): (String, fn(&Interval, &Spec) -> String) = match args.format {
+        Format::Sysbench => (
+            bench_sysbench::header(spec, &environment, &[]),
+            bench_sysbench::interval_line,
+        ),
+        _ => (
+            bench_text::header(spec, &environment, &[]),
+            bench_text::interval_line,
+        ),
+    };
+    console.line(&head)?;
+    let mut live_error: Option<anyhow::Error> = None;
+    let mut on_interval = |i: &Interval| {
+        if live_error.is_none() {
+            if let Err(e) = console.line(&line(i, spec)) {
+                live_error = Some(e);
+            }
+        }
+    };
+    // O_DIRECT that a filesystem silently ignores shows up as file pages entering the page
+    // cache during the run (tmpfs pages always are the page cache: not checked there).
+    let check_cache = spec.direct && target.fs != "tmpfs" && !target.files.is_empty();
+    let cached_before = check_cache
+        .then(|| dbio_bench::env::resident_bytes(&target.paths))
+        .flatten();
+    // Watch every block device under the target (top first) through /proc/diskstats.
+    let watch: Vec<String> = environment.devices.iter().map(|d| d.name.clone()).collect();
+    let out = brun::run(spec, &target, &watch, stop, &mut on_interval).map_err(bench_err)?;
+    let mut warnings = warnings;
+    if let (Some(before), Some(after)) = (
+        cached_before,
+        check_cache
+            .then(|| dbio_bench::env::resident_bytes(&target.paths))
+            .flatten(),
+    ) {
+        let moved = out.summary.read.bytes + out.summary.write.bytes;
+        let grew = after.saturating_sub(before);
+        if moved > 0 && grew > moved / 10 {
+            let w = format!(
+                "O_DIRECT looks silently unsupported on this {} filesystem: {} of the file set entered the page cache during an O_DIRECT run that moved {}; the figures may be page-cache speed",
+                target.fs,
+                format_size_approx(grew as f64),
+                format_size_approx(moved as f64)
+            );
+            eprintln!("warning: {w}");
+            warnings.push(w);
+        }
+    }
+    if let Some(e) = live_error {
+        return Err(e);
+    }
+    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    let result = BenchResult {
+        schema: BENCH_SCHEMA.into(),
+        dbio_version: env!("CARGO_PKG_VERSION").into(),
+        started_at: rfc3339(out.started_at),
+        spec: spec.clone(),
+        environment,
+        warnings,
+        interrupted,
+        intervals: out.intervals,
+        summary: out.summary,
+    };
+    // stdout: the summary after the live lines (text, sysbench), or the whole result (JSON,
+    // CSV). --output FILE: the whole result in the chosen format.
+    let (tail, whole) = match args.format {
+        Format::Text => (
+            bench_text::summary(&result),
+            TextExporter.to_string(&result)?,
+        ),
+        Format::Sysbench => (
+            bench_sysbench::summary(&result),
+            SysbenchExporter.to_string(&result)?,
+        ),
+        Format::Json => {
+            let j = JsonExporter.to_string(&result)?;
+            (j.clone(), j)
+        }
+        Format::Csv => {
+            let c = CsvExporter.to_string(&result)?;
+            (c.clone(), c)
+        }
+    };
+    if !console.to_stdout {
+        eprint!("{}", bench_text::summary(&result));
+    }
+    output::emit(None, tail.as_bytes())?;
+    if let Some(p) = &args.output {
+        output::write_file(p, whole.as_bytes()).with_context(|| {
+            format!(
+                "the result is on stdout above; writing {} failed",
+                p.display()
+            )
+        })?;
+    }
+    if let Some(e) = out.error {
+        return Err(anyhow::Error::new(e))
+            .context("the run stopped early; the partial result above covers what ran");
+    }
+    Ok(if interrupted { 130 } else { 0 })
+}
+
+/// Formats a wall-clock time as RFC 3339 UTC (`2026-11-22T07:55:43Z`).
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distributions_parse() {
+        assert_eq!(parse_distribution("uniform"), Ok(Distribution::Uniform));
+        assert_eq!(
+            parse_distribution("zipf:1.2"),
+            Ok(Distribution::Zipf { theta: 1.2 })
+        );
+        assert_eq!(
+            parse_distribution("hotspot:90/10"),
+            Ok(Distribution::Hotspot {
+                io_pct: 90.0,
+                data_pct: 10.0
+            })
+        );
+        assert!(parse_distribution("zipf").is_err());
+        assert!(parse_distribution("pareto:0.3").is_err());
+    }
+
+    #[test]
+    fn rfc3339_formats_utc() {
+        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_334_143);
+        assert_eq!(rfc3339(t), "2026-11-22T07:55:43Z");
+        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+    }
 }

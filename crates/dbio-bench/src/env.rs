@@ -1,0 +1,198 @@
+//! Facts about the machine for the result's environment block, and the process's own I/O
+//! accounting (/proc/self/io) used to cross-check the engine.
+
+use dbio_report::bench::ProcessIo;
+
+fn read_trim(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// Host name.
+pub fn hostname() -> String {
+    read_trim("/proc/sys/kernel/hostname").unwrap_or_default()
+}
+
+/// Kernel release (`uname -r`).
+pub fn kernel() -> String {
+    read_trim("/proc/sys/kernel/osrelease").unwrap_or_default()
+}
+
+/// Online CPUs.
+pub fn cpus() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
+/// A field of /proc/meminfo in bytes.
+pub fn meminfo(field: &str) -> Option<u64> {
+    parse_meminfo(&std::fs::read_to_string("/proc/meminfo").ok()?, field)
+}
+
+/// Parses one `Name:   123 kB` field of /proc/meminfo text.
+pub fn parse_meminfo(text: &str, field: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        if k != field {
+            return None;
+        }
+        let mut it = v.split_whitespace();
+        let n: u64 = it.next()?.parse().ok()?;
+        Some(if it.next() == Some("kB") { n * 1024 } else { n })
+    })
+}
+
+/// Parses /proc/<pid>/io text.
+pub fn parse_proc_io(text: &str) -> ProcessIo {
+    let mut io = ProcessIo::default();
+    for l in text.lines() {
+        if let Some((k, v)) = l.split_once(':') {
+            let v: u64 = v.trim().parse().unwrap_or(0);
+            match k {
+                "rchar" => io.rchar = v,
+                "wchar" => io.wchar = v,
+                "syscr" => io.syscr = v,
+                "syscw" => io.syscw = v,
+                "read_bytes" => io.read_bytes = v,
+                "write_bytes" => io.write_bytes = v,
+                _ => {}
+            }
+        }
+    }
+    io
+}
+
+/// This process's I/O counters, if the kernel exposes them.
+pub fn proc_self_io() -> Option<ProcessIo> {
+    std::fs::read_to_string("/proc/self/io")
+        .ok()
+        .map(|t| parse_proc_io(&t))
+}
+
+/// `after - before`, counter by counter.
+pub fn io_delta(before: &ProcessIo, after: &ProcessIo) -> ProcessIo {
+    ProcessIo {
+        rchar: after.rchar.saturating_sub(before.rchar),
+        wchar: after.wchar.saturating_sub(before.wchar),
+        syscr: after.syscr.saturating_sub(before.syscr),
+        syscw: after.syscw.saturating_sub(before.syscw),
+        read_bytes: after.read_bytes.saturating_sub(before.read_bytes),
+        write_bytes: after.write_bytes.saturating_sub(before.write_bytes),
+    }
+}
+
+/// Filesystem type name from statfs(2)'s magic number, for error messages.
+pub fn fs_type_name(path: &std::path::Path) -> String {
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+        return "unknown".into();
+    };
+    // SAFETY: statfs writes only into the zeroed struct; the path is NUL-terminated.
+    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut s) } != 0 {
+        return "unknown".into();
+    }
+    match s.f_type as u64 {
+        0xEF53 => "ext4".into(),
+        0x5846_5342 => "xfs".into(),
+        0x0102_1994 => "tmpfs".into(),
+        0x9123_683E => "btrfs".into(),
+        0x6969 => "nfs".into(),
+        0x794C_7630 => "overlay".into(),
+        0x2FC1_2FC1 => "zfs".into(),
+        0x6573_5546 => "fuse".into(),
+        0xF2F5_2010 => "f2fs".into(),
+        0x6264_6576 => "devtmpfs".into(),
+        m => format!("filesystem with magic {m:#x}"),
+    }
+}
+
+/// Bytes of these files that sit in the page cache now (mmap + mincore), or `None` when it
+/// cannot be told. Used to catch filesystems that accept O_DIRECT but cache anyway.
+pub fn resident_bytes(paths: &[std::path::PathBuf]) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+    let mut total = 0u64;
+    for p in paths {
+        let f = std::fs::File::open(p).ok()?;
+        let len = f.metadata().ok()?.len();
+        if len == 0 {
+            continue;
+        }
+        // SAFETY: a read-only shared mapping of a file we opened; it is only passed to mincore
+        // (never dereferenced) and unmapped before returning.
+        let addr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len as usize,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            )
+        };
+        if addr == libc::MAP_FAILED {
+            return None;
+        }
+        let pages = len.div_ceil(page) as usize;
+        let mut vec = vec![0u8; pages];
+        // SAFETY: addr/len is the mapping made above; vec has one byte per page.
+        let r = unsafe { libc::mincore(addr, len as usize, vec.as_mut_ptr()) };
+        // SAFETY: unmapping exactly the mapping made above.
+        unsafe { libc::munmap(addr, len as usize) };
+        if r != 0 {
+            return None;
+        }
+        total += vec.iter().filter(|&&b| b & 1 == 1).count() as u64 * page;
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_meminfo_and_proc_io() {
+        let m = "MemTotal:       24598512 kB\nMemFree:  1 kB\nHugePages_Total:       0\n";
+        assert_eq!(parse_meminfo(m, "MemTotal"), Some(24598512 * 1024));
+        assert_eq!(parse_meminfo(m, "HugePages_Total"), Some(0));
+        assert_eq!(parse_meminfo(m, "Nope"), None);
+        let io = parse_proc_io("rchar: 10\nwchar: 20\nsyscr: 3\nsyscw: 4\nread_bytes: 4096\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n");
+        assert_eq!((io.rchar, io.wchar, io.syscr, io.syscw), (10, 20, 3, 4));
+        assert_eq!((io.read_bytes, io.write_bytes), (4096, 8192));
+        let d = io_delta(
+            &ProcessIo {
+                rchar: 4,
+                ..Default::default()
+            },
+            &io,
+        );
+        assert_eq!(d.rchar, 6);
+    }
+
+    #[test]
+    fn resident_bytes_sees_the_page_cache_fill_and_drop() {
+        // /tmp is on the disk here (ext4), where dropping cached pages is observable.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, vec![7u8; 1 << 20]).unwrap();
+        let paths = vec![p.clone()];
+        assert!(
+            resident_bytes(&paths).unwrap() >= 1 << 20,
+            "freshly written pages are cached"
+        );
+        let f = std::fs::File::open(&p).unwrap();
+        f.sync_all().unwrap();
+        crate::fileset::drop_cache(&f);
+        assert!(
+            resident_bytes(&paths).unwrap() <= 64 << 10,
+            "dropped pages are gone"
+        );
+    }
+
+    #[test]
+    fn names_tmpfs() {
+        assert_eq!(fs_type_name(std::path::Path::new("/dev/shm")), "tmpfs");
+    }
+}

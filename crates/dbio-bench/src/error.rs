@@ -1,0 +1,161 @@
+//! Errors of the benchmark engine. Each names the file, directory, device or value at fault and
+//! says what to do; `is_usage` tells the binary which are the user's input (exit code 2).
+
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Something that stops a benchmark phase.
+#[derive(Debug, Error)]
+pub enum BenchError {
+    /// A spec value is out of range.
+    #[error("{0}")]
+    InvalidSpec(String),
+    /// The target directory does not exist and cannot be created.
+    #[error("directory {path} does not exist (nor its parent): create it or pick another --dir")]
+    DirMissing {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// The target path exists but is not a directory.
+    #[error(
+        "{path} is not a directory: --dir needs a directory (use --device for a block device)"
+    )]
+    NotADirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The directory cannot be written.
+    #[error("cannot write in {path}: {source}; pick a writable --dir")]
+    DirNotWritable {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file set does not fit.
+    #[error("the file set needs {need} bytes but only {avail} are free on the filesystem of {path}; lower --file-total-size or free space")]
+    NotEnoughSpace {
+        /// The directory.
+        path: PathBuf,
+        /// Bytes needed.
+        need: u64,
+        /// Bytes free.
+        avail: u64,
+    },
+    /// The filesystem refused O_DIRECT.
+    #[error("the {fs} filesystem of {path} refuses O_DIRECT (EINVAL); run without --direct (add --buffered) or pick a --dir on another filesystem")]
+    DirectUnsupported {
+        /// The file.
+        path: PathBuf,
+        /// Filesystem type.
+        fs: String,
+    },
+    /// An O_DIRECT I/O was refused for its alignment.
+    #[error("O_DIRECT refused a {block}-byte I/O at offset {offset} of {path} (EINVAL): {hint}")]
+    DirectAlignment {
+        /// The file or device.
+        path: PathBuf,
+        /// Block size.
+        block: u64,
+        /// Offset tried.
+        offset: u64,
+        /// What to change.
+        hint: String,
+    },
+    /// `--device` is not a block device.
+    #[error("{path} is not a block device: --device takes a block device such as /dev/sdb (use --dir for a directory)")]
+    NotBlockDevice {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A write mode on a device without the explicit flag.
+    #[error("mode {mode} writes to {path} and would destroy its data: add --allow-device-writes if that is what you want")]
+    DeviceWritesNotAllowed {
+        /// The device.
+        path: PathBuf,
+        /// The mode.
+        mode: String,
+    },
+    /// A write mode on a device that is in use.
+    #[error("refusing to write to {path}: {what}; unmount it first (writes would destroy a live filesystem)")]
+    DeviceInUse {
+        /// The device.
+        path: PathBuf,
+        /// What holds it.
+        what: String,
+    },
+    /// A file with one of dbio's names exists but dbio did not create it.
+    #[error("{path} exists but dbio did not create it (no {marker} lists it); dbio will not overwrite or delete it: move it or pick another --dir")]
+    ForeignFile {
+        /// The file.
+        path: PathBuf,
+        /// The marker file name.
+        marker: &'static str,
+    },
+    /// `run` or `cleanup` found no file set.
+    #[error("no dbio file set in {path} (no {marker}): run `dbio bench prepare` with the same --dir first")]
+    NoFileSet {
+        /// The directory.
+        path: PathBuf,
+        /// The marker file name.
+        marker: &'static str,
+    },
+    /// The prepared file set does not match the spec.
+    #[error("the file set in {path} was prepared with {found}, this run asks for {want}: prepare again with the same --file-num and --file-total-size")]
+    FileSetMismatch {
+        /// The directory.
+        path: PathBuf,
+        /// What is there.
+        found: String,
+        /// What the spec wants.
+        want: String,
+    },
+    /// An I/O error on a file or device.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The file or device.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A worker stopped on an I/O error.
+    #[error("worker {thread} stopped: {msg}")]
+    Worker {
+        /// Worker index.
+        thread: u32,
+        /// What failed.
+        msg: String,
+    },
+}
+
+impl BenchError {
+    /// True when the user's input is at fault (exit code 2), false for runtime failures.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            BenchError::InvalidSpec(_)
+                | BenchError::DirMissing { .. }
+                | BenchError::NotADirectory { .. }
+                | BenchError::DirNotWritable { .. }
+                | BenchError::NotEnoughSpace { .. }
+                | BenchError::DirectUnsupported { .. }
+                | BenchError::DirectAlignment { .. }
+                | BenchError::NotBlockDevice { .. }
+                | BenchError::DeviceWritesNotAllowed { .. }
+                | BenchError::DeviceInUse { .. }
+                | BenchError::ForeignFile { .. }
+                | BenchError::NoFileSet { .. }
+                | BenchError::FileSetMismatch { .. }
+        )
+    }
+
+    pub(crate) fn io(what: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        BenchError::Io {
+            what,
+            path: path.into(),
+            source,
+        }
+    }
+}

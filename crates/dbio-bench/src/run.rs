@@ -1,0 +1,758 @@
+//! The run phase: open the target, start one worker per thread, assemble their per-interval
+//! snapshots into intervals (handed to the caller as they complete) and the final summary.
+
+use crate::devmon::Samples;
+use crate::dist::BlockPicker;
+use crate::engine::{NullEngine, SyncEngine, UringEngine};
+use crate::error::BenchError;
+use crate::fileset;
+use crate::worker::{self, Clock, OpAcc, Plan, Snapshot, READ, SYNC, WRITE};
+use crate::{env, spec};
+use dbio_report::bench::*;
+use dbio_report::LatencyHistogram;
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+use std::sync::{Barrier, OnceLock};
+use std::time::Instant;
+
+/// The opened target: files (or the device) and what the run needs to know about them.
+pub struct Target {
+    /// Open data files (or the device), in file index order (none for the null engine).
+    pub files: Vec<File>,
+    /// Number of data files the workload addresses.
+    pub file_count: u64,
+    /// Their paths.
+    pub paths: Vec<PathBuf>,
+    /// Usable bytes per file.
+    pub file_size: u64,
+    /// Commit logs, one per worker.
+    pub logs: Vec<File>,
+    /// The open(2) flags used, by name.
+    pub open_flags: Vec<String>,
+    /// Filesystem type name of the target (for messages).
+    pub fs: String,
+}
+
+fn open_flags(spec: &Spec, write: bool) -> (i32, Vec<String>) {
+    let mut flags = 0;
+    let mut names = vec![if write { "O_RDWR" } else { "O_RDONLY" }.to_string()];
+    if spec.direct {
+        flags |= libc::O_DIRECT;
+        names.push("O_DIRECT".into());
+    }
+    if spec.dsync {
+        flags |= libc::O_DSYNC;
+        names.push("O_DSYNC".into());
+    }
+    if spec.sync {
+        flags |= libc::O_SYNC;
+        names.push("O_SYNC".into());
+    }
+    (flags, names)
+}
+
+fn open_one(
+    path: &Path,
+    write: bool,
+    create: bool,
+    flags: i32,
+    fs: &str,
+) -> Result<File, BenchError> {
+    let mut o = OpenOptions::new();
+    o.read(true).write(write).custom_flags(flags);
+    if create {
+        o.create(true).truncate(true);
+    }
+    o.open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::EINVAL) && flags & libc::O_DIRECT != 0 {
+            BenchError::DirectUnsupported {
+                path: path.to_path_buf(),
+                fs: fs.to_string(),
+            }
+        } else {
+            BenchError::io("cannot open", path, e)
+        }
+    })
+}
+
+/// Size of a block device in bytes (BLKGETSIZE64).
+pub fn device_size(f: &File) -> std::io::Result<u64> {
+    let mut size: u64 = 0;
+    // SAFETY: BLKGETSIZE64 writes one u64 into `size`.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x8008_1272, &mut size) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(size)
+}
+
+/// Logical block size of a block device (BLKSSZGET).
+pub fn device_logical_block(f: &File) -> std::io::Result<u64> {
+    let mut v: libc::c_int = 0;
+    // SAFETY: BLKSSZGET writes one int into `v`.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x1268, &mut v) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(v as u64)
+}
+
+/// Opens the target for a run: the prepared file set, or the device (read-only unless the
+/// mode writes and `allow_device_writes`; the caller checks that nothing on it is mounted), and for `commit` one fresh log file per thread.
+pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, BenchError> {
+    let write = spec.mode.writes();
+    let (flags, names) = open_flags(spec, write);
+    if spec.engine == EngineKind::Null {
+        // No I/O: nothing is opened, so nothing needs preparing.
+        let file_size = if spec.mode == Mode::Commit {
+            spec.file_total_size_bytes / spec.threads as u64
+        } else {
+            spec::file_size(spec).max(spec.block_size_bytes + spec.misalign_bytes)
+        };
+        return Ok(Target {
+            files: Vec::new(),
+            file_count: if spec.mode == Mode::Commit {
+                0
+            } else {
+                spec.file_num
+            },
+            paths: Vec::new(),
+            file_size,
+            logs: Vec::new(),
+            open_flags: vec!["none (null engine)".into()],
+            fs: "none".into(),
+        });
+    }
+    match &spec.target {
+        dbio_report::bench::Target::Dir(dir) => {
+            let fs = env::fs_type_name(dir);
+            let marker = fileset::read_marker(dir)?.ok_or(BenchError::NoFileSet {
+                path: dir.clone(),
+                marker: fileset::MARKER,
+            })?;
+            if spec.mode == Mode::Commit {
+                let logs: Vec<String> = (0..spec.threads).map(fileset::log_file).collect();
+                fileset::register(dir, &logs)?;
+                let files = logs
+                    .iter()
+                    .map(|n| open_one(&dir.join(n), true, true, flags, &fs))
+                    .collect::<Result<Vec<_>, _>>()?;
+                return Ok(Target {
+                    files: Vec::new(),
+                    file_count: 0,
+                    paths: logs.iter().map(|n| dir.join(n)).collect(),
+                    file_size: spec.file_total_size_bytes / spec.threads as u64,
+                    logs: files,
+                    open_flags: names,
+                    fs,
+                });
+            }
+            let want_size = spec::file_size(spec);
+            if marker.file_num < spec.file_num || marker.file_size_bytes != want_size {
+                return Err(BenchError::FileSetMismatch {
+                    path: dir.clone(),
+                    found: format!(
+                        "{} files of {} bytes",
+                        marker.file_num, marker.file_size_bytes
+                    ),
+                    want: format!("{} files of {} bytes", spec.file_num, want_size),
+                });
+            }
+            let paths: Vec<PathBuf> = (0..spec.file_num)
+                .map(|i| dir.join(fileset::data_file(i)))
+                .collect();
+            let files = paths
+                .iter()
+                .map(|p| open_one(p, write, false, flags, &fs))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Target {
+                files,
+                file_count: spec.file_num,
+                paths,
+                file_size: want_size,
+                logs: Vec::new(),
+                open_flags: names,
+                fs,
+            })
+        }
+        dbio_report::bench::Target::Device(dev) => {
+            if !fileset::is_block_device(dev) {
+                return Err(BenchError::NotBlockDevice { path: dev.clone() });
+            }
+            if write && !allow_device_writes {
+                return Err(BenchError::DeviceWritesNotAllowed {
+                    path: dev.clone(),
+                    mode: spec.mode.name().into(),
+                });
+            }
+            if write {
+                // The device, any partition of it and anything built on it (dm, md) must be
+                // unused: writes would destroy a live filesystem or swap.
+                match dbio_sys::mounts::device_in_use(dev) {
+                    Ok(None) => {}
+                    Ok(Some(what)) => {
+                        return Err(BenchError::DeviceInUse {
+                            path: dev.clone(),
+                            what,
+                        })
+                    }
+                    Err(e) => {
+                        return Err(BenchError::DeviceInUse {
+                            path: dev.clone(),
+                            what: format!("cannot tell whether it is in use ({e})"),
+                        })
+                    }
+                }
+            }
+            let f = open_one(dev, write, false, flags, "block device")?;
+            let size =
+                device_size(&f).map_err(|e| BenchError::io("cannot get the size of", dev, e))?;
+            let lbs = device_logical_block(&f).unwrap_or(512);
+            if spec.direct && !spec.block_size_bytes.is_multiple_of(lbs) {
+                return Err(BenchError::InvalidSpec(format!(
+                    "--block-size {} is not a multiple of the logical block size of {} ({lbs} bytes), which O_DIRECT requires: use a multiple of {lbs}",
+                    spec.block_size_bytes,
+                    dev.display()
+                )));
+            }
+            if spec.direct && !spec.misalign_bytes.is_multiple_of(lbs) {
+                return Err(BenchError::InvalidSpec(format!(
+                    "--misalign {} breaks O_DIRECT alignment on {} (logical block size {lbs} bytes): use a multiple of {lbs}, or drop --direct to measure misalignment through the page cache",
+                    spec.misalign_bytes,
+                    dev.display()
+                )));
+            }
+            let use_size = if spec.file_total_size_bytes == 0 {
+                size
+            } else {
+                spec.file_total_size_bytes
+            };
+            if use_size > size {
+                return Err(BenchError::InvalidSpec(format!(
+                    "--file-total-size {use_size} is larger than {} ({size} bytes)",
+                    dev.display()
+                )));
+            }
+            Ok(Target {
+                files: vec![f],
+                file_count: 1,
+                paths: vec![dev.clone()],
+                file_size: use_size,
+                logs: Vec::new(),
+                open_flags: names,
+                fs: "block device".into(),
+            })
+        }
+    }
+}
+
+/// Checks that O_DIRECT accepts this block size and misalignment, with one read at the first
+/// offset the run will use; turns EINVAL into an error that says what to change.
+fn probe_direct(spec: &Spec, t: &Target) -> Result<(), BenchError> {
+    if !spec.direct {
+        return Ok(());
+    }
+    let (f, path) = match (t.files.first(), t.logs.first()) {
+        (Some(f), _) => (f, &t.paths[0]),
+        (None, Some(f)) => (f, &t.paths[0]),
+        _ => return Ok(()),
+    };
+    let mut buf = crate::engine::AlignedBuffers::new(1, spec.block_size_bytes as usize);
+    let b = buf.slot(0);
+    let off = spec.misalign_bytes;
+    // SAFETY: b is valid for block_size bytes.
+    let r = unsafe { libc::pread64(f.as_raw_fd(), b.as_mut_ptr().cast(), b.len(), off as i64) };
+    if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+        let hint = if spec.misalign_bytes > 0 {
+            format!("--misalign {} breaks O_DIRECT alignment on {}: use a multiple of the logical block size (often 512 or 4096), or drop --direct (add --buffered) to measure misalignment through the page cache", spec.misalign_bytes, t.fs)
+        } else {
+            format!("--block-size {} is not a multiple of the logical block size that O_DIRECT needs on {}: use a multiple of 4096", spec.block_size_bytes, t.fs)
+        };
+        return Err(BenchError::DirectAlignment {
+            path: path.clone(),
+            block: spec.block_size_bytes,
+            offset: off,
+            hint,
+        });
+    }
+    Ok(())
+}
+
+/// Builds worker `id`'s plan.
+fn plan(spec: &Spec, t: &Target, id: u32) -> Plan {
+    let threads = spec.threads as u64;
+    let block = spec.block_size_bytes;
+    let file_blocks = if t.file_size >= block + spec.misalign_bytes {
+        (t.file_size - spec.misalign_bytes) / block
+    } else {
+        0
+    };
+    let files = t.file_count;
+    let total = (file_blocks * files).max(1);
+    let lo = total * id as u64 / threads;
+    let hi = (total * (id as u64 + 1) / threads).max(lo + 1);
+    let events = (spec.events > 0)
+        .then(|| spec.events / threads + u64::from((id as u64) < spec.events % threads));
+    Plan {
+        id,
+        mode: spec.mode,
+        block,
+        iodepth: spec.iodepth,
+        file_blocks: file_blocks.max(1),
+        files: files as u32,
+        seq_range: (lo, hi),
+        picker: BlockPicker::new(spec.distribution, total),
+        read_prob: spec.rw_ratio / (spec.rw_ratio + 1.0),
+        fsync_every: spec.fsync_every,
+        fsync_end: spec.fsync_end,
+        misalign: spec.misalign_bytes,
+        events,
+        rate_period_ns: spec.rate_iops.map(|r| 1e9 * threads as f64 / r),
+        seed: spec.seed,
+        log: (spec.mode == Mode::Commit).then(|| (0, (t.file_size / block).max(1))),
+        sync_each_commit: !(spec.dsync || spec.sync),
+    }
+}
+
+/// What every worker thread shares: the spec, the start barriers, the clock and the stop flag.
+struct Shared<'a> {
+    spec: &'a Spec,
+    ready: &'a Barrier,
+    go: &'a Barrier,
+    start: &'a OnceLock<Clock>,
+    stop: &'a AtomicBool,
+}
+
+fn run_worker(
+    sh: &Shared<'_>,
+    plan: &Plan,
+    fds: Vec<RawFd>,
+    tx: &mpsc::Sender<Box<Snapshot>>,
+    recycle: &mpsc::Receiver<Box<Snapshot>>,
+) {
+    let Shared {
+        spec,
+        ready,
+        go,
+        start,
+        stop,
+    } = *sh;
+    let block = spec.block_size_bytes as usize;
+    let depth = spec.iodepth.max(1) as usize;
+    enum Any {
+        Sync(SyncEngine),
+        Uring(Box<UringEngine>),
+        Null(NullEngine),
+    }
+    let engine: Result<Any, String> = match spec.engine {
+        EngineKind::Sync => Ok(Any::Sync(SyncEngine::new(fds, block, spec.fsync_mode))),
+        EngineKind::Null => Ok(Any::Null(NullEngine::new(depth, block))),
+        EngineKind::Uring => UringEngine::new(&fds, depth, block, spec.fsync_mode)
+            .map(|e| Any::Uring(Box::new(e)))
+            .map_err(|e| format!("cannot set up io_uring: {e} (is io_uring disabled by kernel.io_uring_disabled or a seccomp profile? use --engine sync)")),
+    };
+    ready.wait();
+    go.wait();
+    let clock = *start.get().expect("clock set before go");
+    match engine {
+        Ok(Any::Sync(mut e)) => worker::run(plan, clock, &mut e, tx, recycle, stop),
+        Ok(Any::Uring(mut e)) => worker::run(plan, clock, e.as_mut(), tx, recycle, stop),
+        Ok(Any::Null(mut e)) => worker::run(plan, clock, &mut e, tx, recycle, stop),
+        Err(msg) => {
+            let _ = tx.send(Box::new(Snapshot {
+                thread: plan.id,
+                last: true,
+                error: Some(msg),
+                ..Default::default()
+            }));
+        }
+    }
+}
+
+#[derive(Default)]
+struct Pending {
+    ops: [OpAcc; 3],
+    end_ns: u64,
+}
+
+fn merge_ops(into: &mut [OpAcc; 3], from: &[OpAcc; 3]) {
+    for (a, b) in into.iter_mut().zip(from) {
+        a.hist.merge(&b.hist);
+        a.svc.merge(&b.svc);
+        a.bytes += b.bytes;
+    }
+}
+
+fn op_interval(acc: &OpAcc, secs: f64) -> OpInterval {
+    OpInterval::from_hist(&acc.hist, acc.bytes, secs)
+}
+
+fn op_summary(acc: &OpAcc, secs: f64, percentiles: &[f64], rated: bool) -> OpSummary {
+    let per_s = |v: f64| if secs > 0.0 { v / secs } else { 0.0 };
+    OpSummary {
+        count: acc.hist.count(),
+        bytes: acc.bytes,
+        iops: per_s(acc.hist.count() as f64),
+        bytes_per_s: per_s(acc.bytes as f64),
+        lat_ns: LatStats::from_hist(&acc.hist, percentiles),
+        service_lat_ns: rated.then(|| LatStats::from_hist(&acc.svc, percentiles)),
+        histogram: acc.hist.to_data(),
+        service_histogram: rated.then(|| acc.svc.to_data()),
+    }
+}
+
+/// Emits interval `next_k` from `pending` (if it is there): hands it to `on_interval`, keeps it,
+/// and adds it to the totals unless it is warmup. Returns false when there was nothing to emit.
+#[allow(clippy::too_many_arguments)]
+fn emit(
+    pending: &mut BTreeMap<u64, Pending>,
+    next_k: &mut u64,
+    bound: &mut dyn FnMut(u64) -> u64,
+    clock: &Clock,
+    warmup_ns: u64,
+    total: &mut [OpAcc; 3],
+    intervals: &mut Vec<Interval>,
+    on_interval: &mut dyn FnMut(&Interval),
+) -> bool {
+    let Some(p) = pending.remove(next_k) else {
+        return false;
+    };
+    let nominal_end = bound(*next_k);
+    let start_ns = clock.interval_start(nominal_end);
+    // The last interval may run past its boundary by the I/Os drained after the deadline.
+    let end_ns = p.end_ns.max(start_ns);
+    let warmup = warmup_ns > 0 && nominal_end <= warmup_ns;
+    let secs = (end_ns - start_ns) as f64 / 1e9;
+    let mut all = LatencyHistogram::new();
+    for op in &p.ops {
+        all.merge(&op.hist);
+    }
+    // A trailing partial interval in which nothing completed carries no information.
+    let partial = end_ns != nominal_end;
+    if all.count() > 0 || (secs > 0.0 && !partial) {
+        let bytes = p.ops[READ].bytes + p.ops[WRITE].bytes;
+        let iv = Interval {
+            start_s: start_ns as f64 / 1e9,
+            end_s: end_ns as f64 / 1e9,
+            warmup,
+            read: op_interval(&p.ops[READ], secs),
+            write: op_interval(&p.ops[WRITE], secs),
+            fsync: op_interval(&p.ops[SYNC], secs),
+            total: OpInterval::from_hist(&all, bytes, secs),
+            devices: Vec::new(),
+        };
+        on_interval(&iv);
+        intervals.push(iv);
+    }
+    if !warmup {
+        merge_ops(total, &p.ops);
+    }
+    *next_k += 1;
+    true
+}
+
+/// Emits every interval still pending, in order.
+#[allow(clippy::too_many_arguments)]
+fn break_flush(
+    pending: &mut BTreeMap<u64, Pending>,
+    next_k: &mut u64,
+    bound: &mut dyn FnMut(u64) -> u64,
+    clock: &Clock,
+    warmup_ns: u64,
+    total: &mut [OpAcc; 3],
+    intervals: &mut Vec<Interval>,
+    on_interval: &mut dyn FnMut(&Interval),
+) {
+    while let Some(&k) = pending.keys().next() {
+        *next_k = k;
+        emit(
+            pending,
+            next_k,
+            bound,
+            clock,
+            warmup_ns,
+            total,
+            intervals,
+            on_interval,
+        );
+    }
+}
+
+/// What a run produced, before the caller adds the environment and warnings.
+pub struct RunOutput {
+    /// Intervals, in order.
+    pub intervals: Vec<Interval>,
+    /// The summary.
+    pub summary: Summary,
+    /// The first worker error, if any.
+    pub error: Option<BenchError>,
+    /// The open flags used.
+    pub open_flags: Vec<String>,
+    /// Filesystem type of the target.
+    pub fs: String,
+    /// When the run started (wall clock).
+    pub started_at: std::time::SystemTime,
+}
+
+/// Runs the benchmark on an opened target. `on_interval` sees each interval as soon as every
+/// worker has finished it. Returns what was measured even when a worker failed or `stop` was
+/// set (the caller marks the result interrupted).
+pub fn run(
+    spec: &Spec,
+    target: &Target,
+    devices: &[String],
+    stop: &AtomicBool,
+    on_interval: &mut dyn FnMut(&Interval),
+) -> Result<RunOutput, BenchError> {
+    probe_direct(spec, target)?;
+    let threads = spec.threads as usize;
+    let plans: Vec<Plan> = (0..spec.threads).map(|i| plan(spec, target, i)).collect();
+    if spec.mode != Mode::Commit && !spec.mode.random() {
+        let total = plans[0].file_blocks * target.file_count;
+        if total < threads as u64 {
+            return Err(BenchError::InvalidSpec(format!(
+                "the file set has {total} blocks of {} bytes, fewer than --threads {}: use a bigger --file-total-size or fewer threads",
+                spec.block_size_bytes, spec.threads
+            )));
+        }
+    }
+    let warmup_ns = spec.warmup_s.as_nanos() as u64;
+    let interval_ns = (spec.report_interval_s.as_nanos() as u64).max(1);
+    let deadline_ns = spec.time_s.map(|t| warmup_ns + t.as_nanos() as u64);
+    let (tx, rx) = mpsc::channel::<Box<Snapshot>>();
+    let (recycle_tx, recycle_rx): (Vec<_>, Vec<_>) = (0..threads)
+        .map(|_| mpsc::channel::<Box<Snapshot>>())
+        .unzip();
+    let ready = Barrier::new(threads + 1);
+    let go = Barrier::new(threads + 1);
+    let start: OnceLock<Clock> = OnceLock::new();
+    let io_before = env::proc_self_io();
+    let started_at = std::time::SystemTime::now();
+    let rated = spec.rate_iops.is_some();
+
+    let mut intervals = Vec::new();
+    let mut total = [OpAcc::default(), OpAcc::default(), OpAcc::default()];
+    let mut per_thread = vec![ThreadSummary::default(); threads];
+    for (i, t) in per_thread.iter_mut().enumerate() {
+        t.thread = i as u32;
+    }
+    let mut calls = EngineCalls::default();
+    let mut first_error: Option<BenchError> = None;
+    let mut last_end = 0u64;
+    let samples = std::sync::Mutex::new(Samples::new(devices.to_vec()));
+    let workers_done = AtomicBool::new(false);
+
+    std::thread::scope(|s| {
+        for ((i, p), recycle) in plans.iter().enumerate().zip(recycle_rx) {
+            let fds: Vec<RawFd> = if spec.engine == EngineKind::Null {
+                Vec::new()
+            } else if spec.mode == Mode::Commit {
+                vec![target.logs[i].as_raw_fd()]
+            } else {
+                target.files.iter().map(|f| f.as_raw_fd()).collect()
+            };
+            let tx = tx.clone();
+            let shared = Shared {
+                spec,
+                ready: &ready,
+                go: &go,
+                start: &start,
+                stop,
+            };
+            std::thread::Builder::new()
+                .name(format!("dbio-worker-{i}"))
+                .spawn_scoped(s, move || run_worker(&shared, p, fds, &tx, &recycle))
+                .expect("spawn worker thread");
+        }
+        drop(tx);
+        ready.wait();
+        let clock = Clock {
+            start: Instant::now(),
+            warmup_ns,
+            interval_ns,
+            deadline_ns,
+        };
+        start.set(clock).expect("clock set once");
+        go.wait();
+        // The device sampler: /proc/diskstats at the start, at every boundary and at the end.
+        let (samples, workers_done) = (&samples, &workers_done);
+        if !devices.is_empty() {
+            s.spawn(move || {
+                let take = || {
+                    let t = clock.now_ns();
+                    samples.lock().expect("samples lock").sample(t);
+                };
+                take();
+                let mut b = clock.next_boundary(0);
+                while !workers_done.load(std::sync::atomic::Ordering::Acquire) {
+                    let now = clock.now_ns();
+                    if now >= b {
+                        take();
+                        b = clock.next_boundary(b);
+                        continue;
+                    }
+                    std::thread::sleep(std::time::Duration::from_nanos((b - now).min(10_000_000)));
+                }
+                take();
+            });
+        }
+
+        // Reporter: intervals complete when every worker has passed them or finished.
+        let mut pending: BTreeMap<u64, Pending> = BTreeMap::new();
+        let mut high = vec![None::<u64>; threads];
+        let mut done = vec![false; threads];
+        let mut next_k = 0u64;
+        // Nominal end of interval k (boundaries are the same for every worker).
+        let mut bounds: Vec<u64> = vec![clock.next_boundary(0)];
+        let mut bound = |k: u64| -> u64 {
+            while bounds.len() <= k as usize {
+                let b = *bounds.last().expect("non-empty");
+                bounds.push(clock.next_boundary(b));
+            }
+            bounds[k as usize]
+        };
+        loop {
+            let Ok(snap) = rx.recv() else {
+                // Every worker is gone: flush what is left below and stop.
+                done.iter_mut().for_each(|d| *d = true);
+                workers_done.store(true, std::sync::atomic::Ordering::Release);
+                break_flush(
+                    &mut pending,
+                    &mut next_k,
+                    &mut bound,
+                    &clock,
+                    warmup_ns,
+                    &mut total,
+                    &mut intervals,
+                    on_interval,
+                );
+                break;
+            };
+            let t = snap.thread as usize;
+            let p = pending.entry(snap.index).or_default();
+            merge_ops(&mut p.ops, &snap.ops);
+            p.end_ns = p.end_ns.max(snap.end_ns);
+            if !(warmup_ns > 0 && bound(snap.index) <= warmup_ns) {
+                let ts = &mut per_thread[t];
+                ts.events += snap.ops[READ].hist.count() + snap.ops[WRITE].hist.count();
+                ts.fsyncs += snap.ops[SYNC].hist.count();
+                ts.busy_s += snap.busy_ns as f64 / 1e9;
+            }
+            high[t] = Some(snap.index);
+            if snap.last {
+                done[t] = true;
+                calls.add(&snap.calls);
+                last_end = last_end.max(snap.end_ns);
+                if let Some(e) = &snap.error {
+                    first_error.get_or_insert(BenchError::Worker {
+                        thread: snap.thread,
+                        msg: e.clone(),
+                    });
+                }
+            }
+            let _ = recycle_tx[t].send(snap);
+            while (0..threads).all(|t| done[t] || high[t].is_some_and(|h| h >= next_k)) {
+                if !emit(
+                    &mut pending,
+                    &mut next_k,
+                    &mut bound,
+                    &clock,
+                    warmup_ns,
+                    &mut total,
+                    &mut intervals,
+                    on_interval,
+                ) {
+                    break;
+                }
+            }
+            if done.iter().all(|&d| d) {
+                workers_done.store(true, std::sync::atomic::Ordering::Release);
+                break_flush(
+                    &mut pending,
+                    &mut next_k,
+                    &mut bound,
+                    &clock,
+                    warmup_ns,
+                    &mut total,
+                    &mut intervals,
+                    on_interval,
+                );
+                break;
+            }
+        }
+    });
+    let clock = *start.get().expect("clock was set");
+    // Device-side figures next to each interval, and the cross-check over the measured run.
+    let samples = samples.into_inner().expect("samples lock");
+    for iv in &mut intervals {
+        iv.devices = samples.interval(
+            (iv.start_s * 1e9).round() as u64,
+            (iv.end_s * 1e9).round() as u64,
+        );
+    }
+    let app_ios = total[READ].hist.count() + total[WRITE].hist.count();
+    let lat_sum: u128 = [READ, WRITE]
+        .iter()
+        .map(|&i| {
+            if rated {
+                total[i].svc.sum()
+            } else {
+                total[i].hist.sum()
+            }
+        })
+        .sum();
+    let measured_ns = last_end.saturating_sub(clock.warmup_ns);
+    let secs = measured_ns as f64 / 1e9;
+    let device_check = (secs > 0.0)
+        .then(|| {
+            samples.check(
+                clock.warmup_ns,
+                last_end,
+                app_ios,
+                lat_sum as f64 / 1e9 / secs,
+            )
+        })
+        .flatten();
+    let ops: Vec<OpSummary> = total
+        .iter()
+        .map(|a| op_summary(a, secs, &spec.percentiles, rated))
+        .collect();
+    let count: u64 = ops.iter().map(|o| o.count).sum();
+    let bytes = ops[READ].bytes + ops[WRITE].bytes;
+    let per_s = |v: f64| if secs > 0.0 { v / secs } else { 0.0 };
+    let process_io = match (io_before, env::proc_self_io()) {
+        (Some(b), Some(a)) => Some(env::io_delta(&b, &a)),
+        _ => None,
+    };
+    let mut ops = ops.into_iter();
+    let summary = Summary {
+        measured_s: secs,
+        total_s: last_end as f64 / 1e9,
+        read: ops.next().expect("three ops"),
+        write: ops.next().expect("three ops"),
+        fsync: ops.next().expect("three ops"),
+        total: TotalSummary {
+            count,
+            iops: per_s(count as f64),
+            bytes_per_s: per_s(bytes as f64),
+        },
+        fairness: Fairness::of(&per_thread),
+        threads: per_thread,
+        engine_calls: calls,
+        process_io,
+        device_check,
+    };
+    Ok(RunOutput {
+        intervals,
+        summary,
+        error: first_error,
+        open_flags: target.open_flags.clone(),
+        fs: target.fs.clone(),
+        started_at,
+    })
+}

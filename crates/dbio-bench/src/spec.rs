@@ -1,0 +1,119 @@
+//! Spec validation and derived sizes.
+
+use crate::error::BenchError;
+use dbio_report::bench::{Distribution, EngineKind, Mode, Spec, Target};
+
+/// Largest block size accepted (64 MiB).
+pub const MAX_BLOCK: u64 = 64 << 20;
+
+/// Bytes per data file: the total divided by the file count, rounded down to 4 KiB.
+pub fn file_size(spec: &Spec) -> u64 {
+    (spec.file_total_size_bytes / spec.file_num.max(1)) / 4096 * 4096
+}
+
+/// Checks every value of the spec; the error names the flag and says what is allowed.
+pub fn validate(spec: &Spec) -> Result<(), BenchError> {
+    let bad = |m: String| Err(BenchError::InvalidSpec(m));
+    let bs = spec.block_size_bytes;
+    if bs == 0 || bs > MAX_BLOCK {
+        return bad(format!(
+            "--block-size {bs} is out of range: use 512 bytes to 64MiB, e.g. 16k"
+        ));
+    }
+    if spec.threads == 0 || spec.threads > 4096 {
+        return bad(format!(
+            "--threads {} is out of range: use 1 to 4096",
+            spec.threads
+        ));
+    }
+    if spec.iodepth == 0 || spec.iodepth > 4096 {
+        return bad(format!(
+            "--iodepth {} is out of range: use 1 to 4096",
+            spec.iodepth
+        ));
+    }
+    if spec.iodepth > 1 && spec.engine == EngineKind::Sync {
+        return bad(format!("--iodepth {} needs an async engine: add --engine uring (the sync engine has one I/O in flight per thread; use --threads for more)", spec.iodepth));
+    }
+    if let Some(t) = spec.time_s {
+        if t.is_zero() {
+            return bad(
+                "--time 0 would measure nothing: give a duration such as 10s, or use --events"
+                    .into(),
+            );
+        }
+    }
+    if spec.time_s.is_none() && spec.events == 0 {
+        return bad("nothing limits the run: give --time or --events".into());
+    }
+    if spec.report_interval_s.as_micros() < 1000 {
+        return bad("--report-interval must be at least 1ms".into());
+    }
+    if let Some(r) = spec.rate_iops {
+        if !(r > 0.0 && r.is_finite()) {
+            return bad(format!(
+                "--rate {r} must be a positive number of I/Os per second"
+            ));
+        }
+    }
+    if !(spec.rw_ratio > 0.0 && spec.rw_ratio.is_finite()) {
+        return bad(format!(
+            "--rw-ratio {} must be a positive number of reads per write, e.g. 1.5",
+            spec.rw_ratio
+        ));
+    }
+    for &p in &spec.percentiles {
+        if !(p > 0.0 && p <= 100.0) {
+            return bad(format!(
+                "percentile {p} is out of range: use numbers in (0, 100], e.g. 50,99,99.9"
+            ));
+        }
+    }
+    match spec.distribution {
+        Distribution::Zipf { theta } if !(theta > 0.0 && theta.is_finite()) => {
+            return bad(format!("zipf:{theta}: theta must be a positive number, e.g. zipf:1.2"))
+        }
+        Distribution::Hotspot { io_pct, data_pct }
+            if !((0.0..=100.0).contains(&io_pct) && data_pct > 0.0 && data_pct <= 100.0) =>
+        {
+            return bad(format!("hotspot:{io_pct}/{data_pct}: both are percentages, e.g. hotspot:90/10 (90% of I/Os to 10% of the data)"))
+        }
+        _ => {}
+    }
+    if let Target::Dir(_) = spec.target {
+        if spec.file_num == 0 || spec.file_num > 1_000_000 {
+            return bad(format!(
+                "--file-num {} is out of range: use 1 to 1000000",
+                spec.file_num
+            ));
+        }
+        if spec.mode != Mode::Commit {
+            let fs = file_size(spec);
+            if fs < bs + spec.misalign_bytes {
+                return bad(format!(
+                    "--file-total-size {} over {} files gives {} bytes per file, less than one {}-byte block{}: raise --file-total-size or lower --file-num",
+                    spec.file_total_size_bytes,
+                    spec.file_num,
+                    fs,
+                    bs,
+                    if spec.misalign_bytes > 0 { " plus --misalign" } else { "" }
+                ));
+            }
+        } else if spec.file_total_size_bytes / (spec.threads as u64) < bs {
+            return bad(format!(
+                "--file-total-size {} leaves less than one block per commit log: raise it",
+                spec.file_total_size_bytes
+            ));
+        }
+    }
+    if spec.direct && !spec.misalign_bytes.is_multiple_of(512) {
+        return bad(format!(
+            "--misalign {} breaks O_DIRECT alignment (offsets must be multiples of the logical block size, at least 512): use a multiple of 512, or drop --direct (add --buffered) to measure misalignment through the page cache",
+            spec.misalign_bytes
+        ));
+    }
+    if spec.direct && !bs.is_multiple_of(512) {
+        return bad(format!("--block-size {bs} is not a multiple of 512, which O_DIRECT requires: use a multiple of the logical block size (512 or 4096)"));
+    }
+    Ok(())
+}

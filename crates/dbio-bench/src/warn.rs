@@ -1,0 +1,119 @@
+//! Warnings for runs that measure something other than what the user probably thinks.
+
+use dbio_report::bench::{Environment, Mode, Spec, Target};
+
+/// Everything about this spec in this environment that deserves a warning.
+pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> Vec<String> {
+    let mut w = Vec::new();
+    if spec.engine == dbio_report::bench::EngineKind::Null {
+        w.push("the null engine does no I/O: the figures measure dbio itself, not storage".into());
+        return w;
+    }
+    if env.filesystem.as_deref() == Some("tmpfs") {
+        w.push("the target is on tmpfs: no disk is involved, this measures the kernel and dbio's engine, not storage".into());
+    }
+    let buffered = !spec.direct;
+    if buffered && spec.mode.reads() {
+        let fits = match mem_available.or((env.mem_total_bytes > 0).then_some(env.mem_total_bytes))
+        {
+            Some(m) => spec.file_total_size_bytes <= m,
+            None => false,
+        };
+        if fits {
+            w.push(format!(
+                "buffered reads (no O_DIRECT) from a {}-byte file set that fits in RAM: after the first touch, reads come from the page cache, not the storage; add --direct or use a file set larger than RAM",
+                spec.file_total_size_bytes
+            ));
+        }
+    }
+    let durable = spec.dsync || spec.sync || spec.fsync_every > 0 || spec.mode == Mode::Commit;
+    if spec.mode.writes() && !durable {
+        let volatile = env
+            .devices
+            .iter()
+            .any(|d| d.write_cache.as_deref() == Some("write back"));
+        if buffered {
+            w.push("buffered writes with no fsync, O_DSYNC or O_SYNC: writes land in the page cache and this measures memory, not storage; add --direct and --fsync-every N, or --dsync".into());
+        } else if volatile {
+            w.push("O_DIRECT writes without fsync/O_DSYNC on a device with a volatile write cache (write_cache = write back): they may sit in the device cache, so nothing here is durable; add --fsync-every N or --dsync to measure durable writes".into());
+        }
+    }
+    if let Target::Device(_) = spec.target {
+        if buffered {
+            w.push(
+                "buffered I/O on a block device goes through the page cache: add --direct".into(),
+            );
+        }
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_report::bench::{DeviceEnv, Distribution, EngineKind, FsyncMode};
+    use std::time::Duration;
+
+    fn spec(mode: Mode, direct: bool) -> Spec {
+        Spec {
+            target: Target::Dir("/x".into()),
+            mode,
+            engine: EngineKind::Sync,
+            block_size_bytes: 16384,
+            file_num: 4,
+            file_total_size_bytes: 1 << 30,
+            threads: 1,
+            iodepth: 1,
+            time_s: Some(Duration::from_secs(1)),
+            events: 0,
+            warmup_s: Duration::ZERO,
+            direct,
+            dsync: false,
+            sync: false,
+            fsync_every: 0,
+            fsync_mode: FsyncMode::Fdatasync,
+            fsync_end: false,
+            misalign_bytes: 0,
+            distribution: Distribution::Uniform,
+            rate_iops: None,
+            rw_ratio: 1.5,
+            seed: 1,
+            report_interval_s: Duration::from_secs(1),
+            percentiles: vec![50.0],
+        }
+    }
+
+    #[test]
+    fn warns_about_cached_reads_and_volatile_writes() {
+        let mut env = Environment {
+            mem_total_bytes: 8 << 30,
+            ..Default::default()
+        };
+        let w = warnings(&spec(Mode::Rndrd, false), &env, None);
+        assert!(w.iter().any(|m| m.contains("fits in RAM")), "{w:?}");
+        assert!(warnings(&spec(Mode::Rndrd, true), &env, None).is_empty());
+        let w = warnings(&spec(Mode::Rndrd, false), &env, Some(512 << 20));
+        assert!(
+            w.is_empty(),
+            "1 GiB does not fit in 512 MiB available: {w:?}"
+        );
+
+        env.devices.push(DeviceEnv {
+            name: "sda".into(),
+            write_cache: Some("write back".into()),
+            ..Default::default()
+        });
+        let w = warnings(&spec(Mode::Rndwr, true), &env, None);
+        assert!(
+            w.iter().any(|m| m.contains("volatile write cache")),
+            "{w:?}"
+        );
+        let mut durable = spec(Mode::Rndwr, true);
+        durable.fsync_every = 1;
+        assert!(warnings(&durable, &env, None).is_empty());
+        let w = warnings(&spec(Mode::Rndwr, false), &env, None);
+        assert!(w.iter().any(|m| m.contains("page cache")), "{w:?}");
+        env.filesystem = Some("tmpfs".into());
+        assert!(warnings(&durable, &env, None)[0].contains("tmpfs"));
+    }
+}

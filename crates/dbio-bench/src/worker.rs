@@ -1,0 +1,546 @@
+//! One worker thread: generates its I/Os (its own RNG, no shared state), drives its engine,
+//! times every I/O in nanoseconds into its own histograms, and hands a snapshot of each report
+//! interval to the reporter through a channel. Nothing on the per-I/O path locks or allocates.
+
+use crate::dist::BlockPicker;
+use crate::engine::{Completion, Engine, Io, Op, Queued};
+use crate::rng::Rng;
+use dbio_report::bench::{EngineCalls, Mode};
+use dbio_report::LatencyHistogram;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::Instant;
+
+/// Per-operation accumulators of one interval.
+#[derive(Clone, Debug, Default)]
+pub struct OpAcc {
+    /// Latency from submission (or, with a rate, from the intended start) to completion.
+    pub hist: LatencyHistogram,
+    /// With a rate only: latency from the actual submission.
+    pub svc: LatencyHistogram,
+    /// Bytes moved.
+    pub bytes: u64,
+}
+
+/// Index of reads, writes and syncs in [`Snapshot::ops`].
+pub const READ: usize = 0;
+/// See [`READ`].
+pub const WRITE: usize = 1;
+/// See [`READ`].
+pub const SYNC: usize = 2;
+
+/// What one worker did in one report interval.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    /// Worker index.
+    pub thread: u32,
+    /// Interval index.
+    pub index: u64,
+    /// End of the interval (ns since the run started): the boundary, or the worker's last
+    /// completion for its final snapshot.
+    pub end_ns: u64,
+    /// The worker's final snapshot.
+    pub last: bool,
+    /// Reads, writes, syncs.
+    pub ops: [OpAcc; 3],
+    /// Sum of latencies from submission, all operations (ns).
+    pub busy_ns: u64,
+    /// Engine calls over the whole run (final snapshot only).
+    pub calls: EngineCalls,
+    /// The error that stopped this worker (final snapshot only).
+    pub error: Option<String>,
+}
+
+impl Snapshot {
+    fn reset(&mut self, thread: u32, index: u64) {
+        self.thread = thread;
+        self.index = index;
+        self.end_ns = 0;
+        self.last = false;
+        for op in &mut self.ops {
+            op.hist.reset();
+            op.svc.reset();
+            op.bytes = 0;
+        }
+        self.busy_ns = 0;
+        self.calls = EngineCalls::default();
+        self.error = None;
+    }
+}
+
+/// The run's clock: start, warmup, report interval boundaries and deadline, all in ns since
+/// the start. The first boundary after the warmup is the warmup's end, so no interval mixes
+/// warmup and measured I/O.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    /// When the run started.
+    pub start: Instant,
+    /// Warmup length (ns).
+    pub warmup_ns: u64,
+    /// Report interval (ns, > 0).
+    pub interval_ns: u64,
+    /// When workers stop (ns), if time-limited.
+    pub deadline_ns: Option<u64>,
+}
+
+impl Clock {
+    /// Nanoseconds since the start.
+    #[inline]
+    pub fn now_ns(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+    /// The first interval boundary strictly after `t`.
+    pub fn next_boundary(&self, t: u64) -> u64 {
+        let i = self.interval_ns;
+        if t < self.warmup_ns {
+            ((t / i + 1) * i).min(self.warmup_ns)
+        } else {
+            self.warmup_ns + ((t - self.warmup_ns) / i + 1) * i
+        }
+    }
+    /// Start of the interval that ends at boundary `end` (for an interval cut short, pass its
+    /// nominal boundary).
+    pub fn interval_start(&self, end: u64) -> u64 {
+        let i = self.interval_ns;
+        if end <= self.warmup_ns {
+            (end - 1) / i * i
+        } else {
+            let rel = end - self.warmup_ns;
+            self.warmup_ns + (rel - 1) / i * i
+        }
+    }
+}
+
+/// Everything one worker needs to generate its I/Os.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Worker index.
+    pub id: u32,
+    /// The workload.
+    pub mode: Mode,
+    /// Bytes per I/O.
+    pub block: u64,
+    /// I/Os in flight.
+    pub iodepth: u32,
+    /// Usable blocks per data file.
+    pub file_blocks: u64,
+    /// Number of data files (engine file indices `0..files`).
+    pub files: u32,
+    /// Global block range this worker walks in sequential modes.
+    pub seq_range: (u64, u64),
+    /// Random block choice.
+    pub picker: BlockPicker,
+    /// Probability that an I/O of `rndrw` is a read.
+    pub read_prob: f64,
+    /// Writes per file by this worker between syncs of that file (0: none).
+    pub fsync_every: u64,
+    /// Sync every written file at the end.
+    pub fsync_end: bool,
+    /// Bytes added to every offset.
+    pub misalign: u64,
+    /// Reads + writes this worker does at most.
+    pub events: Option<u64>,
+    /// Open loop: ns between intended starts.
+    pub rate_period_ns: Option<f64>,
+    /// RNG seed.
+    pub seed: u64,
+    /// Commit mode: engine file index of this worker's log, and its capacity in blocks.
+    pub log: Option<(u32, u64)>,
+    /// Commit mode: sync after each record (false when O_DSYNC/O_SYNC make writes durable).
+    pub sync_each_commit: bool,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    op: Option<Op>,
+    submit_ns: u64,
+    intended_ns: u64,
+    bytes: u32,
+    file: u32,
+}
+
+struct State<'a> {
+    plan: &'a Plan,
+    clock: Clock,
+    rng: Rng,
+    tx: &'a Sender<Box<Snapshot>>,
+    recycle: &'a Receiver<Box<Snapshot>>,
+    cur: Box<Snapshot>,
+    index: u64,
+    boundary: u64,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    in_flight: usize,
+    issued: u64,
+    seq_pos: u64,
+    log_pos: u64,
+    since_sync: Vec<u64>,
+    written: Vec<bool>,
+    sync_due: Vec<u32>,
+    next_intended: f64,
+    write_seq: u64,
+    rated: bool,
+    error: Option<String>,
+}
+
+impl<'a> State<'a> {
+    fn fresh(&self, index: u64) -> Box<Snapshot> {
+        let mut s = self.recycle.try_recv().unwrap_or_default();
+        s.reset(self.plan.id, index);
+        s
+    }
+
+    /// Closes every interval whose boundary is at or before `now`. The interval that holds
+    /// the deadline is never closed here: I/Os drained after the deadline (and the final
+    /// syncs) belong to it, and the final snapshot ends it.
+    #[inline]
+    fn tick(&mut self, now: u64) {
+        while now >= self.boundary && self.clock.deadline_ns.is_none_or(|d| self.boundary < d) {
+            let next = self.fresh(self.index + 1);
+            let mut done = std::mem::replace(&mut self.cur, next);
+            done.end_ns = self.boundary;
+            // The reporter outlives the workers; a send error means it is gone and the
+            // run is ending anyway.
+            let _ = self.tx.send(done);
+            self.index += 1;
+            self.boundary = self.clock.next_boundary(self.boundary);
+        }
+    }
+
+    fn events_left(&self) -> bool {
+        self.plan.events.is_none_or(|e| self.issued < e)
+    }
+
+    /// The next read or write, or `None` when this worker has issued all its events.
+    #[inline]
+    fn next_io(&mut self, slot: u32) -> Option<Io> {
+        if !self.events_left() {
+            return None;
+        }
+        let p = self.plan;
+        let (op, file, offset) = if let Some((log, cap)) = p.log {
+            let off = self.log_pos * p.block;
+            self.log_pos = (self.log_pos + 1) % cap;
+            (Op::Write, log, off)
+        } else {
+            let op = match p.mode {
+                Mode::Seqrd | Mode::Rndrd => Op::Read,
+                Mode::Seqwr | Mode::Seqrewr | Mode::Rndwr | Mode::Commit => Op::Write,
+                Mode::Rndrw => {
+                    if self.rng.unit() < p.read_prob {
+                        Op::Read
+                    } else {
+                        Op::Write
+                    }
+                }
+            };
+            let g = if p.mode.random() {
+                p.picker.pick(&mut self.rng)
+            } else {
+                let (lo, hi) = p.seq_range;
+                let g = lo + self.seq_pos;
+                self.seq_pos = (self.seq_pos + 1) % (hi - lo);
+                g
+            };
+            let file = (g / p.file_blocks) as u32;
+            (op, file, (g % p.file_blocks) * p.block + p.misalign)
+        };
+        self.issued += 1;
+        Some(Io {
+            op,
+            file,
+            offset,
+            len: p.block as u32,
+            slot,
+        })
+    }
+
+    #[inline]
+    fn complete(&mut self, c: Completion, end_ns: u64) {
+        let s = self.slots[c.slot as usize];
+        self.slots[c.slot as usize].op = None;
+        self.free.push(c.slot);
+        self.in_flight -= 1;
+        let op = s.op.expect("completion for an idle slot");
+        if c.result < 0 {
+            let e = std::io::Error::from_raw_os_error((-c.result) as i32);
+            self.error
+                .get_or_insert_with(|| format!("{op:?} failed: {e}"));
+            return;
+        }
+        if op != Op::Sync && c.result != s.bytes as i64 {
+            self.error
+                .get_or_insert_with(|| format!("short {op:?}: {} of {} bytes", c.result, s.bytes));
+            return;
+        }
+        let svc = end_ns.saturating_sub(s.submit_ns);
+        let idx = match op {
+            Op::Read => READ,
+            Op::Write => WRITE,
+            Op::Sync => SYNC,
+        };
+        let acc = &mut self.cur.ops[idx];
+        if self.rated {
+            acc.hist.record(end_ns.saturating_sub(s.intended_ns));
+            acc.svc.record(svc);
+        } else {
+            acc.hist.record(svc);
+        }
+        acc.bytes += c.result as u64;
+        self.cur.busy_ns += svc;
+    }
+
+    /// After a write completes to `file`: count it and schedule a sync when due.
+    fn note_write(&mut self, file: u32) {
+        let f = file as usize;
+        self.written[f] = true;
+        let every = if self.plan.log.is_some() {
+            u64::from(self.plan.sync_each_commit)
+        } else {
+            self.plan.fsync_every
+        };
+        if every > 0 {
+            self.since_sync[f] += 1;
+            if self.since_sync[f] >= every {
+                self.since_sync[f] = 0;
+                self.sync_due.push(file);
+            }
+        }
+    }
+}
+
+/// Runs one worker to the end: until the deadline, its share of events, or `stop`.
+/// Sends one snapshot per interval boundary crossed and a final one (`last`).
+pub fn run<E: Engine>(
+    plan: &Plan,
+    clock: Clock,
+    engine: &mut E,
+    tx: &Sender<Box<Snapshot>>,
+    recycle: &Receiver<Box<Snapshot>>,
+    stop: &AtomicBool,
+) {
+    let depth = plan.iodepth.max(1) as usize;
+    let nfiles = plan.files as usize + plan.log.map_or(0, |(l, _)| l as usize + 1);
+    let mut st = State {
+        plan,
+        clock,
+        rng: Rng::new(plan.seed, plan.id as u64),
+        tx,
+        recycle,
+        cur: Box::default(),
+        index: 0,
+        boundary: clock.next_boundary(0),
+        slots: vec![Slot::default(); depth],
+        free: (0..depth as u32).rev().collect(),
+        in_flight: 0,
+        issued: 0,
+        seq_pos: 0,
+        log_pos: 0,
+        since_sync: vec![0; nfiles.max(plan.files as usize)],
+        written: vec![false; nfiles.max(plan.files as usize)],
+        sync_due: Vec::with_capacity(nfiles),
+        next_intended: 0.0,
+        write_seq: 0,
+        rated: plan.rate_period_ns.is_some(),
+        error: None,
+    };
+    st.cur = st.fresh(0);
+    // Every write carries a unique stamp (worker, sequence, offset) in its first 24 bytes:
+    // no two written blocks are alike (nothing to dedupe), and tests can find them on disk.
+    let mut fill_rng = Rng::new(plan.seed ^ 0xA5A5, plan.id as u64);
+    for s in 0..depth as u32 {
+        fill_rng.fill(engine.buffer(s));
+    }
+    let mut comps: Vec<Completion> = Vec::with_capacity(depth * 2);
+    let mut batch: Vec<u32> = Vec::with_capacity(depth);
+    let mut now = clock.now_ns();
+    st.next_intended = now as f64;
+    let inline = engine.completes_inline();
+
+    'run: loop {
+        st.tick(now);
+        let stopping = stop.load(Ordering::Relaxed)
+            || clock.deadline_ns.is_some_and(|d| now >= d)
+            || st.error.is_some();
+        // Fill free slots.
+        batch.clear();
+        // Once stopping, only syncs that are due still go out: a record written before the
+        // deadline is made durable, as its writer would.
+        while !st.free.is_empty() && (!stopping || !st.sync_due.is_empty()) {
+            let slot = *st.free.last().expect("checked non-empty");
+            let io = if let Some(&file) = st.sync_due.first() {
+                if st.in_flight > 0 || !batch.is_empty() {
+                    break; // a sync waits until every write before it has completed
+                }
+                st.sync_due.remove(0);
+                Io {
+                    op: Op::Sync,
+                    file,
+                    offset: 0,
+                    len: 0,
+                    slot,
+                }
+            } else {
+                if let Some(period) = plan.rate_period_ns {
+                    if st.next_intended > now as f64 {
+                        break;
+                    }
+                    if !st.events_left() {
+                        break;
+                    }
+                    st.slots[slot as usize].intended_ns = st.next_intended as u64;
+                    st.next_intended += period;
+                }
+                match st.next_io(slot) {
+                    Some(io) => io,
+                    None => break,
+                }
+            };
+            if io.op == Op::Write {
+                st.write_seq += 1;
+                let b = engine.buffer(slot);
+                b[..8].copy_from_slice(&(plan.id as u64).to_le_bytes());
+                b[8..16].copy_from_slice(&st.write_seq.to_le_bytes());
+                b[16..24].copy_from_slice(&io.offset.to_le_bytes());
+            }
+            st.free.pop();
+            st.in_flight += 1;
+            let s = &mut st.slots[slot as usize];
+            s.op = Some(io.op);
+            s.bytes = io.len;
+            s.file = io.file;
+            if inline {
+                // Sync engines: the clock is read right before and right after the call.
+                let t0 = clock.now_ns();
+                s.submit_ns = t0;
+                if !st.rated {
+                    s.intended_ns = t0;
+                }
+            }
+            match engine.queue(&io) {
+                Queued::Completed(result) => {
+                    now = clock.now_ns();
+                    st.complete(Completion { slot, result }, now);
+                    if io.op == Op::Write && result >= 0 {
+                        st.note_write(io.file);
+                    }
+                    st.tick(now);
+                    if st.sync_due.is_empty()
+                        && (st.error.is_some()
+                            || stop.load(Ordering::Relaxed)
+                            || clock.deadline_ns.is_some_and(|d| now >= d))
+                    {
+                        break;
+                    }
+                }
+                Queued::Queued => batch.push(slot),
+                Queued::Busy => {
+                    // Cannot happen with our own slot accounting; give the slot back.
+                    st.free.push(slot);
+                    st.in_flight -= 1;
+                    st.slots[slot as usize].op = None;
+                    break;
+                }
+            }
+        }
+        // Submission time of the batch: just before the system call that submits it.
+        if !batch.is_empty() {
+            let t = clock.now_ns();
+            for &s in &batch {
+                st.slots[s as usize].submit_ns = t;
+                if !st.rated {
+                    st.slots[s as usize].intended_ns = t;
+                }
+            }
+        }
+        if st.in_flight > 0 {
+            comps.clear();
+            let r = if st.rated && st.sync_due.is_empty() && !st.free.is_empty() && !stopping {
+                let wait = (st.next_intended - clock.now_ns() as f64).max(0.0) as u64;
+                engine.reap_timeout(
+                    wait.min(st.boundary.saturating_sub(now)).max(1000),
+                    &mut comps,
+                )
+            } else {
+                engine.reap(1, &mut comps)
+            };
+            if let Err(e) = r {
+                st.error.get_or_insert_with(|| format!("io_uring: {e}"));
+                break 'run;
+            }
+            now = clock.now_ns();
+            for &c in &comps {
+                let s = st.slots[c.slot as usize];
+                st.complete(c, now);
+                if s.op == Some(Op::Write) && c.result >= 0 {
+                    st.note_write(s.file);
+                }
+            }
+            continue;
+        }
+        if st.sync_due.is_empty() && (stopping || !st.events_left()) {
+            break;
+        }
+        if st.error.is_some() {
+            break;
+        }
+        now = clock.now_ns();
+        if let Some(_period) = plan.rate_period_ns {
+            // Idle until the next intended start (or the next boundary, to report on time).
+            let target = (st.next_intended as u64).min(st.boundary);
+            if target > now {
+                let wait = target - now;
+                if wait > 60_000 {
+                    std::thread::sleep(std::time::Duration::from_nanos(wait - 50_000));
+                }
+                now = clock.now_ns();
+            }
+        }
+    }
+    // Sync every written file at the end (timed: these are fsyncs too).
+    if plan.fsync_end && st.error.is_none() {
+        for f in 0..st.written.len() {
+            if !st.written[f] {
+                continue;
+            }
+            let slot = st.free.pop().expect("all slots are free at the end");
+            st.in_flight += 1;
+            let io = Io {
+                op: Op::Sync,
+                file: f as u32,
+                offset: 0,
+                len: 0,
+                slot,
+            };
+            let t0 = clock.now_ns();
+            st.slots[slot as usize] = Slot {
+                op: Some(Op::Sync),
+                submit_ns: t0,
+                intended_ns: t0,
+                bytes: 0,
+                file: f as u32,
+            };
+            comps.clear();
+            let result = match engine.queue(&io) {
+                Queued::Completed(r) => r,
+                _ => {
+                    if let Err(e) = engine.reap(1, &mut comps) {
+                        st.error.get_or_insert_with(|| format!("io_uring: {e}"));
+                    }
+                    comps.first().map_or(-(libc::EIO as i64), |c| c.result)
+                }
+            };
+            now = clock.now_ns();
+            st.tick(now);
+            st.complete(Completion { slot, result }, now);
+        }
+    }
+    now = clock.now_ns();
+    st.tick(now);
+    let mut last = std::mem::take(&mut st.cur);
+    last.end_ns = now;
+    last.last = true;
+    last.calls = engine.calls();
+    last.error = st.error.take();
+    let _ = tx.send(last);
+}

@@ -1,0 +1,719 @@
+//! The result of `dbio bench`: the spec that was run, the environment it ran in, every report
+//! interval and the final summary with full histograms. Schema `dbio-bench/1`: field names are
+//! stable and carry units (`iops`, `bytes_per_s`, `lat_ns`); new fields may be added, existing
+//! ones keep their meaning.
+
+use crate::hist::{HistogramData, LatencyHistogram};
+use serde::de::Error as _;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The schema name and version of [`BenchResult`].
+pub const BENCH_SCHEMA: &str = "dbio-bench/1";
+
+/// The percentiles reported when `--percentiles` is not given.
+pub const DEFAULT_PERCENTILES: [f64; 6] = [50.0, 90.0, 95.0, 99.0, 99.9, 99.99];
+
+/// What the benchmark does (sysbench's mode names, plus `commit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Sequential write over the file set.
+    Seqwr,
+    /// Sequential rewrite of the file set.
+    Seqrewr,
+    /// Sequential read.
+    Seqrd,
+    /// Random read.
+    Rndrd,
+    /// Random write.
+    Rndwr,
+    /// Random reads and writes, `rw_ratio` reads per write.
+    Rndrw,
+    /// Each thread appends records to its own log file and makes each durable.
+    Commit,
+}
+
+impl Mode {
+    /// All modes, in the order help text lists them.
+    pub const ALL: [Mode; 7] = [
+        Mode::Seqwr,
+        Mode::Seqrewr,
+        Mode::Seqrd,
+        Mode::Rndrd,
+        Mode::Rndwr,
+        Mode::Rndrw,
+        Mode::Commit,
+    ];
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Seqwr => "seqwr",
+            Mode::Seqrewr => "seqrewr",
+            Mode::Seqrd => "seqrd",
+            Mode::Rndrd => "rndrd",
+            Mode::Rndwr => "rndwr",
+            Mode::Rndrw => "rndrw",
+            Mode::Commit => "commit",
+        }
+    }
+    /// Whether the mode writes.
+    pub fn writes(self) -> bool {
+        !matches!(self, Mode::Seqrd | Mode::Rndrd)
+    }
+    /// Whether the mode reads.
+    pub fn reads(self) -> bool {
+        matches!(self, Mode::Seqrd | Mode::Rndrd | Mode::Rndrw)
+    }
+    /// Whether offsets are random.
+    pub fn random(self) -> bool {
+        matches!(self, Mode::Rndrd | Mode::Rndwr | Mode::Rndrw)
+    }
+}
+
+/// How I/O is issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// pread/pwrite, one I/O at a time per thread.
+    Sync,
+    /// io_uring with `iodepth` I/Os in flight per thread.
+    Uring,
+    /// No I/O at all: for testing everything above the engine.
+    Null,
+}
+
+impl EngineKind {
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::Uring => "uring",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+/// fsync or fdatasync.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FsyncMode {
+    /// fsync(2): data and all metadata.
+    Fsync,
+    /// fdatasync(2): data and the metadata needed to read it.
+    Fdatasync,
+}
+
+/// Where offsets fall in the data set.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Distribution {
+    /// Every block equally likely.
+    Uniform,
+    /// Zipf with exponent `theta` (> 0): block of rank k has weight 1/k^theta.
+    Zipf {
+        /// The exponent.
+        theta: f64,
+    },
+    /// `io_pct`% of I/Os go to `data_pct`% of the blocks, the rest to the others.
+    Hotspot {
+        /// Share of I/Os that go to the hot blocks, in percent.
+        io_pct: f64,
+        /// Share of the blocks that are hot, in percent.
+        data_pct: f64,
+    },
+}
+
+impl std::fmt::Display for Distribution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Distribution::Uniform => write!(f, "uniform"),
+            Distribution::Zipf { theta } => write!(f, "zipf:{theta}"),
+            Distribution::Hotspot { io_pct, data_pct } => write!(f, "hotspot:{io_pct}/{data_pct}"),
+        }
+    }
+}
+
+/// What is benchmarked: files in a directory, or a block device.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "path", rename_all = "lowercase")]
+pub enum Target {
+    /// A file set in this directory.
+    Dir(PathBuf),
+    /// This block device, used whole.
+    Device(PathBuf),
+}
+
+impl Target {
+    /// The path of the directory or device.
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            Target::Dir(p) | Target::Device(p) => p,
+        }
+    }
+}
+
+/// A benchmark specification: everything needed to run it again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spec {
+    /// What to benchmark.
+    pub target: Target,
+    /// The workload.
+    pub mode: Mode,
+    /// The I/O engine.
+    pub engine: EngineKind,
+    /// Bytes per I/O.
+    pub block_size_bytes: u64,
+    /// Number of files in the set (1 for a device).
+    pub file_num: u64,
+    /// Bytes in the whole file set (for a device: the part of it used).
+    pub file_total_size_bytes: u64,
+    /// Worker threads.
+    pub threads: u32,
+    /// I/Os in flight per thread (1 for the sync engine).
+    pub iodepth: u32,
+    /// Measured run time, after warmup; `None` when only `events` limits the run.
+    #[serde(with = "opt_secs")]
+    pub time_s: Option<Duration>,
+    /// Total I/O limit over all threads, 0 for none.
+    pub events: u64,
+    /// Time run before measuring, excluded from the summary.
+    #[serde(with = "secs")]
+    pub warmup_s: Duration,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// O_DSYNC.
+    pub dsync: bool,
+    /// O_SYNC.
+    pub sync: bool,
+    /// After this many writes to one file by one thread, that thread syncs that file (0: never).
+    pub fsync_every: u64,
+    /// How files are synced.
+    pub fsync_mode: FsyncMode,
+    /// Sync every written file when the run ends.
+    pub fsync_end: bool,
+    /// Bytes added to every offset.
+    pub misalign_bytes: u64,
+    /// Where offsets fall.
+    pub distribution: Distribution,
+    /// Open-loop target rate over all threads (I/Os per second); `None`: as fast as possible.
+    pub rate_iops: Option<f64>,
+    /// Reads per write in `rndrw` (sysbench's --file-rw-ratio).
+    pub rw_ratio: f64,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Length of a report interval.
+    #[serde(with = "secs")]
+    pub report_interval_s: Duration,
+    /// Percentiles reported in the summary.
+    pub percentiles: Vec<f64>,
+}
+
+/// A block device under the target, as far as it matters to a benchmark.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceEnv {
+    /// Kernel name (`vda`, `dm-0`, `md0`, `sda1`).
+    pub name: String,
+    /// `disk`, `partition`, `dm`, `md`, `loop`, ...
+    pub kind: String,
+    /// Active I/O scheduler.
+    pub scheduler: Option<String>,
+    /// Whether the kernel thinks it is rotational.
+    pub rotational: Option<bool>,
+    /// `write back` (volatile cache) or `write through`.
+    pub write_cache: Option<String>,
+    /// Logical block size.
+    pub logical_block_size_bytes: Option<u64>,
+    /// Physical block size.
+    pub physical_block_size_bytes: Option<u64>,
+}
+
+/// Where the benchmark ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    /// Host name.
+    pub hostname: String,
+    /// Kernel release (`uname -r`).
+    pub kernel: String,
+    /// Online CPUs.
+    pub cpus: u32,
+    /// Memory (MemTotal).
+    pub mem_total_bytes: u64,
+    /// Filesystem type of the target (`ext4`, `xfs`, `tmpfs`; `None` for a raw device).
+    pub filesystem: Option<String>,
+    /// Mount point of the target's filesystem.
+    pub mount_point: Option<String>,
+    /// Mount options of the target's filesystem.
+    pub mount_options: Option<String>,
+    /// The block devices under the target, top (the filesystem's device) to bottom (disks).
+    pub devices: Vec<DeviceEnv>,
+    /// The flags the benchmark files were opened with.
+    pub open_flags: Vec<String>,
+    /// How prepare left the page cache (`dropped`: the run starts cold).
+    pub page_cache: Option<String>,
+}
+
+/// Latency statistics of one operation in one interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IntervalLat {
+    /// Median.
+    pub p50: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// Maximum.
+    pub max: u64,
+}
+
+/// One operation (read, write or fsync) in one interval: not cumulative.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpInterval {
+    /// Operations completed in the interval.
+    pub count: u64,
+    /// Bytes moved in the interval.
+    pub bytes: u64,
+    /// Operations per second over the interval.
+    pub iops: f64,
+    /// Bytes per second over the interval.
+    pub bytes_per_s: f64,
+    /// Latency in nanoseconds.
+    pub lat_ns: IntervalLat,
+}
+
+impl OpInterval {
+    /// Builds the interval figures from a histogram, bytes and the interval length.
+    pub fn from_hist(h: &LatencyHistogram, bytes: u64, secs: f64) -> Self {
+        let per_s = |v: f64| if secs > 0.0 { v / secs } else { 0.0 };
+        OpInterval {
+            count: h.count(),
+            bytes,
+            iops: per_s(h.count() as f64),
+            bytes_per_s: per_s(bytes as f64),
+            lat_ns: IntervalLat {
+                p50: h.percentile(50.0),
+                p99: h.percentile(99.0),
+                max: h.max(),
+            },
+        }
+    }
+}
+
+/// One report interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Start, seconds since the run started (warmup included).
+    pub start_s: f64,
+    /// End, seconds since the run started.
+    pub end_s: f64,
+    /// Inside the warmup: shown, but not in the summary.
+    pub warmup: bool,
+    /// Reads.
+    pub read: OpInterval,
+    /// Writes.
+    pub write: OpInterval,
+    /// fsync/fdatasync calls.
+    pub fsync: OpInterval,
+    /// All operations together (one histogram over reads, writes and fsyncs).
+    pub total: OpInterval,
+    /// What the block devices under the target did over the same interval (from
+    /// /proc/diskstats, the iostat -x formulas), top device first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceInterval>,
+}
+
+/// One block device over one interval, as `iostat -x` would print it for the same two samples.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInterval {
+    /// Kernel name.
+    pub name: String,
+    /// Reads completed per second.
+    pub r_per_s: f64,
+    /// Writes completed per second.
+    pub w_per_s: f64,
+    /// Flushes per second.
+    pub f_per_s: f64,
+    /// KiB read per second.
+    pub rkb_per_s: f64,
+    /// KiB written per second.
+    pub wkb_per_s: f64,
+    /// Share of read requests merged (%).
+    pub rrqm_pct: f64,
+    /// Share of write requests merged (%).
+    pub wrqm_pct: f64,
+    /// Mean read time, queue included (ms).
+    pub r_await_ms: f64,
+    /// Mean write time, queue included (ms).
+    pub w_await_ms: f64,
+    /// Mean read request size (KiB).
+    pub rareq_sz_kb: f64,
+    /// Mean write request size (KiB).
+    pub wareq_sz_kb: f64,
+    /// Mean requests queued or in service.
+    pub aqu_sz: f64,
+    /// Share of time with a request in flight (%): not saturation on SSD/NVMe/RAID.
+    pub util_pct: f64,
+}
+
+/// The application's figures against the device's over the measured run: Little's law and
+/// request counts, with a plain reading when they disagree.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceCheck {
+    /// The device compared (the one the filesystem sits on, or the `--device`).
+    pub device: String,
+    /// Reads and writes dbio completed in the measured window.
+    pub app_ios: u64,
+    /// Read and write requests the device completed in the same window.
+    pub device_requests: u64,
+    /// Requests merged by the block layer in the window.
+    pub device_merged: u64,
+    /// Flush requests the device completed.
+    pub device_flushes: u64,
+    /// I/Os dbio kept in flight on average (Little's law: IOPS x mean latency).
+    pub app_in_flight: f64,
+    /// The device's mean queue size (aqu-sz) over the window.
+    pub device_aqu_sz: f64,
+    /// True when requests and queue sizes agree within a factor of 1.5.
+    pub agree: bool,
+    /// What the comparison says, in words.
+    pub notes: Vec<String>,
+}
+
+/// Latency statistics: exact min, mean and max, percentiles within the histogram's 1% error.
+/// Serialised flat: `{"min": .., "mean": .., "p50": .., "p99.9": .., "max": ..}`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LatStats {
+    /// Smallest value.
+    pub min: u64,
+    /// Mean.
+    pub mean: f64,
+    /// `(percentile, value)` in the order asked for.
+    pub percentiles: Vec<(f64, u64)>,
+    /// Largest value.
+    pub max: u64,
+}
+
+impl LatStats {
+    /// Computes the statistics of a histogram at the given percentiles.
+    pub fn from_hist(h: &LatencyHistogram, percentiles: &[f64]) -> Self {
+        LatStats {
+            min: h.min(),
+            mean: h.mean(),
+            percentiles: percentiles.iter().map(|&p| (p, h.percentile(p))).collect(),
+            max: h.max(),
+        }
+    }
+
+    /// The value at percentile `p`, if it was computed.
+    pub fn get(&self, p: f64) -> Option<u64> {
+        self.percentiles
+            .iter()
+            .find(|(q, _)| (q - p).abs() < 1e-9)
+            .map(|&(_, v)| v)
+    }
+}
+
+/// The JSON key of a percentile: `p50`, `p99.9`.
+pub fn percentile_key(p: f64) -> String {
+    format!("p{p}")
+}
+
+impl Serialize for LatStats {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.percentiles.len() + 3))?;
+        m.serialize_entry("min", &self.min)?;
+        m.serialize_entry("mean", &self.mean)?;
+        for (p, v) in &self.percentiles {
+            m.serialize_entry(&percentile_key(*p), v)?;
+        }
+        m.serialize_entry("max", &self.max)?;
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for LatStats {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        let num = |k: &str| -> Result<&serde_json::Value, D::Error> {
+            map.get(k)
+                .ok_or_else(|| D::Error::missing_field("min/mean/max"))
+        };
+        let as_u64 = |v: &serde_json::Value| {
+            v.as_u64()
+                .ok_or_else(|| D::Error::custom("latency must be an integer of ns"))
+        };
+        let mut out = LatStats {
+            min: as_u64(num("min")?)?,
+            mean: num("mean")?
+                .as_f64()
+                .ok_or_else(|| D::Error::custom("mean must be a number"))?,
+            percentiles: Vec::new(),
+            max: as_u64(num("max")?)?,
+        };
+        for (k, v) in &map {
+            if let Some(p) = k.strip_prefix('p') {
+                let p: f64 = p
+                    .parse()
+                    .map_err(|_| D::Error::custom(format!("bad percentile key {k}")))?;
+                out.percentiles.push((p, as_u64(v)?));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// One operation over the whole measured run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpSummary {
+    /// Operations completed.
+    pub count: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Operations per second.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+    /// Latency in ns. With `--rate`, measured from the intended start time (what a client
+    /// waiting for the I/O sees, coordinated omission included); otherwise from submission.
+    pub lat_ns: LatStats,
+    /// With `--rate` only: latency from the actual submission to completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_lat_ns: Option<LatStats>,
+    /// The full histogram of `lat_ns`, for merging and comparing runs.
+    pub histogram: HistogramData,
+    /// With `--rate` only: the full histogram of `service_lat_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_histogram: Option<HistogramData>,
+}
+
+/// All operations together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TotalSummary {
+    /// Reads + writes + fsyncs.
+    pub count: u64,
+    /// Operations per second.
+    pub iops: f64,
+    /// Bytes read and written per second.
+    pub bytes_per_s: f64,
+}
+
+/// What one worker thread did in the measured run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadSummary {
+    /// Thread index.
+    pub thread: u32,
+    /// Reads + writes completed (fsyncs not counted).
+    pub events: u64,
+    /// fsyncs completed.
+    pub fsyncs: u64,
+    /// Sum of this thread's I/O latencies, in seconds (sysbench's "execution time").
+    pub busy_s: f64,
+}
+
+/// Mean and standard deviation of per-thread figures: how evenly the threads were served.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fairness {
+    /// Mean events per thread.
+    pub events_mean: f64,
+    /// Population standard deviation of events per thread.
+    pub events_stddev: f64,
+    /// Mean busy time per thread.
+    pub busy_mean_s: f64,
+    /// Population standard deviation of busy time per thread.
+    pub busy_stddev_s: f64,
+}
+
+impl Fairness {
+    /// Computes the fairness figures of a set of threads.
+    pub fn of(threads: &[ThreadSummary]) -> Self {
+        fn mean_sd(v: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+            let n = v.clone().count() as f64;
+            if n == 0.0 {
+                return (0.0, 0.0);
+            }
+            let mean = v.clone().sum::<f64>() / n;
+            let var = v.map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+            (mean, var.sqrt())
+        }
+        let (events_mean, events_stddev) = mean_sd(threads.iter().map(|t| t.events as f64));
+        let (busy_mean_s, busy_stddev_s) = mean_sd(threads.iter().map(|t| t.busy_s));
+        Fairness {
+            events_mean,
+            events_stddev,
+            busy_mean_s,
+            busy_stddev_s,
+        }
+    }
+}
+
+/// Calls the engine made, counted inside the engine (no strace needed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineCalls {
+    /// Reads issued.
+    pub reads: u64,
+    /// Writes issued.
+    pub writes: u64,
+    /// fsync/fdatasync issued.
+    pub fsyncs: u64,
+    /// System calls that submitted or waited for I/O (io_uring_enter; for sync, one per I/O).
+    pub syscalls: u64,
+}
+
+impl EngineCalls {
+    /// Adds another thread's counts.
+    pub fn add(&mut self, o: &EngineCalls) {
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.fsyncs += o.fsyncs;
+        self.syscalls += o.syscalls;
+    }
+}
+
+/// The kernel's own I/O accounting of the dbio process over the run (/proc/self/io deltas):
+/// an independent check of what the engine claims it did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessIo {
+    /// Bytes passed to read-like system calls (rchar).
+    pub rchar: u64,
+    /// Bytes passed to write-like system calls (wchar).
+    pub wchar: u64,
+    /// Read-like system calls (syscr).
+    pub syscr: u64,
+    /// Write-like system calls (syscw).
+    pub syscw: u64,
+    /// Bytes the process caused to be read from storage (read_bytes).
+    pub read_bytes: u64,
+    /// Bytes the process caused to be written to storage (write_bytes).
+    pub write_bytes: u64,
+}
+
+/// The final summary of a run (warmup excluded).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Measured time: from the end of the warmup to the last I/O.
+    pub measured_s: f64,
+    /// Whole run time, warmup included.
+    pub total_s: f64,
+    /// Reads.
+    pub read: OpSummary,
+    /// Writes.
+    pub write: OpSummary,
+    /// fsync/fdatasync calls.
+    pub fsync: OpSummary,
+    /// All operations.
+    pub total: TotalSummary,
+    /// Each thread.
+    pub threads: Vec<ThreadSummary>,
+    /// How evenly the threads were served.
+    pub fairness: Fairness,
+    /// Calls counted inside the engine over the whole run, warmup included.
+    pub engine_calls: EngineCalls,
+    /// The kernel's accounting of this process over the whole run, warmup included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_io: Option<ProcessIo>,
+    /// The application's figures against the device's (absent without a block device).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_check: Option<DeviceCheck>,
+}
+
+/// The result of `dbio bench run` (and of plain `dbio bench`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchResult {
+    /// [`BENCH_SCHEMA`].
+    pub schema: String,
+    /// The dbio version that ran it.
+    pub dbio_version: String,
+    /// When the run started (UTC, RFC 3339).
+    pub started_at: String,
+    /// What was run.
+    pub spec: Spec,
+    /// Where it ran.
+    pub environment: Environment,
+    /// Things the run measured that the user probably did not mean to measure.
+    pub warnings: Vec<String>,
+    /// True when Ctrl-C (SIGINT) or SIGTERM ended the run early: the figures cover what ran.
+    pub interrupted: bool,
+    /// Every report interval, in order (warmup ones flagged).
+    pub intervals: Vec<Interval>,
+    /// The whole measured run.
+    pub summary: Summary,
+}
+
+mod secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_secs_f64(f64::deserialize(d)?))
+    }
+}
+
+mod opt_secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&d.as_secs_f64()),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.map(Duration::from_secs_f64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lat_stats_serialise_flat_and_round_trip() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=1000 {
+            h.record(v * 1000);
+        }
+        let s = LatStats::from_hist(&h, &DEFAULT_PERCENTILES);
+        let json = serde_json::to_value(&s).unwrap();
+        let keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(
+            keys,
+            ["min", "mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"]
+        );
+        assert_eq!(json["min"], 1000);
+        assert_eq!(json["max"], 1_000_000);
+        let back: LatStats = serde_json::from_value(json).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(back.get(99.9), s.get(99.9));
+    }
+
+    #[test]
+    fn fairness_is_population_mean_and_stddev() {
+        let t = |events, busy_s| ThreadSummary {
+            events,
+            busy_s,
+            ..Default::default()
+        };
+        let f = Fairness::of(&[t(10, 1.0), t(20, 3.0)]);
+        assert_eq!((f.events_mean, f.events_stddev), (15.0, 5.0));
+        assert_eq!((f.busy_mean_s, f.busy_stddev_s), (2.0, 1.0));
+    }
+
+    #[test]
+    fn interval_rates_divide_by_the_interval_length() {
+        let mut h = LatencyHistogram::new();
+        for _ in 0..500 {
+            h.record(2_000);
+        }
+        let i = OpInterval::from_hist(&h, 500 * 16384, 0.5);
+        assert_eq!(i.iops, 1000.0);
+        assert_eq!(i.bytes_per_s, 1000.0 * 16384.0);
+        assert_eq!(i.lat_ns.max, 2_000);
+    }
+}

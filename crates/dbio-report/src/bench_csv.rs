@@ -1,0 +1,103 @@
+//! `dbio bench --format csv`: the time series, one row per report interval (warmup ones
+//! included and flagged), with the units in the column names.
+
+use crate::bench::{BenchResult, DeviceInterval, Interval, OpInterval};
+use crate::export::{csv_row, Exporter};
+use std::io::{self, Write};
+
+const OPS: [&str; 4] = ["read", "write", "fsync", "total"];
+const FIELDS: [&str; 6] = ["count", "iops", "bytes_per_s", "p50_ns", "p99_ns", "max_ns"];
+const DEV_FIELDS: [&str; 9] = [
+    "r_per_s",
+    "w_per_s",
+    "r_await_ms",
+    "w_await_ms",
+    "rareq_sz_kb",
+    "wareq_sz_kb",
+    "aqu_sz",
+    "util_pct",
+    "f_per_s",
+];
+
+fn dev_values(d: Option<&DeviceInterval>) -> [String; 9] {
+    match d {
+        None => Default::default(),
+        Some(d) => [
+            d.r_per_s,
+            d.w_per_s,
+            d.r_await_ms,
+            d.w_await_ms,
+            d.rareq_sz_kb,
+            d.wareq_sz_kb,
+            d.aqu_sz,
+            d.util_pct,
+            d.f_per_s,
+        ]
+        .map(|v| v.to_string()),
+    }
+}
+
+/// The device names of a result's time series (from its first interval with devices).
+pub fn device_names(r: &BenchResult) -> Vec<String> {
+    r.intervals
+        .iter()
+        .find(|i| !i.devices.is_empty())
+        .map(|i| i.devices.iter().map(|d| d.name.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// The header row: `start_s,end_s,warmup`, then `count`, `iops`, `bytes_per_s`, `p50_ns`,
+/// `p99_ns`, `max_ns` for `read`, `write`, `fsync` and `total`, then for each device under
+/// the target `<dev>_r_per_s`, `<dev>_w_per_s`, `<dev>_r_await_ms`, ... (iostat -x figures).
+pub fn header_row(devices: &[String]) -> Vec<String> {
+    let mut h = vec!["start_s".to_string(), "end_s".into(), "warmup".into()];
+    for op in OPS {
+        for f in FIELDS {
+            h.push(format!("{op}_{f}"));
+        }
+    }
+    for d in devices {
+        for f in DEV_FIELDS {
+            h.push(format!("{d}_{f}"));
+        }
+    }
+    h
+}
+
+/// The row of one interval, in the order of [`header_row`] (device columns empty when the
+/// interval has no figures for that device).
+pub fn interval_row(i: &Interval, devices: &[String]) -> Vec<String> {
+    let mut r = vec![
+        i.start_s.to_string(),
+        i.end_s.to_string(),
+        i.warmup.to_string(),
+    ];
+    let ops: [&OpInterval; 4] = [&i.read, &i.write, &i.fsync, &i.total];
+    for o in ops {
+        r.push(o.count.to_string());
+        r.push(o.iops.to_string());
+        r.push(o.bytes_per_s.to_string());
+        r.push(o.lat_ns.p50.to_string());
+        r.push(o.lat_ns.p99.to_string());
+        r.push(o.lat_ns.max.to_string());
+    }
+    for name in devices {
+        r.extend(dev_values(i.devices.iter().find(|d| &d.name == name)));
+    }
+    r
+}
+
+/// The time series as CSV (RFC 4180): a header row, then one row per interval.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CsvExporter;
+
+impl Exporter<BenchResult> for CsvExporter {
+    fn export(&self, r: &BenchResult, out: &mut dyn Write) -> io::Result<()> {
+        let devices = device_names(r);
+        csv_row(out, header_row(&devices))?;
+        for i in &r.intervals {
+            csv_row(out, interval_row(i, &devices))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,680 @@
+//! `/proc/diskstats`: parsing (14-, 18- and 20-field kernels), the pt-stalk/pt-diskstats saved
+//! sample format (`TS <epoch> <date>` then raw lines), and the iostat -x (sysstat 12.x) and
+//! pt-diskstats figures between two samples, with 32-bit wrap of the millisecond counters and
+//! counter resets (a device re-attached) handled.
+//!
+//! Formulas, with D the difference between samples of field fN and T the interval in seconds:
+//! r/s = Df1/T, rkB/s = Df3/2/T, rrqm/s = Df2/T, %rrqm = 100·Df2/(Df1+Df2),
+//! r_await = Df4/Df1, rareq-sz = Df3/2/Df1 (same for writes f5-f8, discards f12-f15),
+//! f/s = Df16/T, f_await = Df17/Df16, aqu-sz = Df11/(1000·T), %util = 100·Df10/(1000·T·n)
+//! for a group of n devices; pt-diskstats: rd_cnc = Df4/T/1000/n, rd_rt = Df4/(Df1+Df2),
+//! stime = Df10/(Df1+Df2+Df5+Df6), qtime = Df11/(Df1+Df2+Df5+Df6+f9) − stime where f9 is the
+//! in-flight gauge of the second sample (as pt-diskstats computes it).
+
+use crate::Error;
+use serde::{Deserialize, Serialize};
+
+/// One line of `/proc/diskstats`: the cumulative counters of one device.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiskStat {
+    /// Major number.
+    pub major: u32,
+    /// Minor number.
+    pub minor: u32,
+    /// Kernel name (`vda`, `dm-0`, `nvme0n1p2`).
+    pub name: String,
+    /// Number of statistics fields on the line (11, 15 or 17: the 14-, 18-, 20-token formats).
+    pub fields: usize,
+    /// f1: reads completed.
+    pub reads: u64,
+    /// f2: reads merged.
+    pub reads_merged: u64,
+    /// f3: 512-byte sectors read.
+    pub sectors_read: u64,
+    /// f4: milliseconds spent reading (32-bit, wraps).
+    pub read_ms: u64,
+    /// f5: writes completed.
+    pub writes: u64,
+    /// f6: writes merged.
+    pub writes_merged: u64,
+    /// f7: 512-byte sectors written.
+    pub sectors_written: u64,
+    /// f8: milliseconds spent writing (32-bit, wraps).
+    pub write_ms: u64,
+    /// f9: I/Os currently in flight (a gauge, not a counter).
+    pub in_flight: u64,
+    /// f10: milliseconds with at least one I/O in flight (io_ticks; 32-bit, wraps).
+    pub io_ms: u64,
+    /// f11: weighted milliseconds doing I/O (sum of every I/O's time; 32-bit, wraps).
+    pub weighted_ms: u64,
+    /// f12: discards completed (0 before kernel 4.18).
+    pub discards: u64,
+    /// f13: discards merged.
+    pub discards_merged: u64,
+    /// f14: 512-byte sectors discarded.
+    pub sectors_discarded: u64,
+    /// f15: milliseconds spent discarding.
+    pub discard_ms: u64,
+    /// f16: flush requests completed (0 before kernel 5.5).
+    pub flushes: u64,
+    /// f17: milliseconds spent flushing.
+    pub flush_ms: u64,
+}
+
+/// Parses one `/proc/diskstats` line: major, minor, name, then at least 11 numbers.
+pub fn parse_line(line: &str) -> Result<DiskStat, String> {
+    let toks: Vec<&str> = line.split_whitespace().collect();
+    if toks.len() < 14 {
+        return Err(format!(
+            "expected at least 14 fields (major minor name and 11 counters), found {}",
+            toks.len()
+        ));
+    }
+    let num = |i: usize| -> Result<u64, String> {
+        match toks.get(i) {
+            None => Ok(0),
+            Some(t) => t
+                .parse::<u64>()
+                .map_err(|_| format!("field {} is not a number: {t:?}", i + 1)),
+        }
+    };
+    let major = num(0)? as u32;
+    let minor = num(1)? as u32;
+    let n = toks.len() - 3;
+    // Fields a kernel does not have (discard before 4.18, flush before 5.5) read as 0.
+    let opt = |i: usize| if i < toks.len() { num(i) } else { Ok(0) };
+    Ok(DiskStat {
+        major,
+        minor,
+        name: toks[2].to_string(),
+        fields: n,
+        reads: num(3)?,
+        reads_merged: num(4)?,
+        sectors_read: num(5)?,
+        read_ms: num(6)?,
+        writes: num(7)?,
+        writes_merged: num(8)?,
+        sectors_written: num(9)?,
+        write_ms: num(10)?,
+        in_flight: num(11)?,
+        io_ms: num(12)?,
+        weighted_ms: num(13)?,
+        discards: opt(14)?,
+        discards_merged: opt(15)?,
+        sectors_discarded: opt(16)?,
+        discard_ms: opt(17)?,
+        flushes: opt(18)?,
+        flush_ms: opt(19)?,
+    })
+}
+
+/// Parses the whole text of `/proc/diskstats`. The first malformed line is an error naming
+/// its number.
+pub fn parse(text: &str) -> Result<Vec<DiskStat>, Error> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            parse_line(l).map_err(|msg| Error::Parse {
+                what: "diskstats".into(),
+                line: i + 1,
+                msg,
+            })
+        })
+        .collect()
+}
+
+/// Reads and parses `/proc/diskstats` of the running system.
+pub fn read() -> Result<Vec<DiskStat>, Error> {
+    let p = "/proc/diskstats";
+    let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+    parse(&text)
+}
+
+/// Reads `/proc/diskstats` as raw text (for `--record`).
+pub fn read_raw() -> Result<String, Error> {
+    let p = "/proc/diskstats";
+    std::fs::read_to_string(p).map_err(|e| Error::io(p, e))
+}
+
+/// One timestamped sample of every device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Seconds since the epoch (with fraction) when the sample was taken.
+    pub ts: f64,
+    /// The devices.
+    pub stats: Vec<DiskStat>,
+}
+
+/// A line of a saved-samples file that could not be used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineProblem {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub msg: String,
+}
+
+/// Samples read from a saved file, and the lines that were skipped.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SavedSamples {
+    /// Samples in file order.
+    pub samples: Vec<Sample>,
+    /// Malformed lines (skipped; the rest is used).
+    pub problems: Vec<LineProblem>,
+}
+
+/// Parses the saved-sample format that pt-stalk writes (`*-diskstats`), `pt-diskstats
+/// --save-samples` writes and `dbio iostat --record` appends: a line `TS <epoch[.frac]>
+/// [date]`, then the raw `/proc/diskstats` lines of that moment, repeated. Malformed lines
+/// (and device lines before the first `TS`) are reported and skipped.
+pub fn parse_saved(text: &str) -> SavedSamples {
+    let mut out = SavedSamples::default();
+    let mut cur: Option<Sample> = None;
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("TS") {
+            if rest.starts_with(char::is_whitespace) || rest.is_empty() {
+                match rest.split_whitespace().next().map(str::parse::<f64>) {
+                    Some(Ok(ts)) if ts.is_finite() && ts >= 0.0 => {
+                        if let Some(s) = cur.take() {
+                            out.samples.push(s);
+                        }
+                        cur = Some(Sample {
+                            ts,
+                            stats: Vec::new(),
+                        });
+                    }
+                    _ => {
+                        // A bad TS line: its device lines cannot be placed in time.
+                        if let Some(s) = cur.take() {
+                            out.samples.push(s);
+                        }
+                        out.problems.push(LineProblem {
+                            line: line_no,
+                            msg: format!("bad timestamp line {t:?}: expected `TS <epoch seconds> [date]`; the lines up to the next TS are skipped"),
+                        });
+                    }
+                }
+                continue;
+            }
+        }
+        match (&mut cur, parse_line(t)) {
+            (Some(s), Ok(d)) => s.stats.push(d),
+            (None, Ok(_)) => out.problems.push(LineProblem {
+                line: line_no,
+                msg: "diskstats line outside a sample (no valid `TS` line before it)".into(),
+            }),
+            (_, Err(msg)) => out.problems.push(LineProblem { line: line_no, msg }),
+        }
+    }
+    if let Some(s) = cur.take() {
+        out.samples.push(s);
+    }
+    out
+}
+
+/// Formats one sample in the saved format: `TS <epoch.nanoseconds> <YYYY-MM-DD HH:MM:SS>`
+/// (UTC) followed by the raw diskstats text.
+pub fn format_saved(ts: f64, raw: &str) -> String {
+    let secs = ts.floor() as i64;
+    let nanos = ((ts - secs as f64) * 1e9).round().min(999_999_999.0) as u64;
+    let mut s = format!("TS {secs}.{nanos:09} {}\n", utc_datetime(secs));
+    s.push_str(raw);
+    if !raw.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC) for seconds since the epoch.
+pub fn utc_datetime(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+        sod / 3600,
+        (sod / 60) % 60,
+        sod % 60
+    )
+}
+
+/// The differences between two samples of one device (or the sum over a group).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delta {
+    /// Df1.
+    pub reads: u64,
+    /// Df2.
+    pub reads_merged: u64,
+    /// Df3.
+    pub sectors_read: u64,
+    /// Df4 (wrap-corrected).
+    pub read_ms: u64,
+    /// Df5.
+    pub writes: u64,
+    /// Df6.
+    pub writes_merged: u64,
+    /// Df7.
+    pub sectors_written: u64,
+    /// Df8 (wrap-corrected).
+    pub write_ms: u64,
+    /// f9 of the second sample (a gauge).
+    pub in_flight: u64,
+    /// Df10 (wrap-corrected).
+    pub io_ms: u64,
+    /// Df11 (wrap-corrected).
+    pub weighted_ms: u64,
+    /// Df12.
+    pub discards: u64,
+    /// Df13.
+    pub discards_merged: u64,
+    /// Df14.
+    pub sectors_discarded: u64,
+    /// Df15 (wrap-corrected).
+    pub discard_ms: u64,
+    /// Df16.
+    pub flushes: u64,
+    /// Df17 (wrap-corrected).
+    pub flush_ms: u64,
+    /// How many devices were summed (1 for one device).
+    pub devices: u64,
+}
+
+/// Why two samples of a device cannot be compared.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[error("counters of {device} went backwards ({field}: {before} -> {after}): the device was re-attached or its counters were reset; this interval is skipped for it")]
+pub struct CounterReset {
+    /// Device name.
+    pub device: String,
+    /// The first counter found going backwards.
+    pub field: String,
+    /// Its earlier value.
+    pub before: u64,
+    /// Its later value.
+    pub after: u64,
+}
+
+/// The difference of a millisecond counter, which the kernel prints as a 32-bit unsigned
+/// value: a smaller later value means it wrapped at 2^32.
+pub fn ms_delta(before: u64, after: u64) -> u64 {
+    if after >= before {
+        after - before
+    } else {
+        (after + (1u64 << 32)).saturating_sub(before)
+    }
+}
+
+impl Delta {
+    /// The change from `prev` to `cur` (the same device). Event and sector counters going
+    /// backwards mean a reset (device re-attached): an error, not a figure. The millisecond
+    /// counters are 32-bit and wrap; a smaller value there is a wrap.
+    pub fn between(prev: &DiskStat, cur: &DiskStat) -> Result<Delta, CounterReset> {
+        let counters: [(&str, u64, u64); 10] = [
+            ("reads", prev.reads, cur.reads),
+            ("reads_merged", prev.reads_merged, cur.reads_merged),
+            ("sectors_read", prev.sectors_read, cur.sectors_read),
+            ("writes", prev.writes, cur.writes),
+            ("writes_merged", prev.writes_merged, cur.writes_merged),
+            ("sectors_written", prev.sectors_written, cur.sectors_written),
+            ("discards", prev.discards, cur.discards),
+            ("discards_merged", prev.discards_merged, cur.discards_merged),
+            (
+                "sectors_discarded",
+                prev.sectors_discarded,
+                cur.sectors_discarded,
+            ),
+            ("flushes", prev.flushes, cur.flushes),
+        ];
+        let reset = counters
+            .iter()
+            .find(|(_, before, after)| after < before)
+            .copied()
+            // io_ms wraps at 2^32; a smaller value only means a reset when the earlier one
+            // was far from the wrap point (an idle device re-attached moves no event counter
+            // it did not already have at 0).
+            .or_else(|| {
+                (cur.io_ms < prev.io_ms && prev.io_ms < (1u64 << 31))
+                    .then_some(("io_ms", prev.io_ms, cur.io_ms))
+            });
+        if let Some((field, before, after)) = reset {
+            return Err(CounterReset {
+                device: cur.name.clone(),
+                field: field.to_string(),
+                before,
+                after,
+            });
+        }
+        Ok(Delta {
+            reads: cur.reads - prev.reads,
+            reads_merged: cur.reads_merged - prev.reads_merged,
+            sectors_read: cur.sectors_read - prev.sectors_read,
+            read_ms: ms_delta(prev.read_ms, cur.read_ms),
+            writes: cur.writes - prev.writes,
+            writes_merged: cur.writes_merged - prev.writes_merged,
+            sectors_written: cur.sectors_written - prev.sectors_written,
+            write_ms: ms_delta(prev.write_ms, cur.write_ms),
+            in_flight: cur.in_flight,
+            io_ms: ms_delta(prev.io_ms, cur.io_ms),
+            weighted_ms: ms_delta(prev.weighted_ms, cur.weighted_ms),
+            discards: cur.discards - prev.discards,
+            discards_merged: cur.discards_merged - prev.discards_merged,
+            sectors_discarded: cur.sectors_discarded - prev.sectors_discarded,
+            discard_ms: ms_delta(prev.discard_ms, cur.discard_ms),
+            flushes: cur.flushes - prev.flushes,
+            flush_ms: ms_delta(prev.flush_ms, cur.flush_ms),
+            devices: 1,
+        })
+    }
+
+    /// Adds another device's delta (for `--group`).
+    pub fn add(&mut self, o: &Delta) {
+        self.reads += o.reads;
+        self.reads_merged += o.reads_merged;
+        self.sectors_read += o.sectors_read;
+        self.read_ms += o.read_ms;
+        self.writes += o.writes;
+        self.writes_merged += o.writes_merged;
+        self.sectors_written += o.sectors_written;
+        self.write_ms += o.write_ms;
+        self.in_flight += o.in_flight;
+        self.io_ms += o.io_ms;
+        self.weighted_ms += o.weighted_ms;
+        self.discards += o.discards;
+        self.discards_merged += o.discards_merged;
+        self.sectors_discarded += o.sectors_discarded;
+        self.discard_ms += o.discard_ms;
+        self.flushes += o.flushes;
+        self.flush_ms += o.flush_ms;
+        self.devices += o.devices;
+    }
+
+    /// Whether anything completed or is in flight.
+    pub fn is_idle(&self) -> bool {
+        self.reads == 0
+            && self.writes == 0
+            && self.discards == 0
+            && self.flushes == 0
+            && self.in_flight == 0
+            && self.io_ms == 0
+    }
+}
+
+/// One device's figures over one interval: iostat -x (sysstat 12.x) columns, then the
+/// pt-diskstats additions. Field names carry their units.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// r/s: reads completed per second.
+    pub r_per_s: f64,
+    /// w/s.
+    pub w_per_s: f64,
+    /// d/s: discards per second.
+    pub d_per_s: f64,
+    /// f/s: flushes per second.
+    pub f_per_s: f64,
+    /// rkB/s (kB = KiB, as iostat).
+    pub rkb_per_s: f64,
+    /// wkB/s.
+    pub wkb_per_s: f64,
+    /// dkB/s.
+    pub dkb_per_s: f64,
+    /// rrqm/s: read requests merged per second.
+    pub rrqm_per_s: f64,
+    /// wrqm/s.
+    pub wrqm_per_s: f64,
+    /// drqm/s.
+    pub drqm_per_s: f64,
+    /// %rrqm: share of read requests merged before reaching the device.
+    pub rrqm_pct: f64,
+    /// %wrqm.
+    pub wrqm_pct: f64,
+    /// %drqm.
+    pub drqm_pct: f64,
+    /// r_await: mean read time, queue included (ms).
+    pub r_await_ms: f64,
+    /// w_await.
+    pub w_await_ms: f64,
+    /// d_await.
+    pub d_await_ms: f64,
+    /// f_await.
+    pub f_await_ms: f64,
+    /// rareq-sz: mean read request size (KiB).
+    pub rareq_sz_kb: f64,
+    /// wareq-sz.
+    pub wareq_sz_kb: f64,
+    /// dareq-sz.
+    pub dareq_sz_kb: f64,
+    /// aqu-sz: mean number of requests queued or in service.
+    pub aqu_sz: f64,
+    /// %util: share of time with at least one request in flight (divided by the device
+    /// count for a group). Not saturation on SSD/NVMe/RAID.
+    pub util_pct: f64,
+    /// pt-diskstats rd_cnc: read concurrency by Little's law.
+    pub rd_cnc: f64,
+    /// pt-diskstats wr_cnc.
+    pub wr_cnc: f64,
+    /// pt-diskstats rd_rt: read time per request, merges counted as requests (ms).
+    pub rd_rt_ms: f64,
+    /// pt-diskstats wr_rt.
+    pub wr_rt_ms: f64,
+    /// pt-diskstats in_prg: I/Os in flight at the end of the interval.
+    pub in_flight: u64,
+    /// pt-diskstats io_s: r/s + w/s.
+    pub io_per_s: f64,
+    /// pt-diskstats qtime: time queued per request (ms).
+    pub qtime_ms: f64,
+    /// pt-diskstats stime: time in service per request (ms).
+    pub stime_ms: f64,
+}
+
+fn div(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        0.0
+    } else {
+        a / b
+    }
+}
+
+/// The figures for one delta over `interval_s` seconds. This is the function `dbio iostat`
+/// uses; `dbio bench` uses it too.
+pub fn figures(d: &Delta, interval_s: f64) -> Figures {
+    let t = interval_s;
+    let n = d.devices.max(1) as f64;
+    let f = |x: u64| x as f64;
+    let requests = f(d.reads + d.reads_merged + d.writes + d.writes_merged);
+    let stime = div(f(d.io_ms), requests);
+    let qtime = if requests == 0.0 {
+        0.0
+    } else {
+        div(f(d.weighted_ms), requests + f(d.in_flight)) - stime
+    };
+    Figures {
+        r_per_s: div(f(d.reads), t),
+        w_per_s: div(f(d.writes), t),
+        d_per_s: div(f(d.discards), t),
+        f_per_s: div(f(d.flushes), t),
+        rkb_per_s: div(f(d.sectors_read) / 2.0, t),
+        wkb_per_s: div(f(d.sectors_written) / 2.0, t),
+        dkb_per_s: div(f(d.sectors_discarded) / 2.0, t),
+        rrqm_per_s: div(f(d.reads_merged), t),
+        wrqm_per_s: div(f(d.writes_merged), t),
+        drqm_per_s: div(f(d.discards_merged), t),
+        rrqm_pct: div(100.0 * f(d.reads_merged), f(d.reads + d.reads_merged)),
+        wrqm_pct: div(100.0 * f(d.writes_merged), f(d.writes + d.writes_merged)),
+        drqm_pct: div(
+            100.0 * f(d.discards_merged),
+            f(d.discards + d.discards_merged),
+        ),
+        r_await_ms: div(f(d.read_ms), f(d.reads)),
+        w_await_ms: div(f(d.write_ms), f(d.writes)),
+        d_await_ms: div(f(d.discard_ms), f(d.discards)),
+        f_await_ms: div(f(d.flush_ms), f(d.flushes)),
+        rareq_sz_kb: div(f(d.sectors_read) / 2.0, f(d.reads)),
+        wareq_sz_kb: div(f(d.sectors_written) / 2.0, f(d.writes)),
+        dareq_sz_kb: div(f(d.sectors_discarded) / 2.0, f(d.discards)),
+        aqu_sz: div(f(d.weighted_ms), 1000.0 * t),
+        util_pct: div(100.0 * f(d.io_ms), 1000.0 * t * n),
+        rd_cnc: div(f(d.read_ms), t * 1000.0 * n),
+        wr_cnc: div(f(d.write_ms), t * 1000.0 * n),
+        rd_rt_ms: div(f(d.read_ms), f(d.reads + d.reads_merged)),
+        wr_rt_ms: div(f(d.write_ms), f(d.writes + d.writes_merged)),
+        in_flight: d.in_flight,
+        io_per_s: div(f(d.reads + d.writes), t),
+        qtime_ms: qtime,
+        stime_ms: stime,
+    }
+}
+
+/// One device's figures from two samples `interval_s` seconds apart (convenience for
+/// [`Delta::between`] then [`figures`]).
+pub fn compute(prev: &DiskStat, cur: &DiskStat, interval_s: f64) -> Result<Figures, CounterReset> {
+    Ok(figures(&Delta::between(prev, cur)?, interval_s))
+}
+
+/// Whether `name` looks like a partition of another device in `names` (`sda1` of `sda`,
+/// `nvme0n1p2` of `nvme0n1`, `mmcblk0p1`, `loop0p1`): for saved samples, where sysfs of the
+/// recording machine is not available.
+pub fn looks_like_partition(name: &str, names: &[&str]) -> bool {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if base.len() == name.len() || base.is_empty() {
+        return false;
+    }
+    if names.contains(&base) {
+        return true;
+    }
+    match base.strip_suffix('p') {
+        Some(b) if b.ends_with(|c: char| c.is_ascii_digit()) => names.contains(&b),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const L14: &str = "   8       0 sda 1000 10 8000 500 2000 20 16000 900 3 700 1400";
+    const L18: &str = " 259 0 nvme0n1 1000 10 8000 500 2000 20 16000 900 3 700 1400 5 1 80 6";
+    const L20: &str = " 254 0 vda 110045 12694 7633858 38112 163163 27697 13341488 94525 0 21452 141831 14202 95 3560632 3438 24742 5754";
+
+    #[test]
+    fn parses_14_18_20_fields() {
+        let a = parse_line(L14).unwrap();
+        assert_eq!(a.fields, 11);
+        assert_eq!((a.major, a.minor, a.name.as_str()), (8, 0, "sda"));
+        assert_eq!(a.weighted_ms, 1400);
+        assert_eq!(a.in_flight, 3);
+        assert_eq!((a.discards, a.flushes), (0, 0));
+        let b = parse_line(L18).unwrap();
+        assert_eq!(b.fields, 15);
+        assert_eq!(
+            (
+                b.discards,
+                b.discards_merged,
+                b.sectors_discarded,
+                b.discard_ms
+            ),
+            (5, 1, 80, 6)
+        );
+        assert_eq!(b.flushes, 0);
+        let c = parse_line(L20).unwrap();
+        assert_eq!(c.fields, 17);
+        assert_eq!(c.reads, 110045);
+        assert_eq!(c.sectors_written, 13341488);
+        assert_eq!((c.flushes, c.flush_ms), (24742, 5754));
+        assert!(parse_line("8 0 sda 1 2 3")
+            .unwrap_err()
+            .contains("at least 14"));
+        assert!(parse_line("8 0 sda 1 2 3 x 5 6 7 8 9 10 11")
+            .unwrap_err()
+            .contains("field 7"));
+        let all = parse(&format!("{L14}\n\n{L20}\n")).unwrap();
+        assert_eq!(all.len(), 2);
+        let e = parse(&format!("{L14}\nbad\n")).unwrap_err();
+        assert!(e.to_string().contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn ms_wrap() {
+        assert_eq!(ms_delta(10, 25), 15);
+        assert_eq!(ms_delta(4_294_967_000, 704), 1000);
+    }
+
+    #[test]
+    fn reset_is_an_error_wrap_is_not() {
+        let a = parse_line(L20).unwrap();
+        let mut b = a.clone();
+        b.reads = 5;
+        let e = Delta::between(&a, &b).unwrap_err();
+        assert_eq!(e.field, "reads");
+        let mut w = a.clone();
+        w.read_ms = 4_294_967_000;
+        let mut w2 = w.clone();
+        w2.read_ms = 704;
+        w2.reads += 1000;
+        let d = Delta::between(&w, &w2).unwrap();
+        assert_eq!(d.read_ms, 1000);
+        assert_eq!(figures(&d, 1.0).r_await_ms, 1.0);
+        // io_ms going from small to smaller: reset even though the event counters did not move.
+        let mut r = a.clone();
+        r.io_ms = 100;
+        let mut r2 = a.clone();
+        r2.io_ms = 50;
+        assert_eq!(Delta::between(&r, &r2).unwrap_err().field, "io_ms");
+    }
+
+    #[test]
+    fn partition_names() {
+        let names = [
+            "sda",
+            "sda1",
+            "nvme0n1",
+            "nvme0n1p2",
+            "md0",
+            "dm-0",
+            "loop0",
+            "loop0p1",
+            "sr0",
+        ];
+        assert!(looks_like_partition("sda1", &names));
+        assert!(looks_like_partition("nvme0n1p2", &names));
+        assert!(looks_like_partition("loop0p1", &names));
+        assert!(!looks_like_partition("nvme0n1", &names));
+        assert!(!looks_like_partition("md0", &names));
+        assert!(!looks_like_partition("dm-0", &names));
+        assert!(!looks_like_partition("sda", &names));
+        assert!(!looks_like_partition("sr0", &names));
+    }
+
+    #[test]
+    fn saved_format_round_trip_and_problems() {
+        let s = format_saved(1_763_798_400.5, &format!("{L14}\n"));
+        assert_eq!(
+            s.lines().next().unwrap(),
+            "TS 1763798400.500000000 2025-11-22 08:00:00"
+        );
+        let text = format!(
+            "{L14}\n{s}TS 1763798401.5 2025-11-22 08:00:01\n{L14}\ngarbage here\nTS nope\n{L14}\n"
+        );
+        let saved = parse_saved(&text);
+        assert_eq!(saved.samples.len(), 2);
+        assert_eq!(saved.samples[0].ts, 1_763_798_400.5);
+        assert_eq!(saved.samples[1].stats.len(), 1);
+        let lines: Vec<usize> = saved.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, vec![1, 6, 7, 8]);
+        assert_eq!(utc_datetime(0), "1970-01-01 00:00:00");
+        assert_eq!(utc_datetime(951_782_400), "2000-02-29 00:00:00");
+    }
+}

@@ -1,0 +1,1136 @@
+//! `dbio bench` against real files: O_DIRECT on /dev/shm (tmpfs) and on the disk (the target
+//! directory's filesystem), real io_uring, real signals. Counts are checked against the kernel's
+//! own accounting (/proc/self/io of the dbio process) and against the bytes found in the files.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn dbio() -> Command {
+    Command::cargo_bin("dbio").unwrap()
+}
+
+/// A temp dir on tmpfs (/dev/shm supports O_DIRECT).
+fn shm() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("dbio-test")
+        .tempdir_in("/dev/shm")
+        .unwrap()
+}
+
+/// A temp dir on the disk (the target directory lives on the root filesystem).
+fn disk() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("dbio-test")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+fn json(out: &[u8]) -> Value {
+    serde_json::from_slice(out)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
+}
+
+fn bench(dir: &Path, args: &[&str]) -> Value {
+    let out = dbio()
+        .arg("bench")
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    json(&out)
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not an integer: {v}"))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+const SMALL: [&str; 6] = [
+    "--file-num",
+    "4",
+    "--file-total-size",
+    "4M",
+    "--block-size",
+    "4k",
+];
+
+#[test]
+fn full_run_prepares_runs_and_removes_only_its_files() {
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    let r = bench(
+        &dir,
+        &[&SMALL[..], &["--mode", "rndrw", "--events", "2000"]].concat(),
+    );
+    assert_eq!(r["schema"], "dbio-bench/1");
+    let s = &r["summary"];
+    assert_eq!(u(&s["read"]["count"]) + u(&s["write"]["count"]), 2000);
+    assert!(
+        u(&s["read"]["count"]) > 1000,
+        "rw-ratio 1.5 means 60% reads"
+    );
+    assert!(!dir.exists(), "the directory dbio created is gone");
+    for key in ["schema", "spec", "environment", "intervals", "summary"] {
+        assert!(r.get(key).is_some(), "missing top-level key {key}");
+    }
+    for op in ["read", "write", "fsync"] {
+        for k in ["count", "iops", "bytes_per_s", "lat_ns"] {
+            assert!(s[op].get(k).is_some(), "summary.{op}.{k}");
+        }
+        for k in [
+            "min", "mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max",
+        ] {
+            assert!(s[op]["lat_ns"].get(k).is_some(), "summary.{op}.lat_ns.{k}");
+        }
+    }
+    assert_eq!(r["environment"]["filesystem"], "tmpfs");
+    assert!(r["environment"]["open_flags"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("O_DIRECT")));
+}
+
+#[test]
+fn sync_engine_counts_agree_with_the_kernels_accounting() {
+    for tmp in [shm(), disk()] {
+        let d = tmp.path();
+        dbio()
+            .args(["bench", "prepare"])
+            .args(SMALL)
+            .arg("--dir")
+            .arg(d)
+            .assert()
+            .success();
+        let r = bench(
+            d,
+            &[&SMALL[..], &["run", "--mode", "rndrd", "--events", "3000"]].concat(),
+        );
+        let s = &r["summary"];
+        assert_eq!(u(&s["read"]["count"]), 3000);
+        assert_eq!(u(&s["read"]["bytes"]), 3000 * 4096);
+        assert_eq!(u(&s["engine_calls"]["reads"]), 3000);
+        let io = &s["process_io"];
+        // The kernel saw at least every pread and every byte the engine claims (the process
+        // also reads a few small files of its own: /proc, the marker).
+        assert!(u(&io["syscr"]) >= 3000 && u(&io["syscr"]) < 3100, "{io}");
+        assert!(
+            u(&io["rchar"]) >= 3000 * 4096 && u(&io["rchar"]) < 3000 * 4096 + 1_000_000,
+            "{io}"
+        );
+        assert_eq!(u(&s["write"]["count"]), 0);
+        dbio()
+            .args(["bench", "cleanup"])
+            .arg("--dir")
+            .arg(d)
+            .assert()
+            .success();
+        assert_eq!(std::fs::read_dir(d).unwrap().count(), 0);
+    }
+}
+
+/// Finds every 4 KiB block whose first 24 bytes are a dbio write stamp and returns
+/// (file offset, stamped offset) pairs.
+fn stamps(file: &Path, block: usize) -> Vec<(u64, u64)> {
+    let data = std::fs::read(file).unwrap();
+    let mut out = Vec::new();
+    for (i, b) in data.chunks(block).enumerate() {
+        let worker = u64::from_le_bytes(b[0..8].try_into().unwrap());
+        let seq = u64::from_le_bytes(b[8..16].try_into().unwrap());
+        let off = u64::from_le_bytes(b[16..24].try_into().unwrap());
+        if worker < 64 && seq > 0 && seq < 1_000_000 && off % 512 == 0 {
+            out.push(((i * block) as u64, off));
+        }
+    }
+    out
+}
+
+#[test]
+fn written_blocks_land_where_the_engine_says_for_sync_and_uring() {
+    for (engine, depth, tmp) in [
+        ("sync", "1", shm()),
+        ("uring", "8", shm()),
+        ("uring", "16", disk()),
+    ] {
+        let d = tmp.path();
+        let args = [
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "1M",
+            "--block-size",
+            "4k",
+        ];
+        dbio()
+            .args(["bench", "prepare"])
+            .args(args)
+            .arg("--dir")
+            .arg(d)
+            .assert()
+            .success();
+        // Sequential writes over the whole 1 MiB file: 256 blocks, each stamped with its offset.
+        let r = bench(
+            d,
+            &[
+                &args[..],
+                &[
+                    "run",
+                    "--mode",
+                    "seqwr",
+                    "--events",
+                    "256",
+                    "--engine",
+                    engine,
+                    "--iodepth",
+                    depth,
+                ],
+            ]
+            .concat(),
+        );
+        assert_eq!(u(&r["summary"]["write"]["count"]), 256, "{engine}");
+        let found = stamps(&d.join("dbio-file.0"), 4096);
+        assert_eq!(found.len(), 256, "{engine}: every block carries a stamp");
+        assert!(
+            found.iter().all(|(at, off)| at == off),
+            "{engine}: stamp offsets match positions"
+        );
+    }
+}
+
+#[test]
+fn misalign_shifts_every_offset() {
+    let tmp = shm();
+    let d = tmp.path();
+    let args = [
+        "--file-num",
+        "1",
+        "--file-total-size",
+        "1M",
+        "--block-size",
+        "16k",
+        "--misalign",
+        "4k",
+    ];
+    dbio()
+        .args(["bench", "prepare"])
+        .args(args)
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .success();
+    let r = bench(
+        d,
+        &[&args[..], &["run", "--mode", "rndwr", "--events", "200"]].concat(),
+    );
+    assert_eq!(r["spec"]["misalign_bytes"], 4096);
+    let found = stamps(&d.join("dbio-file.0"), 4096);
+    assert!(!found.is_empty());
+    assert!(
+        found
+            .iter()
+            .all(|(at, off)| at == off && off % 16384 == 4096),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn fsync_cadence_is_per_file_per_thread() {
+    // 1 thread, 1 file: 1000 writes, a sync every 10 writes = exactly 100 syncs.
+    let tmp = shm();
+    let d = tmp.path();
+    let one = [
+        "--file-num",
+        "1",
+        "--file-total-size",
+        "1M",
+        "--block-size",
+        "4k",
+    ];
+    dbio()
+        .args(["bench", "prepare"])
+        .args(one)
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .success();
+    let r = bench(
+        d,
+        &[
+            &one[..],
+            &[
+                "run",
+                "--mode",
+                "rndwr",
+                "--events",
+                "1000",
+                "--fsync-every",
+                "10",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(u(&r["summary"]["fsync"]["count"]), 100);
+    assert_eq!(u(&r["summary"]["engine_calls"]["fsyncs"]), 100);
+    // --fsync-end adds one sync per written file.
+    let r = bench(
+        d,
+        &[
+            &one[..],
+            &[
+                "run",
+                "--mode",
+                "rndwr",
+                "--events",
+                "1000",
+                "--fsync-every",
+                "10",
+                "--fsync-end",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(u(&r["summary"]["fsync"]["count"]), 101);
+    // The null engine: 2 threads, sequential writes over 2 files of 64 blocks. Each thread
+    // writes its own half (one file): 500 writes, a sync every 50 writes to that file = 10.
+    let r = bench(
+        d,
+        &[
+            "run",
+            "--engine",
+            "null",
+            "--mode",
+            "seqwr",
+            "--threads",
+            "2",
+            "--events",
+            "1000",
+            "--fsync-every",
+            "50",
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "512k",
+            "--block-size",
+            "4k",
+        ],
+    );
+    assert_eq!(u(&r["summary"]["fsync"]["count"]), 20);
+    let threads = r["summary"]["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 2);
+    for t in threads {
+        assert_eq!(u(&t["events"]), 500);
+        assert_eq!(u(&t["fsyncs"]), 10);
+    }
+}
+
+#[test]
+fn commit_mode_syncs_every_record_unless_odsync() {
+    let tmp = shm();
+    let d = tmp.path();
+    let r = bench(
+        d,
+        &[
+            "--mode",
+            "commit",
+            "--threads",
+            "2",
+            "--events",
+            "300",
+            "--block-size",
+            "4k",
+            "--file-total-size",
+            "8M",
+            "--keep",
+        ],
+    );
+    let s = &r["summary"];
+    assert_eq!(u(&s["write"]["count"]), 300);
+    assert_eq!(u(&s["fsync"]["count"]), 300, "fdatasync after every record");
+    for t in 0..2 {
+        let len = std::fs::metadata(d.join(format!("dbio-log.{t}")))
+            .unwrap()
+            .len();
+        assert_eq!(
+            len,
+            150 * 4096,
+            "each thread appended its 150 records to its own log"
+        );
+    }
+    let r = bench(
+        d,
+        &[
+            "run",
+            "--mode",
+            "commit",
+            "--events",
+            "100",
+            "--block-size",
+            "4k",
+            "--file-total-size",
+            "8M",
+            "--dsync",
+        ],
+    );
+    assert_eq!(
+        u(&r["summary"]["fsync"]["count"]),
+        0,
+        "O_DSYNC makes each write durable"
+    );
+    assert!(r["environment"]["open_flags"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("O_DSYNC")));
+    dbio()
+        .args(["bench", "cleanup"])
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_dir(d).unwrap().count(), 0);
+}
+
+#[test]
+fn io_uring_batches_submissions_and_counts_every_io() {
+    let tmp = shm();
+    let d = tmp.path();
+    dbio()
+        .args(["bench", "prepare"])
+        .args(SMALL)
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .success();
+    let r = bench(
+        d,
+        &[
+            &SMALL[..],
+            &[
+                "run",
+                "--mode",
+                "rndrd",
+                "--engine",
+                "uring",
+                "--iodepth",
+                "32",
+                "--events",
+                "20000",
+            ],
+        ]
+        .concat(),
+    );
+    let s = &r["summary"];
+    assert_eq!(u(&s["read"]["count"]), 20000);
+    assert_eq!(u(&s["engine_calls"]["reads"]), 20000);
+    assert!(
+        u(&s["engine_calls"]["syscalls"]) < 20000,
+        "one io_uring_enter per batch, not per I/O: {}",
+        s["engine_calls"]
+    );
+    assert!(u(&s["read"]["lat_ns"]["min"]) > 0);
+}
+
+#[test]
+fn intervals_are_per_interval_and_add_up_to_the_summary() {
+    let tmp = shm();
+    let d = tmp.path();
+    let r = bench(
+        d,
+        &[
+            "--engine",
+            "null",
+            "--mode",
+            "rndrw",
+            "--time",
+            "1.2",
+            "--warmup",
+            "0.3",
+            "--report-interval",
+            "0.25",
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "1M",
+            "--threads",
+            "2",
+        ],
+    );
+    let iv = r["intervals"].as_array().unwrap();
+    // Warmup 0.3 s at 0.25 s intervals: [0, 0.25] and [0.25, 0.3] are warmup; then 1.2 s of
+    // measured intervals: 0.3-0.55, 0.55-0.8, 0.8-1.05, 1.05-1.3, 1.3-1.5 (cut by the deadline).
+    let warm: Vec<&Value> = iv.iter().filter(|i| i["warmup"] == true).collect();
+    assert_eq!(warm.len(), 2);
+    assert!((f(&warm[1]["end_s"]) - 0.3).abs() < 1e-9);
+    let measured: Vec<&Value> = iv.iter().filter(|i| i["warmup"] == false).collect();
+    assert_eq!(measured.len(), 5, "{iv:#?}");
+    let mut prev_end = 0.0;
+    for i in iv {
+        assert!(
+            (f(&i["start_s"]) - prev_end).abs() < 1e-9,
+            "contiguous intervals"
+        );
+        prev_end = f(&i["end_s"]);
+        let secs = f(&i["end_s"]) - f(&i["start_s"]);
+        for op in ["read", "write", "total"] {
+            let want = u(&i[op]["count"]) as f64 / secs;
+            assert!(
+                (f(&i[op]["iops"]) - want).abs() <= want * 1e-9 + 1e-9,
+                "iops = count / interval"
+            );
+        }
+        assert_eq!(
+            u(&i["total"]["count"]),
+            u(&i["read"]["count"]) + u(&i["write"]["count"]) + u(&i["fsync"]["count"])
+        );
+    }
+    let sum: u64 = measured.iter().map(|i| u(&i["read"]["count"])).sum();
+    assert_eq!(
+        sum,
+        u(&r["summary"]["read"]["count"]),
+        "summary = sum of measured intervals"
+    );
+    let hist: u64 = r["summary"]["read"]["histogram"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| u(&b[1]))
+        .sum();
+    assert_eq!(hist, sum, "the full histogram holds every measured read");
+    assert!((f(&r["summary"]["measured_s"]) - 1.2).abs() < 0.05);
+}
+
+#[test]
+fn rate_limited_runs_report_both_latencies() {
+    let tmp = shm();
+    let r = bench(
+        tmp.path(),
+        &[
+            "--engine",
+            "null",
+            "--mode",
+            "rndrd",
+            "--rate",
+            "2000",
+            "--time",
+            "1",
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "1M",
+        ],
+    );
+    let s = &r["summary"]["read"];
+    let n = u(&s["count"]);
+    assert!(
+        (1900..=2010).contains(&n),
+        "2000 I/Os per second for 1 s, got {n}"
+    );
+    assert!(
+        s.get("service_lat_ns").is_some(),
+        "latency from submission is reported too"
+    );
+    assert!(u(&s["lat_ns"]["p50"]) >= u(&s["service_lat_ns"]["p50"]));
+}
+
+#[test]
+fn cleanup_never_deletes_what_dbio_did_not_create() {
+    let tmp = shm();
+    let d = tmp.path();
+    std::fs::write(d.join("ibdata1"), b"precious").unwrap();
+    dbio()
+        .args(["bench", "prepare"])
+        .args(SMALL)
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .success();
+    dbio()
+        .args(["bench", "cleanup"])
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(d.join("ibdata1")).unwrap(), b"precious");
+    assert_eq!(std::fs::read_dir(d).unwrap().count(), 1);
+    // A file with dbio's name but no marker is not dbio's: prepare refuses, keeps it.
+    std::fs::write(d.join("dbio-file.0"), b"not ours").unwrap();
+    dbio()
+        .args(["bench", "prepare"])
+        .args(SMALL)
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("dbio did not create it"));
+    assert_eq!(std::fs::read(d.join("dbio-file.0")).unwrap(), b"not ours");
+    // cleanup without a marker removes nothing.
+    dbio()
+        .args(["bench", "cleanup"])
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no dbio file set"));
+    assert!(d.join("dbio-file.0").exists());
+}
+
+#[test]
+fn ctrl_c_stops_and_still_writes_the_partial_result() {
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    let out = tmp.path().join("result.json");
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    let child = std::process::Command::new(bin)
+        .args([
+            "bench",
+            "--engine",
+            "null",
+            "--time",
+            "60s",
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "2M",
+            "--format",
+            "json",
+            "--output",
+        ])
+        .arg(&out)
+        .arg("--dir")
+        .arg(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the run has produced an interval line (on stderr in JSON mode).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = json(&o.stdout);
+    assert_eq!(r["interrupted"], true);
+    assert!(u(&r["summary"]["read"]["count"]) > 0);
+    assert!(f(&r["summary"]["measured_s"]) < 30.0);
+    assert_eq!(json(&std::fs::read(&out).unwrap())["interrupted"], true);
+    assert!(!dir.exists(), "cleanup ran as it would have");
+}
+
+fn fails(args: &[&str], code: i32, msg: &str) {
+    dbio()
+        .arg("bench")
+        .args(args)
+        .assert()
+        .code(code)
+        .stderr(predicates::str::contains(msg));
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let tmp = shm();
+    let d = tmp.path().to_str().unwrap().to_string();
+    let missing = format!("{d}/no/such/dir");
+    fails(&["--dir", &missing], 2, "does not exist");
+    fails(
+        &["--dir", &d, "--file-total-size", "100T"],
+        2,
+        "free on the filesystem",
+    );
+    fails(
+        &["--dir", &d, "--mode", "randread"],
+        2,
+        "invalid value 'randread'",
+    );
+    fails(
+        &["--dir", &d, "--block-size", "0"],
+        2,
+        "--block-size 0 is out of range",
+    );
+    fails(&["--dir", &d, "--block-size", "1T"], 2, "out of range");
+    fails(
+        &["--dir", &d, "--block-size", "1000"],
+        2,
+        "not a multiple of 512, which O_DIRECT requires",
+    );
+    fails(
+        &["--dir", &d, "--misalign", "100"],
+        2,
+        "--misalign 100 breaks O_DIRECT alignment",
+    );
+    fails(
+        &["--dir", &d, "--block-size", "sixteen"],
+        2,
+        "is not a size",
+    );
+    fails(&["--dir", &d, "--time", "0"], 2, "--time 0");
+    fails(&["--dir", &d, "--threads", "0"], 2, "--threads 0");
+    fails(&["--dir", &d, "--iodepth", "8"], 2, "needs an async engine");
+    fails(
+        &["--dir", &d, "--distribution", "zipf"],
+        2,
+        "not a distribution",
+    );
+    fails(
+        &["--device", "/etc/passwd"],
+        2,
+        "/etc/passwd is not a block device",
+    );
+    fails(&["run", "--dir", &d], 2, "no dbio file set");
+    // A mode that writes on a device needs the explicit flag (checked before anything is opened
+    // for writing).
+    fails(
+        &["--device", "/dev/loop0", "--mode", "rndwr"],
+        2,
+        "add --allow-device-writes",
+    );
+    assert_eq!(
+        std::fs::read_dir(&d).unwrap().count(),
+        0,
+        "nothing left behind"
+    );
+}
+
+fn mounted(kind: &str, opts: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = disk();
+    let mnt = tmp.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let st = std::process::Command::new("mount")
+        .args(["-t", kind, "-o", opts, kind])
+        .arg(&mnt)
+        .status()
+        .unwrap();
+    assert!(
+        st.success(),
+        "mount -t {kind} needs root (the test environment runs as root)"
+    );
+    (tmp, mnt)
+}
+
+fn umount(p: &Path) {
+    std::process::Command::new("umount")
+        .arg(p)
+        .status()
+        .unwrap();
+}
+
+#[test]
+fn direct_refused_by_the_filesystem_and_unwritable_dirs_are_named() {
+    let (_t, mnt) = mounted("ramfs", "size=8m");
+    let m = mnt.to_str().unwrap();
+    let r = dbio()
+        .args([
+            "bench",
+            "--dir",
+            m,
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "64k",
+        ])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let e = String::from_utf8_lossy(&r);
+    umount(&mnt);
+    assert!(e.contains("refuses O_DIRECT") && e.contains(m), "{e}");
+
+    let (_t2, ro) = mounted("tmpfs", "ro,size=1m");
+    let r = dbio()
+        .args([
+            "bench",
+            "prepare",
+            "--dir",
+            ro.to_str().unwrap(),
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "64k",
+        ])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    umount(&ro);
+    let e = String::from_utf8_lossy(&r);
+    assert!(
+        e.contains("cannot write in") && e.contains("Read-only"),
+        "{e}"
+    );
+}
+
+#[test]
+fn json_schema_snapshot() {
+    let tmp = shm();
+    let r = bench(
+        tmp.path(),
+        &[
+            "--engine",
+            "null",
+            "--mode",
+            "rndrw",
+            "--events",
+            "1000",
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "1M",
+            "--seed",
+            "42",
+            "--percentiles",
+            "50,99,99.9",
+        ],
+    );
+    // Counts are exact (null engine, fixed seed); times, latencies and the machine are not.
+    insta::assert_json_snapshot!(r, {
+        ".started_at" => "[time]",
+        ".dbio_version" => "[version]",
+        ".spec.target.path" => "[dir]",
+        ".environment.hostname" => "[host]",
+        ".environment.kernel" => "[kernel]",
+        ".environment.cpus" => "[cpus]",
+        ".environment.mem_total_bytes" => "[mem]",
+        ".environment.mount_point" => "[mount]",
+        ".environment.mount_options" => "[options]",
+        ".environment.devices" => "[devices]",
+        ".intervals[].start_s" => "[s]",
+        ".intervals[].end_s" => "[s]",
+        ".intervals[].*.iops" => "[rate]",
+        ".intervals[].*.bytes_per_s" => "[rate]",
+        ".intervals[].*.lat_ns" => "[lat]",
+        ".summary.measured_s" => "[s]",
+        ".summary.total_s" => "[s]",
+        ".summary.*.iops" => "[rate]",
+        ".summary.*.bytes_per_s" => "[rate]",
+        ".summary.*.lat_ns" => "[lat]",
+        ".summary.*.histogram.min_ns" => "[ns]",
+        ".summary.*.histogram.max_ns" => "[ns]",
+        ".summary.*.histogram.sum_ns" => "[ns]",
+        ".summary.*.histogram.buckets" => "[buckets]",
+        ".summary.threads[].busy_s" => "[s]",
+        ".summary.fairness.busy_mean_s" => "[s]",
+        ".summary.fairness.busy_stddev_s" => "[s]",
+        ".summary.process_io" => "[io]",
+    });
+}
+
+#[test]
+fn time_limited_runs_end_in_the_last_interval_and_sync_what_they_wrote() {
+    let tmp = shm();
+    // A commit record written just before the deadline is still made durable, and the I/Os
+    // drained after the deadline belong to the last interval (no extra sliver of an interval).
+    for engine in [["--engine", "null"], ["--engine", "sync"]] {
+        let r = bench(
+            tmp.path(),
+            &[
+                &engine[..],
+                &[
+                    "--mode",
+                    "commit",
+                    "--time",
+                    "0.5",
+                    "--report-interval",
+                    "0.25",
+                    "--block-size",
+                    "4k",
+                    "--file-total-size",
+                    "64M",
+                ],
+            ]
+            .concat(),
+        );
+        let s = &r["summary"];
+        assert_eq!(
+            u(&s["write"]["count"]),
+            u(&s["fsync"]["count"]),
+            "{engine:?}"
+        );
+        let iv = r["intervals"].as_array().unwrap();
+        assert_eq!(iv.len(), 2, "{engine:?}: {iv:#?}");
+        assert!(f(&iv[1]["end_s"]) >= 0.5 && f(&iv[1]["end_s"]) < 0.6);
+    }
+}
+
+/// A loop device over a fresh image file, detached (and the image removed) on drop.
+struct Loop {
+    dev: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Loop {
+    fn new(size_mb: u64) -> Loop {
+        Loop::with_sector(size_mb, 512)
+    }
+
+    fn with_sector(size_mb: u64, sector: u32) -> Loop {
+        let dir = disk();
+        let img = dir.path().join("disk.img");
+        let f = std::fs::File::create(&img).unwrap();
+        f.set_len(size_mb << 20).unwrap();
+        let out = std::process::Command::new("losetup")
+            .args(["--find", "--show", "--sector-size", &sector.to_string()])
+            .arg(&img)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "losetup needs root: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Loop {
+            dev: String::from_utf8(out.stdout).unwrap().trim().to_string(),
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.dev])
+            .status();
+    }
+}
+
+#[test]
+fn block_devices_are_read_freely_and_written_only_when_allowed_and_unmounted() {
+    let lo = Loop::new(64);
+    let dev = lo.dev.as_str();
+    // Reads are allowed without any flag, with O_DIRECT.
+    let out = dbio()
+        .args([
+            "bench",
+            "--device",
+            dev,
+            "--mode",
+            "rndrd",
+            "--events",
+            "500",
+            "--block-size",
+            "4k",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let r = json(&out);
+    assert_eq!(u(&r["summary"]["read"]["count"]), 500);
+    assert_eq!(r["spec"]["target"]["kind"], "device");
+    assert!(r["environment"]["open_flags"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("O_RDONLY")));
+    let devs = r["environment"]["devices"].as_array().unwrap();
+    assert_eq!(devs[0]["kind"], "loop", "{devs:?}");
+    // Writes need the flag...
+    fails(
+        &["--device", dev, "--mode", "rndwr", "--events", "10"],
+        2,
+        "add --allow-device-writes",
+    );
+    // ...and are refused while a filesystem on it is mounted.
+    let mkfs = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", dev])
+        .status()
+        .unwrap();
+    assert!(mkfs.success());
+    let mnt = disk();
+    assert!(std::process::Command::new("mount")
+        .arg(dev)
+        .arg(mnt.path())
+        .status()
+        .unwrap()
+        .success());
+    let e = dbio()
+        .args([
+            "bench",
+            "--device",
+            dev,
+            "--mode",
+            "rndwr",
+            "--events",
+            "10",
+            "--allow-device-writes",
+        ])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    umount(mnt.path());
+    let e = String::from_utf8_lossy(&e);
+    assert!(e.contains("refusing to write") && e.contains(dev), "{e}");
+    // Unmounted, with the flag: the writes happen (this image is ours to destroy).
+    let out = dbio()
+        .args([
+            "bench",
+            "--device",
+            dev,
+            "--mode",
+            "rndwr",
+            "--events",
+            "300",
+            "--block-size",
+            "4k",
+            "--allow-device-writes",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(u(&json(&out)["summary"]["write"]["count"]), 300);
+}
+
+#[test]
+fn direct_io_on_a_device_needs_its_logical_block_size() {
+    let lo = Loop::with_sector(16, 4096);
+    let dev = lo.dev.as_str();
+    fails(
+        &[
+            "--device",
+            dev,
+            "--mode",
+            "rndrd",
+            "--events",
+            "10",
+            "--block-size",
+            "2k",
+        ],
+        2,
+        "logical block size of",
+    );
+    fails(
+        &[
+            "--device",
+            dev,
+            "--mode",
+            "rndrd",
+            "--events",
+            "10",
+            "--block-size",
+            "4k",
+            "--misalign",
+            "512",
+        ],
+        2,
+        "--misalign 512 breaks O_DIRECT alignment",
+    );
+    dbio()
+        .args([
+            "bench",
+            "--device",
+            dev,
+            "--mode",
+            "rndrd",
+            "--events",
+            "10",
+            "--block-size",
+            "4k",
+        ])
+        .assert()
+        .success();
+}
+
+#[test]
+fn device_figures_sit_next_to_the_application_figures() {
+    // An ext4 filesystem on a loop device of our own: no other process does I/O there, so the
+    // device's request count must match dbio's O_DIRECT reads.
+    let lo = Loop::new(96);
+    assert!(std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", &lo.dev])
+        .status()
+        .unwrap()
+        .success());
+    let mnt = disk();
+    assert!(std::process::Command::new("mount")
+        .arg(&lo.dev)
+        .arg(mnt.path())
+        .status()
+        .unwrap()
+        .success());
+    let d = mnt.path().join("set");
+    let out = dbio()
+        .args([
+            "bench",
+            "--mode",
+            "rndrd",
+            "--time",
+            "1.5",
+            "--report-interval",
+            "0.5",
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "32M",
+            "--format",
+            "json",
+            "--dir",
+        ])
+        .arg(&d)
+        .output()
+        .unwrap();
+    umount(mnt.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&out.stdout);
+    let name = lo.dev.trim_start_matches("/dev/");
+    assert_eq!(r["environment"]["devices"][0]["name"], name);
+    let iv = r["intervals"].as_array().unwrap();
+    assert_eq!(iv.len(), 3);
+    for i in iv {
+        let dev = &i["devices"][0];
+        assert_eq!(dev["name"], name, "{i}");
+        // Each of dbio's reads is one 16 KiB request on the device (within sampling skew).
+        let app = f(&i["read"]["iops"]);
+        let devr = f(&dev["r_per_s"]);
+        assert!(
+            (devr - app).abs() <= app * 0.1 + 50.0,
+            "device r/s {devr} vs dbio {app}"
+        );
+        assert!((f(&dev["rareq_sz_kb"]) - 16.0).abs() < 0.5);
+    }
+    let c = &r["summary"]["device_check"];
+    assert_eq!(c["device"], name);
+    let (app, req, merged) = (
+        u(&c["app_ios"]),
+        u(&c["device_requests"]),
+        u(&c["device_merged"]),
+    );
+    assert!(
+        req + merged >= app * 95 / 100 && req <= app * 105 / 100 + 20,
+        "{c}"
+    );
+    // Nobody else uses this device: it can never hold more in flight than dbio kept (it
+    // holds less: part of each I/O's latency is spent above it, in the syscall and ext4).
+    assert!(
+        f(&c["device_aqu_sz"]) <= f(&c["app_in_flight"]) * 1.1,
+        "{c}"
+    );
+    assert!(
+        f(&c["app_in_flight"]) > 0.9 && f(&c["app_in_flight"]) <= 1.0,
+        "one sync thread keeps at most one I/O in flight: {c}"
+    );
+}
