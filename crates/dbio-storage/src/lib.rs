@@ -4,8 +4,8 @@
 //! audit rules of `dbio check`.
 //!
 //! Everything here is pure: parsers take bytes or text, rules take plain input structs. The
-//! only I/O is through the [`source::ReadAt`] trait (implemented for byte slices and files) and
-//! the thin [`sys`] module that reads a few sysfs and mountinfo values.
+//! only I/O is through the [`source::ReadAt`] trait (implemented for byte slices and files).
+//! Live system reads (mountinfo, the sysfs device stack) come from `dbio-sys`.
 //! This crate never prints and never exits.
 #![deny(missing_docs)]
 
@@ -17,5 +17,4 @@ pub mod raid;
 pub mod report;
 pub mod rules;
 pub mod source;
-pub mod sys;
 pub mod table;

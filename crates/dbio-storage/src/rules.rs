@@ -613,6 +613,25 @@ pub fn parse_lvs(text: &str) -> Vec<LvInfo> {
         .collect()
 }
 
+/// Splits a device-mapper LVM name `vg--x-lv` into (`vg-x`, `lv`) (dm doubles dashes in names).
+pub fn split_dm_lvm_name(name: &str) -> Option<(String, String)> {
+    let b = name.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'-' {
+            if i + 1 < b.len() && b[i + 1] == b'-' {
+                i += 2;
+                continue;
+            }
+            let vg = name[..i].replace("--", "-");
+            let lv = name[i + 1..].replace("--", "-");
+            return Some((vg, lv));
+        }
+        i += 1;
+    }
+    None
+}
+
 /// LVM snapshot rule for the LV `vg/lv` that holds a mount.
 pub fn lvm_snapshots(mount: &str, vg: &str, lv: &str, lvs: &[LvInfo]) -> Finding {
     let why = "Reads of an LV with a classic (copy-on-write) snapshot must check the snapshot's exception table; as the COW area fills, reads slow down (a 600 GB mylvmbackup took 11 h instead of under 3 h), and a full snapshot is invalidated.";
@@ -1058,6 +1077,19 @@ mod tests {
             Status::Crit
         );
         assert_eq!(lvm_snapshots("/y", "vg0", "none", &lvs).status, Status::Ok);
+    }
+
+    #[test]
+    fn dm_names() {
+        assert_eq!(
+            split_dm_lvm_name("vg0-data"),
+            Some(("vg0".into(), "data".into()))
+        );
+        assert_eq!(
+            split_dm_lvm_name("my--vg-my--lv"),
+            Some(("my-vg".into(), "my-lv".into()))
+        );
+        assert_eq!(split_dm_lvm_name("nodash"), None);
     }
 
     #[test]

@@ -527,8 +527,16 @@ fn live_device_kernel_view_and_disagreement() {
     }
     let dir = tempfile::tempdir().unwrap();
     sh(dir.path(), "truncate -s 64M k.img && printf 'label: dos\\nstart=2048, size=20480, type=83\\nstart=22528, size=20480, type=83\\n' | sfdisk -q k.img");
-    let out = Std::new("losetup").args(["-f", "--show", "-P", "k.img"]).current_dir(dir.path()).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Std::new("losetup")
+        .args(["-f", "--show", "-P", "k.img"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
     // Some containers do not scan partitions on attach: ask for it, then wait for sysfs.
     let _ = Std::new("partx").args(["-a", &dev]).output();
@@ -547,13 +555,20 @@ fn live_device_kernel_view_and_disagreement() {
         .unwrap();
     let second = json(&["align", "check", &dev, "--stripe", "64k"], dir.path());
     let _ = Std::new("losetup").args(["-d", &dev]).output();
-    assert!(moved.status.success(), "{}", String::from_utf8_lossy(&moved.stderr));
+    assert!(
+        moved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&moved.stderr)
+    );
     assert_eq!(first["block_device"], true);
     assert_eq!(first["partitions"][0]["kernel"]["start_sector_512"], 2048);
     assert_eq!(first["partitions"][1]["kernel"]["agrees_with_table"], true);
     assert_eq!(second["partitions"][1]["start_sector"], 22529);
     assert_eq!(second["partitions"][1]["kernel"]["start_sector_512"], 22528);
-    assert_eq!(second["partitions"][1]["kernel"]["agrees_with_table"], false);
+    assert_eq!(
+        second["partitions"][1]["kernel"]["agrees_with_table"],
+        false
+    );
     let note = second["partitions"][1]["notes"][0].as_str().unwrap();
     assert!(note.contains("the kernel has this partition at sector 22528 (512-byte units) but the table says 22529"), "{note}");
 }

@@ -470,17 +470,42 @@ fn installed_tool_that_fails_is_unknown() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let tool = dir.path().join("arcconf");
-    std::fs::write(&tool, "#!/bin/sh\necho 'Controllers found: 0'\necho 'Invalid controller number.' >&2\nexit 1\n").unwrap();
+    std::fs::write(
+        &tool,
+        "#!/bin/sh\necho 'Controllers found: 0'\necho 'Invalid controller number.' >&2\nexit 1\n",
+    )
+    .unwrap();
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:{}", dir.path().display(), std::env::var("PATH").unwrap_or_default());
-    let out = dbio().env("PATH", path).args(["check", "/", "--format", "json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = dbio()
+        .env("PATH", path)
+        .args(["check", "/", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let f: Vec<&Value> = v["devices"].as_array().unwrap().iter().flat_map(|g| g["findings"].as_array().unwrap().iter()).filter(|f| f["rule"] == "raid.tool").collect();
+    let f: Vec<&Value> = v["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["findings"].as_array().unwrap().iter())
+        .filter(|f| f["rule"] == "raid.tool")
+        .collect();
     assert_eq!(f.len(), 1, "{v}");
     assert_eq!(f[0]["status"], "UNKNOWN");
     let s = f[0]["summary"].as_str().unwrap();
-    assert!(s.contains("arcconf GETCONFIG 1 AL exited with exit status: 1"), "{s}");
+    assert!(
+        s.contains("arcconf GETCONFIG 1 AL exited with exit status: 1"),
+        "{s}"
+    );
     assert!(s.contains("stderr: \"Invalid controller number.\""), "{s}");
     assert_eq!(rule_statuses(&v, "mount.atime").len(), 1);
 }

@@ -337,15 +337,8 @@ fn sysfs_u64(p: &Path) -> Option<u64> {
 
 /// The sysfs directory of a block device node, when `path` is one.
 fn block_sysfs(path: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::FileTypeExt;
-    use std::os::unix::fs::MetadataExt;
-    let md = std::fs::metadata(path).ok()?;
-    if !md.file_type().is_block_device() {
-        return None;
-    }
-    let rdev = md.rdev();
-    let (maj, min) = (libc::major(rdev), libc::minor(rdev));
-    dbio_storage::sys::device_dir(Path::new("/sys"), maj, min)
+    let (maj, min) = dbio_sys::mounts::block_dev_numbers(path).ok()?;
+    std::fs::canonicalize(dbio_sys::sysfs::Sys::live().dev_block(maj, min)).ok()
 }
 
 fn geometry_check(

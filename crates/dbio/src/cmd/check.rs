@@ -10,11 +10,13 @@ use dbio_report::{Exporter, JsonExporter};
 use dbio_storage::fs::Superblock;
 use dbio_storage::raid::{self, RaidReport, Tool};
 use dbio_storage::report::{self, CheckReport};
-use dbio_storage::rules::{self, Finding, GeometryFacts, LvInfo, MountFacts, Status};
+use dbio_storage::rules::{self, Finding, GeometryFacts, LvInfo, MountFacts, QueueFacts, Status};
 use dbio_storage::source::FileSource;
-use dbio_storage::sys::{self, MountEntry};
+use dbio_sys::mounts;
+use dbio_sys::stack::{self, Device, DeviceKind, Stack};
+use dbio_sys::sysfs::{QueueAttrs, Sys};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// Output formats of `dbio check`.
@@ -93,24 +95,27 @@ fn audit(a: &Args) -> anyhow::Result<Vec<Finding>> {
     let only_raid = a.paths.is_empty() && !a.raid_output.is_empty();
     let mut stack_disks: Vec<String> = Vec::new();
     if !only_raid {
-        let sysroot = Path::new("/sys");
-        let text = std::fs::read_to_string("/proc/self/mountinfo")
-            .context("cannot read /proc/self/mountinfo: is /proc mounted?")?;
-        let mounts = sys::parse_mountinfo(&text);
-        let targets = targets(a, &mounts, sysroot)?;
         let mut disks_done = HashSet::new();
         let mut lvs: Option<Result<Vec<LvInfo>, String>> = None;
-        for m in targets {
-            audit_mount(
-                a,
-                data_disks,
-                &m,
-                sysroot,
-                &mut disks_done,
-                &mut lvs,
-                &mut findings,
-                &mut stack_disks,
-            );
+        for target in targets(a)? {
+            match stack::resolve(&target) {
+                Ok(st) => audit_stack(
+                    a,
+                    data_disks,
+                    &st,
+                    &mut disks_done,
+                    &mut lvs,
+                    &mut findings,
+                    &mut stack_disks,
+                ),
+                Err(e) => findings.push(Finding::new(
+                    "check.stack",
+                    &target.display().to_string(),
+                    Status::Unknown,
+                    format!("cannot resolve the device stack: {e}"),
+                    "Without the device stack the queue, alignment and geometry rules cannot run.",
+                )),
+            }
         }
     }
     // RAID controllers.
@@ -148,32 +153,33 @@ fn audit(a: &Args) -> anyhow::Result<Vec<Finding>> {
     Ok(findings)
 }
 
-fn targets(a: &Args, mounts: &[MountEntry], sysroot: &Path) -> anyhow::Result<Vec<MountEntry>> {
-    let mut out: Vec<MountEntry> = Vec::new();
-    if a.paths.is_empty() {
-        let mut seen = HashSet::new();
-        for m in mounts {
-            if m.major == 0 || sys::device_dir(sysroot, m.major, m.minor).is_none() {
-                continue;
-            }
-            if seen.insert((m.major, m.minor)) {
-                out.push(m.clone());
-            }
+/// The paths to audit: those given (which must exist), or the mount point of every mounted
+/// filesystem that has a block device (one per device).
+fn targets(a: &Args) -> anyhow::Result<Vec<PathBuf>> {
+    if !a.paths.is_empty() {
+        let mut out = Vec::new();
+        for p in &a.paths {
+            let c = std::fs::canonicalize(p).map_err(|e| {
+                usage(format!(
+                    "{}: {e}: give an existing file or directory on the filesystem to check",
+                    p.display()
+                ))
+            })?;
+            out.push(c);
         }
         return Ok(out);
     }
-    for p in &a.paths {
-        let c = std::fs::canonicalize(p).map_err(|e| {
-            usage(format!(
-                "{}: {e}: give an existing file or directory on the filesystem to check",
-                p.display()
-            ))
-        })?;
-        let m = sys::mount_for(mounts, &c).with_context(|| {
-            format!("{}: no mount in /proc/self/mountinfo holds it", c.display())
-        })?;
-        if !out.iter().any(|o| o.mountpoint == m.mountpoint) {
-            out.push(m.clone());
+    let mounts = mounts::read_mountinfo()
+        .context("cannot list the mounted filesystems: is /proc mounted?")?;
+    let sysfs = Sys::live();
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for m in mounts {
+        if m.major == 0 || !sysfs.dev_block(m.major, m.minor).exists() {
+            continue;
+        }
+        if seen.insert((m.major, m.minor)) {
+            out.push(PathBuf::from(m.mountpoint));
         }
     }
     Ok(out)
@@ -191,62 +197,141 @@ fn fs_size(mountpoint: &str) -> Option<u64> {
     Some(st.f_blocks as u64 * st.f_frsize as u64)
 }
 
+fn split_opts(s: &str) -> Vec<String> {
+    s.split(',')
+        .filter(|o| !o.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The queue of a device, or of the disk under a partition.
+fn queue_of<'a>(st: &'a Stack, d: &'a Device) -> Option<&'a QueueAttrs> {
+    d.queue.as_ref().or_else(|| {
+        d.slaves
+            .first()
+            .and_then(|s| st.device(s))
+            .and_then(|p| p.queue.as_ref())
+    })
+}
+
+fn queue_facts(d: &Device) -> QueueFacts {
+    let q = d.queue.clone().unwrap_or_default();
+    // Rebuild the sysfs text ("none [mq-deadline] kyber") the rule quotes as evidence.
+    let scheduler = if q.schedulers.is_empty() {
+        q.scheduler.clone()
+    } else {
+        Some(
+            q.schedulers
+                .iter()
+                .map(|s| {
+                    if Some(s) == q.scheduler.as_ref() {
+                        format!("[{s}]")
+                    } else {
+                        s.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+    };
+    QueueFacts {
+        disk: d.name.clone(),
+        scheduler,
+        nr_requests: q.nr_requests,
+        read_ahead_kb: q.read_ahead_kb,
+        write_cache: q.write_cache,
+        rotational: q.rotational,
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
-fn audit_mount(
+fn audit_stack(
     a: &Args,
     data_disks: Option<u32>,
-    m: &MountEntry,
-    sysroot: &Path,
+    st: &Stack,
     disks_done: &mut HashSet<String>,
     lvs: &mut Option<Result<Vec<LvInfo>, String>>,
     findings: &mut Vec<Finding>,
     stack_disks: &mut Vec<String>,
 ) {
-    let mp = m.mountpoint.as_str();
-    let Some(dir) = sys::device_dir(sysroot, m.major, m.minor) else {
+    let Some(m) = &st.mount else {
         findings.push(Finding::new(
             "check.stack",
-            mp,
+            &st.query,
             Status::Unknown,
-            format!(
-                "{} ({}:{}) has no block device in /sys/dev/block",
-                m.source, m.major, m.minor
-            ),
-            "Without the device stack the queue, alignment and geometry rules cannot run.",
+            "no mount found for this path",
+            "dbio check audits mounted filesystems.",
         ));
         return;
     };
-    let stack = sys::resolve(sysroot, &dir);
-    let first_disk_wc = stack
-        .disks
+    let mp = m.mountpoint.as_str();
+    let Some(top) = st.top() else {
+        let note = st
+            .notes
+            .first()
+            .cloned()
+            .unwrap_or_else(|| format!("{} has no block device under it", m.source));
+        findings.push(Finding::new(
+            "check.stack",
+            mp,
+            Status::Ok,
+            note,
+            "Queue, alignment and geometry rules apply to block devices only.",
+        ));
+        return;
+    };
+    let leaves = st.leaves();
+    let first_wc = leaves
         .first()
-        .map(|d| sys::queue_facts(sysroot, d))
-        .and_then(|q| q.write_cache);
+        .and_then(|d| d.queue.as_ref())
+        .and_then(|q| q.write_cache.clone());
+    let mut options = split_opts(&m.mount_options);
+    for o in split_opts(&m.super_options) {
+        if !options.contains(&o) {
+            options.push(o);
+        }
+    }
     findings.extend(rules::mount_rules(&MountFacts {
         mountpoint: mp.to_string(),
         source: m.source.clone(),
         fstype: m.fstype.clone(),
-        options: m.all_options(),
+        options,
         size_bytes: fs_size(mp),
-        write_cache: first_disk_wc,
+        write_cache: first_wc,
     }));
-    if stack.partitions.is_empty() {
+    let parts: Vec<&Device> = st
+        .devices
+        .iter()
+        .filter(|d| d.kind == DeviceKind::Partition)
+        .collect();
+    if parts.is_empty() {
         findings.push(rules::partition_alignment(
             &rules::PartitionFacts {
-                name: stack.top.clone(),
+                name: top.name.clone(),
                 ..Default::default()
             },
             a.stripe,
         ));
     }
-    for p in &stack.partitions {
-        findings.push(rules::partition_alignment(p, a.stripe));
+    for p in parts {
+        let q = queue_of(st, p);
+        findings.push(rules::partition_alignment(
+            &rules::PartitionFacts {
+                name: p.name.clone(),
+                start_sector: p.start_sectors,
+                alignment_offset: p.alignment_offset_bytes,
+                physical_block_size: q.and_then(|q| q.physical_block_size_bytes),
+                minimum_io_size: q.and_then(|q| q.minimum_io_size_bytes),
+                optimal_io_size: q.and_then(|q| q.optimal_io_size_bytes),
+            },
+            a.stripe,
+        ));
     }
     // Filesystem geometry from the superblock.
     let dev_path = if m.source.starts_with("/dev/") {
         PathBuf::from(&m.source)
     } else {
-        PathBuf::from(format!("/dev/{}", stack.top))
+        PathBuf::from(&top.node)
     };
     if m.fstype == "xfs" || m.fstype.starts_with("ext") {
         match FileSource::open(&dev_path).and_then(|src| dbio_storage::fs::probe(&src)) {
@@ -256,15 +341,17 @@ fn audit_mount(
                     Superblock::Ext(e) => (e.su_bytes(), e.sw_bytes()),
                     Superblock::Lvm2(_) => (0, 0),
                 };
-                let kernel_su = stack.minimum_io_size.filter(|&v| v > 4096);
-                let kernel_dd = match (stack.minimum_io_size, stack.optimal_io_size) {
+                let tq = queue_of(st, top);
+                let (mi, op) = (tq.and_then(|q| q.minimum_io_size_bytes), tq.and_then(|q| q.optimal_io_size_bytes));
+                let kernel_su = mi.filter(|&v| v > 4096);
+                let kernel_dd = match (mi, op) {
                     (Some(mi), Some(op)) if mi > 4096 && op >= mi && op % mi == 0 => Some((op / mi) as u32),
                     _ => None,
                 };
                 let (expected_su, expected_dd, source) = if a.stripe.is_some() {
                     (a.stripe, data_disks, "from --stripe/--disks/--raid".to_string())
                 } else {
-                    (kernel_su, kernel_dd, format!("kernel minimum_io_size/optimal_io_size of {}", stack.top))
+                    (kernel_su, kernel_dd, format!("kernel minimum_io_size/optimal_io_size of {}", top.name))
                 };
                 findings.push(rules::fs_geometry(&GeometryFacts { name: mp.to_string(), fstype: sb.name(), su_bytes: su, sw_bytes: sw, expected_su, expected_data_disks: expected_dd, source }));
             }
@@ -276,9 +363,9 @@ fn audit_mount(
         }
     }
     // LVM snapshots over this LV.
-    if let (Some(uuid), Some(name)) = (&stack.dm_uuid, &stack.dm_name) {
+    if let (Some(uuid), Some(name)) = (&top.dm_uuid, &top.dm_name) {
         if uuid.starts_with("LVM-") {
-            if let Some((vg, lv)) = sys::split_dm_lvm_name(name) {
+            if let Some((vg, lv)) = rules::split_dm_lvm_name(name) {
                 let list = lvs.get_or_insert_with(run_lvs);
                 match list {
                     Ok(l) => findings.push(rules::lvm_snapshots(mp, &vg, &lv, l)),
@@ -293,12 +380,12 @@ fn audit_mount(
             }
         }
     }
-    for d in &stack.disks {
-        if !disks_done.insert(d.clone()) {
+    for d in leaves {
+        if !disks_done.insert(d.name.clone()) {
             continue;
         }
-        stack_disks.push(d.clone());
-        let q = sys::queue_facts(sysroot, d);
+        stack_disks.push(d.name.clone());
+        let q = queue_facts(d);
         findings.push(rules::scheduler(&q));
         findings.push(rules::nr_requests(&q));
         findings.push(rules::read_ahead(&q));
