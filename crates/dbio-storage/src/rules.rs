@@ -740,7 +740,7 @@ const WHY_UNPROTECTED: &str = "Write-back without a working battery or flash bac
 
 /// All RAID rules for one parsed report.
 pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
-    let tool = r.tool.name();
+    let tool = r.tool.short();
     let mut out = Vec::new();
     for c in &r.controllers {
         let bat_working = c.battery.as_ref().map(|b| b.working());
@@ -887,7 +887,7 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                     match c.battery.as_ref().map(|b| b.state) {
                         Some(BatteryState::Learning | BatteryState::Charging | BatteryState::Failed | BatteryState::Missing | BatteryState::Degraded) => {
                             ev.push("current policy not shown by this tool; inferred from the battery state".into());
-                            Finding::new("raid.write_policy", &dev, Status::Crit, format!("configured {} but the controller is running write-through while {}", policy_word(cfg), battery_cause(c)), WHY_WT)
+                            Finding::new("raid.write_policy", &dev, Status::Crit, format!("configured {} but the controller is running write-through (inferred) while {}", policy_word(cfg), battery_cause(c)), WHY_WT)
                                 .fix("wait for the learn cycle to finish or replace the battery; reschedule learn cycles off-peak (omconfig storage battery action=delaylearn controller=N battery=0 days=N hours=N)")
                         }
                         Some(BatteryState::Ok) => Finding::new("raid.write_policy", &dev, Status::Ok, format!("{} configured, battery OK", policy_word(cfg)), WHY_WT),

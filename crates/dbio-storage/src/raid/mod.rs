@@ -37,6 +37,19 @@ pub enum Tool {
 }
 
 impl Tool {
+    /// Short name used in device labels (`storcli` for both text and JSON).
+    pub fn short(self) -> &'static str {
+        match self {
+            Tool::Megacli => "MegaCli",
+            Tool::Storcli | Tool::StorcliJson => "storcli",
+            Tool::Ssacli => "ssacli",
+            Tool::CcissVolStatus => "cciss_vol_status",
+            Tool::Arcconf => "arcconf",
+            Tool::TwCli => "tw_cli",
+            Tool::Omreport => "omreport",
+        }
+    }
+
     /// The command a person would run to get this output.
     pub fn name(self) -> &'static str {
         match self {

@@ -662,6 +662,10 @@ fn check_text(o: &CheckOut) -> String {
         }
         if let Some(g) = &p.geometry {
             let verdict = match g.verdict {
+                align::GeometryMatch::Match if g.expected_sw_bytes.is_none() => {
+                    "su matches the stripe unit (width not checked: give --disks and --raid)"
+                        .to_string()
+                }
                 align::GeometryMatch::Match => "matches the RAID".to_string(),
                 align::GeometryMatch::NoGeometry => "has NO stripe geometry".to_string(),
                 align::GeometryMatch::Mismatch => match g.expected_sw_bytes {
