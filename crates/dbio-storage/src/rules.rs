@@ -346,6 +346,10 @@ pub struct GeometryFacts {
     pub su_bytes: u64,
     /// Filesystem stripe width in bytes.
     pub sw_bytes: u64,
+    /// Filesystem block size in bytes (ext4 stride is counted in blocks).
+    pub block_bytes: u64,
+    /// The device node the filesystem is on (for the fix command).
+    pub device: String,
     /// Expected stripe unit (from --stripe or the kernel's minimum_io_size).
     pub expected_su: Option<u64>,
     /// Expected data disks (from --disks/--raid, or optimal_io_size / minimum_io_size).
@@ -365,10 +369,11 @@ pub fn fs_geometry(g: &GeometryFacts) -> Finding {
         }
     };
     let ev = vec![format!(
-        "{}: su={} sw_bytes={}",
+        "{}: su={} sw_bytes={} block={}",
         g.fstype,
         fmt(g.su_bytes),
-        fmt(g.sw_bytes)
+        fmt(g.sw_bytes),
+        fmt(g.block_bytes)
     )];
     let Some(stripe) = g.expected_su else {
         return Finding::new("fs.geometry", &g.name, Status::Ok, format!("{} su={} swidth={}: no RAID geometry known to compare with (give --stripe, --disks, --raid)", g.fstype, fmt(g.su_bytes), fmt(g.sw_bytes)), why).evidence(ev);
@@ -378,11 +383,23 @@ pub fn fs_geometry(g: &GeometryFacts) -> Finding {
         Some(w) => format!("su={} swidth={} ({})", fmt(stripe), fmt(w), g.source),
         None => format!("su={} ({})", fmt(stripe), g.source),
     };
+    let blk = g.block_bytes.max(1024);
     let fix = match (g.fstype.as_str(), g.expected_data_disks) {
-        ("xfs", Some(d)) => format!("mount -o sunit={},swidth={} (512-byte units), or mkfs.xfs -d su={},sw={d} when recreating", stripe / 512, stripe / 512 * d as u64, fmt(stripe)),
+        ("xfs", Some(d)) => format!(
+            "mount -o sunit={},swidth={} (512-byte units), or mkfs.xfs -d su={},sw={d} when recreating",
+            stripe / 512,
+            stripe / 512 * d as u64,
+            fmt(stripe)
+        ),
         ("xfs", None) => format!("mkfs.xfs -d su={},sw=DATA_DISKS when recreating", fmt(stripe)),
-        (_, Some(d)) => format!("tune2fs -E stride={},stripe_width={} DEVICE (4 KiB blocks)", stripe / 4096, stripe / 4096 * d as u64),
-        _ => format!("tune2fs -E stride={} DEVICE (4 KiB blocks)", stripe / 4096),
+        (_, Some(d)) => format!(
+            "tune2fs -E stride={},stripe_width={} {} (in {}-byte blocks)",
+            stripe / blk,
+            stripe / blk * d as u64,
+            g.device,
+            blk
+        ),
+        _ => format!("tune2fs -E stride={} {} (in {}-byte blocks)", stripe / blk, g.device, blk),
     };
     match c.verdict {
         GeometryMatch::Match => Finding::new(

@@ -378,7 +378,7 @@ fn live_loop_mounts_with_bad_options_and_geometry() {
             "{s}"
         )
     };
-    sh("truncate -s 64M e.img && mkfs.ext4 -q -F -E stride=16,stripe_width=32 e.img");
+    sh("truncate -s 64M e.img && mkfs.ext4 -q -F -b 1024 -E stride=64,stripe_width=128 e.img");
     sh("truncate -s 1G x.img && mkfs.xfs -q -d su=64k,sw=4 x.img");
     let e = LoopMount::new(
         &ext,
@@ -430,14 +430,15 @@ fn live_loop_mounts_with_bad_options_and_geometry() {
     assert_eq!(find(&emnt, "mount.barrier")["status"], "CRIT");
     assert_eq!(find(&emnt, "mount.ext4_data")["status"], "WARN");
     assert_eq!(find(&emnt, "mount.atime")["status"], "WARN");
-    // ext4 made with stride=16,stripe_width=32 (2 data disks) against an 8-disk RAID10 (4).
+    // ext4 with 1 KiB blocks made with stride=64,stripe_width=128 (2 data disks of 64 KiB)
+    // against an 8-disk RAID10 (4 data disks): the fix counts in the filesystem's blocks.
     let g = find(&emnt, "fs.geometry");
     assert_eq!(g["status"], "WARN", "{g}");
     assert!(
-        g["fix"]
-            .as_str()
-            .unwrap()
-            .contains("tune2fs -E stride=16,stripe_width=64"),
+        g["fix"].as_str().unwrap().contains(&format!(
+            "tune2fs -E stride=64,stripe_width=256 {} (in 1024-byte blocks)",
+            e.dev
+        )),
         "{g}"
     );
     assert_eq!(find(&xmnt, "fs.geometry")["status"], "OK");

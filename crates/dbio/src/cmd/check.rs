@@ -336,10 +336,10 @@ fn audit_stack(
     if m.fstype == "xfs" || m.fstype.starts_with("ext") {
         match FileSource::open(&dev_path).and_then(|src| dbio_storage::fs::probe(&src)) {
             Ok(Some(sb)) => {
-                let (su, sw) = match &sb {
-                    Superblock::Xfs(x) => (x.su_bytes(), x.sw_bytes()),
-                    Superblock::Ext(e) => (e.su_bytes(), e.sw_bytes()),
-                    Superblock::Lvm2(_) => (0, 0),
+                let (su, sw, block) = match &sb {
+                    Superblock::Xfs(x) => (x.su_bytes(), x.sw_bytes(), x.block_size as u64),
+                    Superblock::Ext(e) => (e.su_bytes(), e.sw_bytes(), e.block_size as u64),
+                    Superblock::Lvm2(_) => (0, 0, 0),
                 };
                 let tq = queue_of(st, top);
                 let (mi, op) = (tq.and_then(|q| q.minimum_io_size_bytes), tq.and_then(|q| q.optimal_io_size_bytes));
@@ -353,7 +353,7 @@ fn audit_stack(
                 } else {
                     (kernel_su, kernel_dd, format!("kernel minimum_io_size/optimal_io_size of {}", top.name))
                 };
-                findings.push(rules::fs_geometry(&GeometryFacts { name: mp.to_string(), fstype: sb.name(), su_bytes: su, sw_bytes: sw, expected_su, expected_data_disks: expected_dd, source }));
+                findings.push(rules::fs_geometry(&GeometryFacts { name: mp.to_string(), fstype: sb.name(), su_bytes: su, sw_bytes: sw, block_bytes: block, device: dev_path.display().to_string(), expected_su, expected_data_disks: expected_dd, source }));
             }
             Ok(None) => findings.push(Finding::new("fs.geometry", mp, Status::Unknown, format!("no XFS or ext superblock at the start of {}", dev_path.display()), "The stripe geometry lives in the superblock.")),
             Err(e) => findings.push(
