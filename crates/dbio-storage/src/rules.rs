@@ -1116,6 +1116,8 @@ mod tests {
             fstype: "xfs".into(),
             su_bytes: 65536,
             sw_bytes: 131072,
+            block_bytes: 4096,
+            device: "/dev/sdb1".into(),
             expected_su: Some(65536),
             expected_data_disks: Some(4),
             source: "--stripe 64k --disks 8 --raid 10".into(),
@@ -1123,5 +1125,9 @@ mod tests {
         let f = fs_geometry(&g);
         assert_eq!(f.status, Status::Warn);
         assert!(f.fix.unwrap().contains("sunit=128,swidth=512"));
+        let e = GeometryFacts { fstype: "ext4".into(), su_bytes: 0, sw_bytes: 0, ..g };
+        let f = fs_geometry(&e);
+        assert!(f.summary.starts_with("filesystem has no stripe geometry"), "{}", f.summary);
+        assert_eq!(f.fix.unwrap(), "tune2fs -E stride=16,stripe_width=64 /dev/sdb1 (in 4096-byte blocks)");
     }
 }
