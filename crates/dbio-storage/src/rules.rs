@@ -1125,9 +1125,21 @@ mod tests {
         let f = fs_geometry(&g);
         assert_eq!(f.status, Status::Warn);
         assert!(f.fix.unwrap().contains("sunit=128,swidth=512"));
-        let e = GeometryFacts { fstype: "ext4".into(), su_bytes: 0, sw_bytes: 0, ..g };
+        let e = GeometryFacts {
+            fstype: "ext4".into(),
+            su_bytes: 0,
+            sw_bytes: 0,
+            ..g
+        };
         let f = fs_geometry(&e);
-        assert!(f.summary.starts_with("filesystem has no stripe geometry"), "{}", f.summary);
-        assert_eq!(f.fix.unwrap(), "tune2fs -E stride=16,stripe_width=64 /dev/sdb1 (in 4096-byte blocks)");
+        assert!(
+            f.summary.starts_with("filesystem has no stripe geometry"),
+            "{}",
+            f.summary
+        );
+        assert_eq!(
+            f.fix.unwrap(),
+            "tune2fs -E stride=16,stripe_width=64 /dev/sdb1 (in 4096-byte blocks)"
+        );
     }
 }

@@ -169,14 +169,10 @@ pub fn read_table(
     if src.size() < 512 {
         return Err(TableError::TooSmall(src.size()));
     }
-    let sizes: &[u64] = match sector_size {
-        Some(512) | None => &[512, 4096],
-        Some(4096) => &[4096],
-        Some(_) => &[512],
-    };
+    // With no sector size given, a GPT is looked for with 512-byte and then 4 KiB sectors.
     let sizes: Vec<u64> = match sector_size {
-        Some(s) if s != 512 && s != 4096 => vec![s],
-        _ => sizes.to_vec(),
+        None => vec![512, 4096],
+        Some(s) => vec![s],
     };
     let mbr = read(src, 0, 512, "sector 0 (MBR)")?;
     let mbr_sig = le16(&mbr, 510) == 0xAA55;
@@ -400,7 +396,6 @@ fn finish(t: &mut PartitionTable) {
 }
 
 struct GptHeader {
-    my_lba: u64,
     alternate_lba: u64,
     first_usable: u64,
     last_usable: u64,
@@ -486,7 +481,6 @@ fn parse_gpt_header(b: &[u8], lba: u64, ss: u64) -> Result<GptHeader, String> {
         ));
     }
     Ok(GptHeader {
-        my_lba,
         alternate_lba: le64(b, 32),
         first_usable: le64(b, 40),
         last_usable: le64(b, 48),
@@ -545,10 +539,7 @@ fn read_gpt(
     };
     let backup = load_gpt(src, ss, backup_lba);
     if !has_sig && backup.is_err() {
-        if protective && ss == 512 {
-            // Keep looking at 4096; the caller reports the MBR if nothing turns up.
-            return Ok(None);
-        }
+        // No GPT at this sector size; the caller tries the next one, then the MBR.
         return Ok(None);
     }
     let mut warnings = Vec::new();
@@ -580,7 +571,6 @@ fn read_gpt(
             header.alternate_lba
         ));
     }
-    let _ = header.my_lba;
     if !protective {
         warnings.push("sector 0 has no protective MBR (type 0xEE); tools that only know MBR may overwrite this GPT".to_string());
     }

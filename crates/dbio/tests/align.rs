@@ -572,3 +572,25 @@ fn live_device_kernel_view_and_disagreement() {
     let note = second["partitions"][1]["notes"][0].as_str().unwrap();
     assert!(note.contains("the kernel has this partition at sector 22528 (512-byte units) but the table says 22529"), "{note}");
 }
+
+/// The article's partition at sector 27344896 on a 438.5 GB disk (a sparse image): aligned
+/// to a 64 KiB stripe (27344896 / 128 = 213632).
+#[test]
+fn article_partition_start_27344896() {
+    let dir = tempfile::tempdir().unwrap();
+    sh(dir.path(), "truncate -s 438489317376 big.img && printf 'label: dos\\nstart=2048, size=7811072, type=82\\nstart=7813120, size=19531776, type=83\\nstart=27344896, size=829077504, type=83\\n' | sfdisk -q big.img");
+    let v = json(
+        &["align", "check", "big.img", "--stripe", "64k"],
+        dir.path(),
+    );
+    assert_eq!(starts(&v), vec![2048, 7813120, 27344896]);
+    assert_eq!(starts(&v), sfdisk_starts(dir.path(), "big.img"));
+    for p in v["partitions"].as_array().unwrap() {
+        assert_eq!(p["alignment"]["stripe_aligned"], true, "{p}");
+    }
+    assert_eq!(
+        v["partitions"][2]["alignment"]["start_bytes"],
+        27344896u64 * 512
+    );
+    assert_eq!(v["table"]["disk_sectors"], 856424448);
+}
