@@ -408,3 +408,22 @@ fn unrecognised_and_empty() {
         .to_string()
         .contains("JSON"));
 }
+
+#[test]
+fn megacli_ldpdinfo_physical_drive_lines_do_not_leak_into_the_vd() {
+    let (reports, f) = run(&["megacli-ldpdinfo.txt"]);
+    let c = &reports[0].controllers[0];
+    assert_eq!(c.virtual_drives.len(), 1);
+    let vd = &c.virtual_drives[0];
+    assert_eq!(vd.size.as_deref(), Some("1.088 TB"));
+    assert_eq!(vd.state.as_deref(), Some("Optimal"));
+    assert_eq!(vd.raid_level.as_deref(), Some("10"));
+    assert_eq!(vd.current_write, Some(WritePolicy::WriteThrough));
+    // No battery output in this file: the fallback is reported, the cause is unknown.
+    assert_eq!(worst(&f, "raid.write_policy"), Some(Status::Crit));
+    assert!(
+        summary(&f, "raid.write_policy").contains("battery state not in this output"),
+        "{}",
+        summary(&f, "raid.write_policy")
+    );
+}
