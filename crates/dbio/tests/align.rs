@@ -594,3 +594,60 @@ fn article_partition_start_27344896() {
     );
     assert_eq!(v["table"]["disk_sectors"], 856424448);
 }
+
+/// A GPT written with 4 KiB logical sectors (sgdisk on a loop device with --sector-size
+/// 4096), read back from the plain image file: dbio finds the header at byte 4096.
+#[test]
+fn gpt_with_4k_sectors_from_an_image() {
+    if !is_root() {
+        eprintln!("skipped: needs root for a 4 KiB-sector loop device");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    sh(dir.path(), "truncate -s 64M s4k.img");
+    let out = Std::new("losetup")
+        .args(["-f", "--show", "--sector-size", "4096", "s4k.img"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let made = Std::new("sgdisk")
+        .args([
+            "-a",
+            "1",
+            "-n",
+            "1:256:+16M",
+            "-t",
+            "1:8300",
+            "-n",
+            "2:4353:+8M",
+            &dev,
+        ])
+        .output()
+        .unwrap();
+    let _ = Std::new("losetup").args(["-d", &dev]).output();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let v = json(
+        &["align", "check", "s4k.img", "--stripe", "64k"],
+        dir.path(),
+    );
+    assert_eq!(v["table"]["sector_size"], 4096);
+    assert_eq!(v["table"]["gpt"]["first_usable"], 6);
+    assert_eq!(starts(&v), vec![256, 4353]);
+    assert_eq!(v["partitions"][0]["alignment"]["start_bytes"], 1048576);
+    assert_eq!(v["partitions"][0]["alignment"]["stripe_aligned"], true);
+    assert_eq!(
+        v["partitions"][1]["alignment"]["stripe_remainder_bytes"],
+        4096
+    );
+    assert_eq!(v["partitions"][1]["alignment"]["aligned_4k"], true);
+}
