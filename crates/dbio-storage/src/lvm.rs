@@ -62,7 +62,7 @@ pub fn parse_label(head: &[u8]) -> Option<PvLabel> {
         }
         let pv = &s[off..];
         let raw = String::from_utf8_lossy(&pv[0..32]).to_string();
-        let pv_uuid = if raw.len() == 32 {
+        let pv_uuid = if raw.len() == 32 && raw.is_ascii() {
             format!(
                 "{}-{}-{}-{}-{}-{}-{}",
                 &raw[0..6],

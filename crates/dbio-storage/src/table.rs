@@ -474,7 +474,11 @@ fn parse_gpt_header(b: &[u8], lba: u64, ss: u64) -> Result<GptHeader, String> {
     }
     let entry_size = le32(b, 84);
     let entry_count = le32(b, 80);
-    if entry_size < 128 || !entry_size.is_multiple_of(8) || entry_size > 4096 || entry_count > 65536
+    // The array is normally 128 entries of 128 bytes; refuse anything over 4 MiB.
+    if entry_size < 128
+        || !entry_size.is_multiple_of(8)
+        || entry_size > 4096
+        || entry_count as u64 * entry_size as u64 > 4 << 20
     {
         return Err(format!(
             "header at sector {lba}: implausible entry array ({entry_count} x {entry_size} bytes)"
