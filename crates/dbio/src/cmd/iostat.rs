@@ -364,16 +364,24 @@ fn explain_figures(f: &Figures, info: &DevInfo, page_size: u64) -> Vec<String> {
         ));
     }
     if f.util_pct >= 90.0 {
+        let parallel = info.rotational == Some(false) || info.disks.unwrap_or(1) > 1;
         if info.rotational == Some(true) && info.disks.unwrap_or(1) == 1 {
             out.push(format!(
                 "%util {:.0}: a single spinning disk busy all the time is saturated",
                 f.util_pct
             ));
-        } else {
+        } else if parallel {
             out.push(format!(
                 "%util {:.0} does not mean saturated here: an SSD, NVMe or RAID device serves \
                  many requests in parallel and reads 100% with headroom left; compare aqu-sz \
                  and await with a baseline",
+                f.util_pct
+            ));
+        } else {
+            out.push(format!(
+                "%util {:.0}: saturated only if this is a single spinning disk; an SSD, NVMe or \
+                 RAID device serves many requests in parallel and reads 100% with headroom \
+                 left (compare aqu-sz and await with a baseline)",
                 f.util_pct
             ));
         }
@@ -430,19 +438,45 @@ pub fn render_text(r: &Report) -> String {
         .max()
         .unwrap_or(0)
         .max(12);
+    let cells: Vec<Vec<String>> = r
+        .devices
+        .iter()
+        .map(|d| {
+            row_values(&d.figures)
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    if COLUMNS[i] == "in_prg" {
+                        format!("{}", *v as u64)
+                    } else {
+                        format!("{v:.2}")
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    // Each column as wide as its header or its widest value (at least 8, like iostat).
+    let widths: Vec<usize> = COLUMNS
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            cells
+                .iter()
+                .map(|row| row[i].len())
+                .chain([c.len(), 8])
+                .max()
+                .unwrap_or(8)
+        })
+        .collect();
     let _ = write!(s, "{:<w$}", "Device");
-    for c in COLUMNS {
-        let _ = write!(s, " {c:>8}");
+    for (c, cw) in COLUMNS.iter().zip(&widths) {
+        let _ = write!(s, " {c:>cw$}");
     }
     s.push('\n');
-    for d in &r.devices {
+    for (d, row) in r.devices.iter().zip(&cells) {
         let _ = write!(s, "{:<w$}", d.device);
-        for (i, v) in row_values(&d.figures).iter().enumerate() {
-            if COLUMNS[i] == "in_prg" {
-                let _ = write!(s, " {:>8}", *v as u64);
-            } else {
-                let _ = write!(s, " {v:>8.2}");
-            }
+        for (v, cw) in row.iter().zip(&widths) {
+            let _ = write!(s, " {v:>cw$}");
         }
         s.push('\n');
         for e in &d.explain {
