@@ -39,9 +39,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let is_dev = std::fs::metadata(p)
         .map(|m| m.file_type().is_block_device())
         .unwrap_or(false)
-        || (!p.exists()
-            && !p.to_string_lossy().contains('/')
-            && Path::new("/sys/class/block").join(p).exists());
+        // A bare word that is not a path here: a kernel device name (or an unknown one,
+        // answered with the list of devices that exist).
+        || (!p.exists() && !p.to_string_lossy().contains('/'));
     let stack = if is_dev {
         dbio_sys::stack::resolve_device(p)
             .with_context(|| format!("cannot resolve block device {}", p.display()))?
