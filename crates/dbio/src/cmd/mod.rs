@@ -2,6 +2,8 @@
 //! returning the exit code.
 
 pub mod bench;
+pub mod iostat;
+pub mod stack;
 
 use clap::Subcommand;
 
@@ -10,11 +12,17 @@ use clap::Subcommand;
 pub enum Command {
     /// How fast is this storage for a database: database-shaped I/O with exact latency histograms.
     Bench(bench::Args),
+    /// What the storage is doing now: iostat -x and pt-diskstats figures from /proc/diskstats.
+    Iostat(iostat::Args),
+    /// The mount, filesystem and device stack (partition, LVM/dm, md) under a path, down to the disks.
+    Stack(stack::Args),
 }
 
 /// Runs one subcommand and returns its exit code.
 pub fn run(command: Command) -> anyhow::Result<u8> {
     match command {
         Command::Bench(args) => bench::run(args),
+        Command::Iostat(args) => iostat::run(args),
+        Command::Stack(args) => stack::run(args),
     }
 }
