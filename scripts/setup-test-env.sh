@@ -18,6 +18,7 @@ declare -A NEED=(
   [pvcreate]=lvm2
   [mariadb]=mariadb-client
   [mariadbd]=mariadb-server
+  [promtool]=prometheus
 )
 missing=()
 for cmd in "${!NEED[@]}"; do

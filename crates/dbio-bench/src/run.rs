@@ -406,80 +406,144 @@ fn op_summary(acc: &OpAcc, secs: f64, percentiles: &[f64], rated: bool) -> OpSum
     }
 }
 
-/// Emits interval `next_k` from `pending` (if it is there): hands it to `on_interval`, keeps it,
-/// and adds it to the totals unless it is warmup. Returns false when there was nothing to emit.
-#[allow(clippy::too_many_arguments)]
-fn emit(
-    pending: &mut BTreeMap<u64, Pending>,
-    next_k: &mut u64,
-    bound: &mut dyn FnMut(u64) -> u64,
-    clock: &Clock,
-    warmup_ns: u64,
-    total: &mut [OpAcc; 3],
-    intervals: &mut Vec<Interval>,
-    on_interval: &mut dyn FnMut(&Interval),
-) -> bool {
-    let Some(p) = pending.remove(next_k) else {
-        return false;
-    };
-    let nominal_end = bound(*next_k);
-    let start_ns = clock.interval_start(nominal_end);
-    // The last interval may run past its boundary by the I/Os drained after the deadline.
-    let end_ns = p.end_ns.max(start_ns);
-    let warmup = warmup_ns > 0 && nominal_end <= warmup_ns;
-    let secs = (end_ns - start_ns) as f64 / 1e9;
-    let mut all = LatencyHistogram::new();
-    for op in &p.ops {
-        all.merge(&op.hist);
-    }
-    // A trailing partial interval in which nothing completed carries no information.
-    let partial = end_ns != nominal_end;
-    if all.count() > 0 || (secs > 0.0 && !partial) {
-        let bytes = p.ops[READ].bytes + p.ops[WRITE].bytes;
-        let iv = Interval {
-            start_s: start_ns as f64 / 1e9,
-            end_s: end_ns as f64 / 1e9,
-            warmup,
-            read: op_interval(&p.ops[READ], secs),
-            write: op_interval(&p.ops[WRITE], secs),
-            fsync: op_interval(&p.ops[SYNC], secs),
-            total: OpInterval::from_hist(&all, bytes, secs),
-            devices: Vec::new(),
-        };
-        on_interval(&iv);
-        intervals.push(iv);
-    }
-    if !warmup {
-        merge_ops(total, &p.ops);
-    }
-    *next_k += 1;
-    true
+/// Assembles the workers' per-interval snapshots into intervals, in order: interval k is
+/// complete once every worker has sent its snapshot k or finished. Keeps the measured totals
+/// (warmup excluded) and each worker's own figures.
+struct Reporter {
+    clock: Clock,
+    pending: BTreeMap<u64, Pending>,
+    /// Nominal end of interval k (the boundaries are the same for every worker).
+    bounds: Vec<u64>,
+    next_k: u64,
+    high: Vec<Option<u64>>,
+    done: Vec<bool>,
+    total: [OpAcc; 3],
+    per_thread: Vec<ThreadSummary>,
+    calls: EngineCalls,
+    first_error: Option<BenchError>,
+    last_end: u64,
+    intervals: Vec<Interval>,
 }
 
-/// Emits every interval still pending, in order.
-#[allow(clippy::too_many_arguments)]
-fn break_flush(
-    pending: &mut BTreeMap<u64, Pending>,
-    next_k: &mut u64,
-    bound: &mut dyn FnMut(u64) -> u64,
-    clock: &Clock,
-    warmup_ns: u64,
-    total: &mut [OpAcc; 3],
-    intervals: &mut Vec<Interval>,
-    on_interval: &mut dyn FnMut(&Interval),
-) {
-    while let Some(&k) = pending.keys().next() {
-        *next_k = k;
-        emit(
-            pending,
-            next_k,
-            bound,
+impl Reporter {
+    fn new(clock: Clock, threads: usize) -> Self {
+        Reporter {
             clock,
-            warmup_ns,
-            total,
-            intervals,
-            on_interval,
-        );
+            pending: BTreeMap::new(),
+            bounds: vec![clock.next_boundary(0)],
+            next_k: 0,
+            high: vec![None; threads],
+            done: vec![false; threads],
+            total: Default::default(),
+            per_thread: (0..threads as u32)
+                .map(|thread| ThreadSummary {
+                    thread,
+                    ..Default::default()
+                })
+                .collect(),
+            calls: EngineCalls::default(),
+            first_error: None,
+            last_end: 0,
+            intervals: Vec::new(),
+        }
+    }
+
+    fn bound(&mut self, k: u64) -> u64 {
+        while self.bounds.len() <= k as usize {
+            let b = *self.bounds.last().expect("non-empty");
+            self.bounds.push(self.clock.next_boundary(b));
+        }
+        self.bounds[k as usize]
+    }
+
+    fn is_warmup(&mut self, k: u64) -> bool {
+        let w = self.clock.warmup_ns;
+        w > 0 && self.bound(k) <= w
+    }
+
+    fn all_done(&self) -> bool {
+        self.done.iter().all(|&d| d)
+    }
+
+    /// Takes one snapshot, then emits every interval it completes.
+    fn accept(&mut self, snap: &Snapshot, on_interval: &mut dyn FnMut(&Interval)) {
+        let t = snap.thread as usize;
+        let p = self.pending.entry(snap.index).or_default();
+        merge_ops(&mut p.ops, &snap.ops);
+        p.end_ns = p.end_ns.max(snap.end_ns);
+        if !self.is_warmup(snap.index) {
+            let ts = &mut self.per_thread[t];
+            ts.events += snap.ops[READ].hist.count() + snap.ops[WRITE].hist.count();
+            ts.fsyncs += snap.ops[SYNC].hist.count();
+            ts.busy_s += snap.busy_ns as f64 / 1e9;
+        }
+        self.high[t] = Some(snap.index);
+        if snap.last {
+            self.done[t] = true;
+            self.calls.add(&snap.calls);
+            self.last_end = self.last_end.max(snap.end_ns);
+            if let Some(e) = &snap.error {
+                self.first_error.get_or_insert(BenchError::Worker {
+                    thread: snap.thread,
+                    msg: e.clone(),
+                });
+            }
+        }
+        while (0..self.done.len())
+            .all(|t| self.done[t] || self.high[t].is_some_and(|h| h >= self.next_k))
+        {
+            if !self.emit(on_interval) {
+                break;
+            }
+        }
+    }
+
+    /// Emits interval `next_k` if it is pending: hands it to `on_interval`, keeps it, and adds
+    /// it to the totals unless it is warmup. False when there was nothing to emit.
+    fn emit(&mut self, on_interval: &mut dyn FnMut(&Interval)) -> bool {
+        let Some(p) = self.pending.remove(&self.next_k) else {
+            return false;
+        };
+        let nominal_end = self.bound(self.next_k);
+        let warmup = self.is_warmup(self.next_k);
+        let start_ns = self.clock.interval_start(nominal_end);
+        // The last interval may run past its boundary by the I/Os drained after the deadline.
+        let end_ns = p.end_ns.max(start_ns);
+        let secs = (end_ns - start_ns) as f64 / 1e9;
+        let mut all = LatencyHistogram::new();
+        for op in &p.ops {
+            all.merge(&op.hist);
+        }
+        // A trailing partial interval in which nothing completed carries no information.
+        let partial = end_ns != nominal_end;
+        if all.count() > 0 || (secs > 0.0 && !partial) {
+            let bytes = p.ops[READ].bytes + p.ops[WRITE].bytes;
+            let iv = Interval {
+                start_s: start_ns as f64 / 1e9,
+                end_s: end_ns as f64 / 1e9,
+                warmup,
+                read: op_interval(&p.ops[READ], secs),
+                write: op_interval(&p.ops[WRITE], secs),
+                fsync: op_interval(&p.ops[SYNC], secs),
+                total: OpInterval::from_hist(&all, bytes, secs),
+                devices: Vec::new(),
+            };
+            on_interval(&iv);
+            self.intervals.push(iv);
+        }
+        if !warmup {
+            merge_ops(&mut self.total, &p.ops);
+        }
+        self.next_k += 1;
+        true
+    }
+
+    /// Emits every interval still pending, in order (all workers are gone).
+    fn flush(&mut self, on_interval: &mut dyn FnMut(&Interval)) {
+        while let Some(&k) = self.pending.keys().next() {
+            self.next_k = k;
+            self.emit(on_interval);
+        }
     }
 }
 
@@ -535,19 +599,10 @@ pub fn run(
     let started_at = std::time::SystemTime::now();
     let rated = spec.rate_iops.is_some();
 
-    let mut intervals = Vec::new();
-    let mut total = [OpAcc::default(), OpAcc::default(), OpAcc::default()];
-    let mut per_thread = vec![ThreadSummary::default(); threads];
-    for (i, t) in per_thread.iter_mut().enumerate() {
-        t.thread = i as u32;
-    }
-    let mut calls = EngineCalls::default();
-    let mut first_error: Option<BenchError> = None;
-    let mut last_end = 0u64;
     let samples = std::sync::Mutex::new(Samples::new(devices.to_vec()));
     let workers_done = AtomicBool::new(false);
 
-    std::thread::scope(|s| {
+    let rep = std::thread::scope(|s| {
         for ((i, p), recycle) in plans.iter().enumerate().zip(recycle_rx) {
             let fds: Vec<RawFd> = if spec.engine == EngineKind::Null {
                 Vec::new()
@@ -603,90 +658,29 @@ pub fn run(
         }
 
         // Reporter: intervals complete when every worker has passed them or finished.
-        let mut pending: BTreeMap<u64, Pending> = BTreeMap::new();
-        let mut high = vec![None::<u64>; threads];
-        let mut done = vec![false; threads];
-        let mut next_k = 0u64;
-        // Nominal end of interval k (boundaries are the same for every worker).
-        let mut bounds: Vec<u64> = vec![clock.next_boundary(0)];
-        let mut bound = |k: u64| -> u64 {
-            while bounds.len() <= k as usize {
-                let b = *bounds.last().expect("non-empty");
-                bounds.push(clock.next_boundary(b));
-            }
-            bounds[k as usize]
-        };
-        loop {
-            let Ok(snap) = rx.recv() else {
-                // Every worker is gone: flush what is left below and stop.
-                done.iter_mut().for_each(|d| *d = true);
-                workers_done.store(true, std::sync::atomic::Ordering::Release);
-                break_flush(
-                    &mut pending,
-                    &mut next_k,
-                    &mut bound,
-                    &clock,
-                    warmup_ns,
-                    &mut total,
-                    &mut intervals,
-                    on_interval,
-                );
-                break;
-            };
-            let t = snap.thread as usize;
-            let p = pending.entry(snap.index).or_default();
-            merge_ops(&mut p.ops, &snap.ops);
-            p.end_ns = p.end_ns.max(snap.end_ns);
-            if !(warmup_ns > 0 && bound(snap.index) <= warmup_ns) {
-                let ts = &mut per_thread[t];
-                ts.events += snap.ops[READ].hist.count() + snap.ops[WRITE].hist.count();
-                ts.fsyncs += snap.ops[SYNC].hist.count();
-                ts.busy_s += snap.busy_ns as f64 / 1e9;
-            }
-            high[t] = Some(snap.index);
-            if snap.last {
-                done[t] = true;
-                calls.add(&snap.calls);
-                last_end = last_end.max(snap.end_ns);
-                if let Some(e) = &snap.error {
-                    first_error.get_or_insert(BenchError::Worker {
-                        thread: snap.thread,
-                        msg: e.clone(),
-                    });
-                }
-            }
-            let _ = recycle_tx[t].send(snap);
-            while (0..threads).all(|t| done[t] || high[t].is_some_and(|h| h >= next_k)) {
-                if !emit(
-                    &mut pending,
-                    &mut next_k,
-                    &mut bound,
-                    &clock,
-                    warmup_ns,
-                    &mut total,
-                    &mut intervals,
-                    on_interval,
-                ) {
-                    break;
-                }
-            }
-            if done.iter().all(|&d| d) {
-                workers_done.store(true, std::sync::atomic::Ordering::Release);
-                break_flush(
-                    &mut pending,
-                    &mut next_k,
-                    &mut bound,
-                    &clock,
-                    warmup_ns,
-                    &mut total,
-                    &mut intervals,
-                    on_interval,
-                );
+        let mut rep = Reporter::new(clock, threads);
+        while let Ok(snap) = rx.recv() {
+            rep.accept(&snap, on_interval);
+            let _ = recycle_tx[snap.thread as usize].send(snap);
+            if rep.all_done() {
                 break;
             }
         }
+        // Every worker has finished (or is gone): stop the sampler, emit what is left.
+        workers_done.store(true, std::sync::atomic::Ordering::Release);
+        rep.flush(on_interval);
+        rep
     });
     let clock = *start.get().expect("clock was set");
+    let Reporter {
+        mut intervals,
+        total,
+        per_thread,
+        calls,
+        first_error,
+        last_end,
+        ..
+    } = rep;
     // Device-side figures next to each interval, and the cross-check over the measured run.
     let samples = samples.into_inner().expect("samples lock");
     for iv in &mut intervals {

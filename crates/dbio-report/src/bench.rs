@@ -16,6 +16,21 @@ pub const BENCH_SCHEMA: &str = "dbio-bench/1";
 /// The percentiles reported when `--percentiles` is not given.
 pub const DEFAULT_PERCENTILES: [f64; 6] = [50.0, 90.0, 95.0, 99.0, 99.9, 99.99];
 
+/// An enum of the schema that people name by its result name (`rndrw`, `uring`, ...): the
+/// command line parses it from these names, and help lists them with their descriptions.
+pub trait Named: Sized + Copy + 'static {
+    /// Every value, in the order help lists them.
+    const ALL: &'static [Self];
+    /// The name used on the command line and in results.
+    fn name(self) -> &'static str;
+    /// One line for help.
+    fn help(self) -> &'static str;
+    /// The value with this name.
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.name() == name)
+    }
+}
+
 /// What the benchmark does (sysbench's mode names, plus `commit`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -36,9 +51,8 @@ pub enum Mode {
     Commit,
 }
 
-impl Mode {
-    /// All modes, in the order help text lists them.
-    pub const ALL: [Mode; 7] = [
+impl Named for Mode {
+    const ALL: &'static [Mode] = &[
         Mode::Seqwr,
         Mode::Seqrewr,
         Mode::Seqrd,
@@ -47,8 +61,7 @@ impl Mode {
         Mode::Rndrw,
         Mode::Commit,
     ];
-    /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Mode::Seqwr => "seqwr",
             Mode::Seqrewr => "seqrewr",
@@ -58,6 +71,26 @@ impl Mode {
             Mode::Rndrw => "rndrw",
             Mode::Commit => "commit",
         }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            Mode::Seqwr => "sequential write",
+            Mode::Seqrewr => "sequential rewrite",
+            Mode::Seqrd => "sequential read",
+            Mode::Rndrd => "random read",
+            Mode::Rndwr => "random write",
+            Mode::Rndrw => "random read/write mix (--rw-ratio reads per write)",
+            Mode::Commit => {
+                "each thread appends --block-size records to its own log and makes each durable"
+            }
+        }
+    }
+}
+
+impl Mode {
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        Named::name(self)
     }
     /// Whether the mode writes.
     pub fn writes(self) -> bool {
@@ -85,14 +118,28 @@ pub enum EngineKind {
     Null,
 }
 
-impl EngineKind {
-    /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
+impl Named for EngineKind {
+    const ALL: &'static [EngineKind] = &[EngineKind::Sync, EngineKind::Uring, EngineKind::Null];
+    fn name(self) -> &'static str {
         match self {
             EngineKind::Sync => "sync",
             EngineKind::Uring => "uring",
             EngineKind::Null => "null",
         }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "pread/pwrite, one I/O in flight per thread",
+            EngineKind::Uring => "io_uring, --iodepth I/Os in flight per thread",
+            EngineKind::Null => "no I/O (tests the layers above the engine)",
+        }
+    }
+}
+
+impl EngineKind {
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        Named::name(self)
     }
 }
 
@@ -104,6 +151,22 @@ pub enum FsyncMode {
     Fsync,
     /// fdatasync(2): data and the metadata needed to read it.
     Fdatasync,
+}
+
+impl Named for FsyncMode {
+    const ALL: &'static [FsyncMode] = &[FsyncMode::Fsync, FsyncMode::Fdatasync];
+    fn name(self) -> &'static str {
+        match self {
+            FsyncMode::Fsync => "fsync",
+            FsyncMode::Fdatasync => "fdatasync",
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            FsyncMode::Fsync => "fsync(2): data and all metadata",
+            FsyncMode::Fdatasync => "fdatasync(2): data and the metadata needed to read it",
+        }
+    }
 }
 
 /// Where offsets fall in the data set.

@@ -258,11 +258,11 @@ pub(crate) fn resolve_in(sys: &Sys, path: &Path) -> Result<Stack, Error> {
         Some(n) => build_devices(sys, &n, &mut stack),
         None => {
             let what = entry
-                .map(|e| format!("{} filesystem from {}", e.fstype, e.source))
-                .unwrap_or_else(|| "filesystem".to_string());
+                .map(|e| format!("{} (source {})", e.fstype, e.source))
+                .unwrap_or_else(|| "a filesystem".to_string());
             stack.notes.push(format!(
-                "{} is on a {what} with no block device under it (tmpfs, overlay, network or \
-                 pseudo filesystem): there are no disks or queue attributes to show",
+                "{} is on {what}, which has no block device under it (tmpfs, overlay, network \
+                 and pseudo filesystems have none): there are no disks or queue attributes to show",
                 canon.display()
             ));
         }

@@ -6,8 +6,8 @@ use anyhow::Context;
 use clap::ValueEnum;
 use dbio_bench::{fileset, run as brun, BenchError};
 use dbio_report::bench::{
-    BenchResult, DeviceEnv, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode, Spec,
-    Target, BENCH_SCHEMA, DEFAULT_PERCENTILES,
+    BenchResult, DeviceEnv, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode,
+    Named, Spec, Target, BENCH_SCHEMA, DEFAULT_PERCENTILES,
 };
 use dbio_report::bench_csv::CsvExporter;
 use dbio_report::bench_sysbench::{self, SysbenchExporter};
@@ -29,57 +29,15 @@ pub enum Phase {
     Cleanup,
 }
 
-/// The workload (sysbench's names, plus commit).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModeArg {
-    /// Sequential write.
-    Seqwr,
-    /// Sequential rewrite.
-    Seqrewr,
-    /// Sequential read.
-    Seqrd,
-    /// Random read.
-    Rndrd,
-    /// Random write.
-    Rndwr,
-    /// Random read/write mix (--rw-ratio reads per write).
-    Rndrw,
-    /// Each thread appends --block-size records to its own log and makes each durable.
-    Commit,
-}
-
-impl From<ModeArg> for Mode {
-    fn from(m: ModeArg) -> Mode {
-        match m {
-            ModeArg::Seqwr => Mode::Seqwr,
-            ModeArg::Seqrewr => Mode::Seqrewr,
-            ModeArg::Seqrd => Mode::Seqrd,
-            ModeArg::Rndrd => Mode::Rndrd,
-            ModeArg::Rndwr => Mode::Rndwr,
-            ModeArg::Rndrw => Mode::Rndrw,
-            ModeArg::Commit => Mode::Commit,
-        }
-    }
-}
-
-/// I/O engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EngineArg {
-    /// pread/pwrite, one I/O in flight per thread.
-    Sync,
-    /// io_uring, --iodepth I/Os in flight per thread.
-    Uring,
-    /// No I/O (tests the layers above the engine).
-    Null,
-}
-
-/// How files are synced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FsyncModeArg {
-    /// fsync(2).
-    Fsync,
-    /// fdatasync(2).
-    Fdatasync,
+/// A clap parser for a schema enum, by its result names, with their help lines.
+fn named<T: Named + Send + Sync>() -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        T::ALL
+            .iter()
+            .map(|v| PossibleValue::new(v.name()).help(v.help())),
+    )
+    .map(|s| T::from_name(&s).expect("clap checked the name"))
 }
 
 /// Output format of the result.
@@ -115,14 +73,14 @@ pub struct Args {
     #[arg(long)]
     pub allow_device_writes: bool,
     /// Workload.
-    #[arg(long, value_enum, default_value = "rndrw")]
-    pub mode: ModeArg,
+    #[arg(long, default_value = "rndrw", value_parser = named::<Mode>())]
+    pub mode: Mode,
     /// Reads per write in rndrw (sysbench's --file-rw-ratio).
     #[arg(long, default_value = "1.5")]
     pub rw_ratio: f64,
     /// I/O engine.
-    #[arg(long, value_enum, default_value = "sync")]
-    pub engine: EngineArg,
+    #[arg(long, default_value = "sync", value_parser = named::<EngineKind>())]
+    pub engine: EngineKind,
     /// I/Os in flight per thread (uring, null).
     #[arg(long, default_value = "1")]
     pub iodepth: u32,
@@ -142,8 +100,8 @@ pub struct Args {
     #[arg(long, default_value = "0")]
     pub fsync_every: u64,
     /// fsync or fdatasync (for --fsync-every, --fsync-end and commit).
-    #[arg(long, value_enum, default_value = "fdatasync")]
-    pub fsync_mode: FsyncModeArg,
+    #[arg(long, default_value = "fdatasync", value_parser = named::<FsyncMode>())]
+    pub fsync_mode: FsyncMode,
     /// Sync every written file when the run ends.
     #[arg(long)]
     pub fsync_end: bool,
@@ -231,12 +189,8 @@ impl Args {
         let is_dev = self.device.is_some();
         Spec {
             target,
-            mode: self.mode.into(),
-            engine: match self.engine {
-                EngineArg::Sync => EngineKind::Sync,
-                EngineArg::Uring => EngineKind::Uring,
-                EngineArg::Null => EngineKind::Null,
-            },
+            mode: self.mode,
+            engine: self.engine,
             block_size_bytes: self.block_size,
             file_num: if is_dev { 1 } else { self.file_num },
             file_total_size_bytes: self
@@ -255,10 +209,7 @@ impl Args {
             dsync: self.dsync,
             sync: self.sync,
             fsync_every: self.fsync_every,
-            fsync_mode: match self.fsync_mode {
-                FsyncModeArg::Fsync => FsyncMode::Fsync,
-                FsyncModeArg::Fdatasync => FsyncMode::Fdatasync,
-            },
+            fsync_mode: self.fsync_mode,
             fsync_end: self.fsync_end,
             misalign_bytes: self.misalign,
             distribution: self.distribution,

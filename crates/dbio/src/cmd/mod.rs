@@ -4,6 +4,8 @@
 pub mod align;
 pub mod bench;
 pub mod check;
+pub mod iostat;
+pub mod stack;
 
 use clap::Subcommand;
 
@@ -16,6 +18,10 @@ pub enum Command {
     Align(align::Args),
     /// Is the storage set up right for a database: an audit with OK/WARN/CRIT rules.
     Check(check::Args),
+    /// What the storage is doing now: iostat -x and pt-diskstats figures from /proc/diskstats.
+    Iostat(iostat::Args),
+    /// The mount, filesystem and device stack (partition, LVM/dm, md) under a path, down to the disks.
+    Stack(stack::Args),
 }
 
 /// Runs one subcommand and returns its exit code.
@@ -24,5 +30,7 @@ pub fn run(command: Command) -> anyhow::Result<u8> {
         Command::Bench(args) => bench::run(args),
         Command::Align(args) => align::run(args),
         Command::Check(args) => check::run(args),
+        Command::Iostat(args) => iostat::run(args),
+        Command::Stack(args) => stack::run(args),
     }
 }

@@ -1,0 +1,818 @@
+//! `dbio iostat`: figures from fixture sample pairs (14, 18 and 20 fields) against values
+//! computed by hand here, 32-bit wrap and counter reset, a real pt-stalk capture, sysstat
+//! iostat on the same two samples, selection flags, every output format, live sampling and
+//! record/replay.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+fn testdata(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/diskstats")
+        .join(name)
+}
+
+struct Out {
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+fn dbio(args: &[&str]) -> Out {
+    let o = Command::cargo_bin("dbio")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    Out {
+        stdout: String::from_utf8(o.stdout).unwrap(),
+        stderr: String::from_utf8(o.stderr).unwrap(),
+        code: o.status.code().unwrap_or(-1),
+    }
+}
+
+/// Replays a fixture as JSON lines; returns the reports.
+fn replay_json(file: &str, extra: &[&str]) -> Vec<Value> {
+    let path = testdata(file);
+    let mut args = vec![
+        "iostat",
+        "--replay",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let o = dbio(&args);
+    assert_eq!(o.code, 0, "stderr: {}", o.stderr);
+    o.stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn device<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["device"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {report}"))
+}
+
+fn names(report: &Value) -> Vec<String> {
+    report["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["device"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn close(got: &Value, key: &str, want: f64) {
+    let g = got[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {key} in {got}"));
+    assert!(
+        (g - want).abs() <= 1e-9 * want.abs().max(1.0),
+        "{key}: got {g}, want {want} in {}",
+        got["device"]
+    );
+}
+
+#[test]
+fn fourteen_fields_by_hand() {
+    let r = replay_json("pair-14.txt", &[]);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["interval_s"], 2.0);
+    // Default: whole disks and dm with activity; the partition sda1 and idle sdb are hidden.
+    assert_eq!(names(&r[0]), vec!["sda", "dm-0"]);
+    let d = device(&r[0], "sda");
+    // Deltas over T = 2 s: reads 400, merged 100, sectors 8000, read ms 800; writes 1000,
+    // merged 1000, sectors 32000, write ms 3000; io ms 1600; weighted ms 3800; in flight 4.
+    for (k, v) in [
+        ("r_per_s", 400.0 / 2.0),
+        ("w_per_s", 1000.0 / 2.0),
+        ("rkb_per_s", 8000.0 / 2.0 / 2.0),
+        ("wkb_per_s", 32000.0 / 2.0 / 2.0),
+        ("rrqm_per_s", 100.0 / 2.0),
+        ("wrqm_per_s", 1000.0 / 2.0),
+        ("rrqm_pct", 100.0 * 100.0 / 500.0),
+        ("wrqm_pct", 100.0 * 1000.0 / 2000.0),
+        ("r_await_ms", 800.0 / 400.0),
+        ("w_await_ms", 3000.0 / 1000.0),
+        ("rareq_sz_kb", 8000.0 / 2.0 / 400.0),
+        ("wareq_sz_kb", 32000.0 / 2.0 / 1000.0),
+        ("aqu_sz", 3800.0 / 2000.0),
+        ("util_pct", 100.0 * 1600.0 / 2000.0),
+        ("d_per_s", 0.0),
+        ("f_per_s", 0.0),
+        ("rd_cnc", 800.0 / 2.0 / 1000.0),
+        ("wr_cnc", 3000.0 / 2.0 / 1000.0),
+        ("rd_rt_ms", 800.0 / 500.0),
+        ("wr_rt_ms", 3000.0 / 2000.0),
+        ("io_per_s", 1400.0 / 2.0),
+        ("stime_ms", 1600.0 / 2500.0),
+        ("qtime_ms", 3800.0 / 2504.0 - 1600.0 / 2500.0),
+    ] {
+        close(d, k, v);
+    }
+    assert_eq!(d["in_flight"], 4);
+    assert_eq!(d["kind"], "device");
+
+    let p = replay_json("pair-14.txt", &["--partitions"]);
+    assert_eq!(names(&p[0]), vec!["sda", "sda1", "dm-0"]);
+    assert_eq!(device(&p[0], "sda1")["kind"], "partition");
+    let a = replay_json("pair-14.txt", &["--all", "--partitions"]);
+    assert_eq!(names(&a[0]), vec!["sda", "sda1", "sdb", "dm-0"]);
+    // A named device is shown even when idle.
+    let n = replay_json("pair-14.txt", &["sdb", "/dev/sda1"]);
+    assert_eq!(names(&n[0]), vec!["sda1", "sdb"]);
+    close(device(&n[0], "sdb"), "r_per_s", 0.0);
+}
+
+#[test]
+fn eighteen_fields_discards_by_hand() {
+    let r = replay_json("pair-18.txt", &[]);
+    assert_eq!(names(&r[0]), vec!["nvme0n1"]);
+    let d = device(&r[0], "nvme0n1");
+    for (k, v) in [
+        ("r_per_s", 10000.0),
+        ("rkb_per_s", 80000.0),
+        ("rareq_sz_kb", 8.0),
+        ("r_await_ms", 0.2),
+        ("w_per_s", 10000.0),
+        ("wkb_per_s", 160000.0),
+        ("wareq_sz_kb", 16.0),
+        ("w_await_ms", 0.5),
+        ("d_per_s", 200.0),
+        ("dkb_per_s", 20480.0),
+        ("drqm_per_s", 10.0),
+        ("drqm_pct", 100.0 * 10.0 / 210.0),
+        ("d_await_ms", 0.5),
+        ("dareq_sz_kb", 102.4),
+        ("f_per_s", 0.0),
+        ("f_await_ms", 0.0),
+        ("aqu_sz", 7.0),
+        ("util_pct", 100.0),
+    ] {
+        close(d, k, v);
+    }
+}
+
+#[test]
+fn twenty_fields_flushes_by_hand() {
+    let r = replay_json("pair-20.txt", &[]);
+    assert_eq!(r[0]["interval_s"], 0.5);
+    let d = device(&r[0], "vda");
+    for (k, v) in [
+        ("r_per_s", 100.0),
+        ("rkb_per_s", 400.0),
+        ("rrqm_per_s", 10.0),
+        ("rrqm_pct", 100.0 * 5.0 / 55.0),
+        ("r_await_ms", 2.0),
+        ("rareq_sz_kb", 4.0),
+        ("w_per_s", 200.0),
+        ("wkb_per_s", 1600.0),
+        ("wrqm_per_s", 200.0),
+        ("wrqm_pct", 50.0),
+        ("w_await_ms", 3.0),
+        ("wareq_sz_kb", 8.0),
+        ("d_per_s", 8.0),
+        ("dkb_per_s", 64.0),
+        ("d_await_ms", 2.0),
+        ("dareq_sz_kb", 8.0),
+        ("f_per_s", 40.0),
+        ("f_await_ms", 3.0),
+        ("aqu_sz", 0.9),
+        ("util_pct", 50.0),
+    ] {
+        close(d, k, v);
+    }
+}
+
+#[test]
+fn millisecond_counters_wrap_at_2_32() {
+    let r = replay_json("wrap.txt", &[]);
+    let d = device(&r[0], "sdb");
+    // 4294967000 -> 704 is 296 + 704 = 1000 ms over 1000 reads.
+    close(d, "r_await_ms", 1.0);
+    close(d, "w_await_ms", 1.704);
+    close(d, "util_pct", 100.0);
+    close(d, "aqu_sz", 3.296);
+}
+
+#[test]
+fn counter_reset_skips_the_device_for_one_interval() {
+    let r = replay_json("reset.txt", &[]);
+    assert_eq!(r.len(), 2);
+    assert_eq!(names(&r[0]), vec!["sdd"]);
+    let why = r[0]["skipped"][0].as_str().unwrap();
+    assert!(why.contains("sdc") && why.contains("re-attached"), "{why}");
+    // The next interval counts from the new baseline.
+    assert_eq!(names(&r[1]), vec!["sdc", "sdd"]);
+    close(device(&r[1], "sdc"), "r_per_s", 100.0);
+    close(device(&r[1], "sdc"), "r_await_ms", 1.0);
+    let t = dbio(&[
+        "iostat",
+        "--replay",
+        testdata("reset.txt").to_str().unwrap(),
+    ]);
+    assert!(
+        t.stdout.contains("skipped: counters of sdc went backwards"),
+        "{}",
+        t.stdout
+    );
+    assert!(!t.stdout.contains("e+"), "nonsense figures: {}", t.stdout);
+}
+
+#[test]
+fn group_sums_devices() {
+    let r = replay_json("reset.txt", &["--group", "data=sdc,sdd", "sdd"]);
+    // First interval: sdc was reset, so the group is left out and says why.
+    assert_eq!(names(&r[0]), vec!["sdd"]);
+    assert!(r[0]["skipped"].to_string().contains("group data"));
+    let g = device(&r[1], "data");
+    assert_eq!(g["kind"], "group");
+    assert_eq!(g["members"], serde_json::json!(["sdc", "sdd"]));
+    // sdc: 100 reads, 100 ms, io 50 ms; sdd: 100 reads, 100 ms, io 100 ms; two devices.
+    close(g, "r_per_s", 200.0);
+    close(g, "r_await_ms", 1.0);
+    close(g, "util_pct", 100.0 * 150.0 / 1000.0 / 2.0);
+    close(g, "rd_cnc", 200.0 / 1000.0 / 2.0);
+    let bad = dbio(&[
+        "iostat",
+        "--replay",
+        testdata("reset.txt").to_str().unwrap(),
+        "--group",
+        "x=sdc,nope",
+    ]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("\"nope\"") && bad.stderr.contains("sdc, sdd"),
+        "{}",
+        bad.stderr
+    );
+    let bad = dbio(&[
+        "iostat",
+        "--replay",
+        testdata("reset.txt").to_str().unwrap(),
+        "--group",
+        "nogroup",
+    ]);
+    assert_eq!(bad.code, 2);
+}
+
+#[test]
+fn replays_a_real_pt_stalk_capture() {
+    let file = testdata("pt-stalk-2026_11_22_08_22_49-diskstats");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let samples = text.lines().filter(|l| l.starts_with("TS ")).count();
+    let r = replay_json("pt-stalk-2026_11_22_08_22_49-diskstats", &["--all", "vda"]);
+    assert_eq!(r.len(), samples - 1);
+    // vda between the first two samples, computed here from the raw lines.
+    let vda: Vec<Vec<f64>> = text
+        .lines()
+        .filter(|l| l.split_whitespace().nth(2) == Some("vda"))
+        .map(|l| {
+            l.split_whitespace()
+                .skip(3)
+                .map(|t| t.parse().unwrap())
+                .collect()
+        })
+        .collect();
+    let ts: Vec<f64> = text
+        .lines()
+        .filter(|l| l.starts_with("TS "))
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
+        .collect();
+    let t = ts[1] - ts[0];
+    let d = device(&r[0], "vda");
+    close(d, "r_per_s", (vda[1][0] - vda[0][0]) / t);
+    close(d, "wkb_per_s", (vda[1][6] - vda[0][6]) / 2.0 / t);
+    close(
+        d,
+        "util_pct",
+        100.0 * (vda[1][9] - vda[0][9]) / (1000.0 * t),
+    );
+    close(d, "f_per_s", (vda[1][15] - vda[0][15]) / t);
+}
+
+#[test]
+fn malformed_lines_are_reported_with_their_number_and_skipped() {
+    let o = dbio(&[
+        "iostat",
+        "--replay",
+        testdata("malformed.txt").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    for n in [1, 6, 7, 8, 11] {
+        assert!(
+            o.stderr.contains(&format!("malformed.txt line {n}:")),
+            "line {n} not reported: {}",
+            o.stderr
+        );
+    }
+    // The usable samples (6000, 6001, 6002) still give two reports.
+    let reports: Vec<Value> = o
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(reports.len(), 2);
+    close(device(&reports[1], "sda"), "r_per_s", 100.0);
+    let missing = dbio(&["iostat", "--replay", "/nonexistent/file"]);
+    assert_eq!(missing.code, 1);
+    assert!(
+        missing.stderr.contains("/nonexistent/file"),
+        "{}",
+        missing.stderr
+    );
+    let unknown = dbio(&[
+        "iostat",
+        "--replay",
+        testdata("pair-20.txt").to_str().unwrap(),
+        "sdq",
+    ]);
+    assert_eq!(unknown.code, 2);
+    assert!(unknown.stderr.contains("vda"), "{}", unknown.stderr);
+}
+
+/// Runs sysstat's `iostat -x -o JSON -f DIR -d 1 2` on two samples of a fake device whose
+/// sysfs `stat` file is rewritten between iostat's two reads; returns its second report's
+/// figures for the device and the interval it used (inferred from r/s: iostat measures the
+/// interval with /proc/uptime in 1/100 s).
+fn sysstat_iostat(
+    before: &str,
+    after: &str,
+    reads_delta: f64,
+) -> Option<(serde_json::Map<String, Value>, f64)> {
+    if std::process::Command::new("iostat")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("sysstat iostat not installed: skipped");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dev = dir.path().join("block/vdz");
+    std::fs::create_dir_all(&dev).unwrap();
+    std::fs::write(dev.join("stat"), format!("{before}\n")).unwrap();
+    let child = std::process::Command::new("iostat")
+        .args([
+            "-x",
+            "-o",
+            "JSON",
+            "-f",
+            dir.path().to_str().unwrap(),
+            "-d",
+            "1",
+            "2",
+        ])
+        .env("LC_ALL", "C")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    std::fs::write(dev.join("stat.new"), format!("{after}\n")).unwrap();
+    std::fs::rename(dev.join("stat.new"), dev.join("stat")).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stats = v["sysstat"]["hosts"][0]["statistics"].as_array().unwrap();
+    let disk = stats.last().unwrap()["disk"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["disk_device"] == "vdz")
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .clone();
+    let t = (reads_delta / disk["r/s"].as_f64().unwrap() * 100.0).round() / 100.0;
+    Some((disk, t))
+}
+
+#[test]
+fn same_numbers_as_sysstat_iostat_on_the_same_two_samples() {
+    // sysfs stat lines (the /proc/diskstats fields without major, minor, name): 11, 15 and 17
+    // fields, with merges, discards, flushes, and a 32-bit wrap of the read ms counter.
+    let cases = [
+        (
+            "1000 10 8000 500 2000 20 16000 900 0 700 1400",
+            "124456 1010 1008000 60500 4000 520 36000 2900 3 1700 9400",
+        ),
+        (
+            "5000 7 40000 1000 8000 3 128000 4000 0 5000 5000 100 10 20480 50",
+            "105000 1007 840000 3100 9000 1203 328000 9000 8 5900 12000 333 20 61440 151",
+        ),
+        (
+            "777 1 8000 4294967000 2000 20 16000 900 0 700 1400 5 0 80 3 10 4",
+            "100777 2001 1008000 99704 4000 520 36011 2911 1 1600 9400 105 3 8080 303 17 25",
+        ),
+    ];
+    let map = [
+        ("r/s", "r_per_s"),
+        ("w/s", "w_per_s"),
+        ("d/s", "d_per_s"),
+        ("f/s", "f_per_s"),
+        ("rkB/s", "rkb_per_s"),
+        ("wkB/s", "wkb_per_s"),
+        ("dkB/s", "dkb_per_s"),
+        ("rrqm/s", "rrqm_per_s"),
+        ("wrqm/s", "wrqm_per_s"),
+        ("drqm/s", "drqm_per_s"),
+        ("rrqm", "rrqm_pct"),
+        ("wrqm", "wrqm_pct"),
+        ("drqm", "drqm_pct"),
+        ("r_await", "r_await_ms"),
+        ("w_await", "w_await_ms"),
+        ("d_await", "d_await_ms"),
+        ("f_await", "f_await_ms"),
+        ("rareq-sz", "rareq_sz_kb"),
+        ("wareq-sz", "wareq_sz_kb"),
+        ("dareq-sz", "dareq_sz_kb"),
+        ("aqu-sz", "aqu_sz"),
+        ("util", "util_pct"),
+    ];
+    for (before, after) in cases {
+        let rd: f64 = after.split(' ').next().unwrap().parse::<f64>().unwrap()
+            - before.split(' ').next().unwrap().parse::<f64>().unwrap();
+        let Some((theirs, t)) = sysstat_iostat(before, after, rd) else {
+            return;
+        };
+        // The same pair for dbio, as a saved-samples file at the same interval.
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("pair");
+        std::fs::write(
+            &f,
+            format!(
+                "TS 100 x\n 252 0 vdz {before}\nTS {} x\n 252 0 vdz {after}\n",
+                100.0 + t
+            ),
+        )
+        .unwrap();
+        let o = dbio(&[
+            "iostat",
+            "--replay",
+            f.to_str().unwrap(),
+            "--format",
+            "json",
+            "--all",
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let ours: Value = serde_json::from_str(o.stdout.lines().next().unwrap()).unwrap();
+        let ours = device(&ours, "vdz");
+        for (their_key, our_key) in map {
+            let want = format!("{:.2}", theirs[their_key].as_f64().unwrap());
+            let got = format!("{:.2}", ours[our_key].as_f64().unwrap());
+            assert_eq!(
+                got, want,
+                "{their_key} differs for {before} -> {after} (T={t})"
+            );
+        }
+    }
+}
+
+fn replay_format(file: &str, format: &str, extra: &[&str]) -> String {
+    let path = testdata(file);
+    let mut args = vec![
+        "iostat",
+        "--replay",
+        path.to_str().unwrap(),
+        "--format",
+        format,
+    ];
+    args.extend_from_slice(extra);
+    let o = dbio(&args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    o.stdout
+}
+
+#[test]
+fn snapshot_text() {
+    insta::assert_snapshot!(replay_format("pair-14.txt", "text", &["--partitions"]));
+}
+
+#[test]
+fn snapshot_text_explain() {
+    insta::assert_snapshot!(replay_format("pair-18.txt", "text", &["--explain"]));
+}
+
+#[test]
+fn snapshot_json() {
+    insta::assert_snapshot!(replay_format("pair-20.txt", "json", &[]));
+}
+
+#[test]
+fn snapshot_csv() {
+    insta::assert_snapshot!(replay_format(
+        "reset.txt",
+        "csv",
+        &["--group", "data=sdc,sdd"]
+    ));
+}
+
+#[test]
+fn snapshot_prometheus() {
+    insta::assert_snapshot!(replay_format("pair-20.txt", "prometheus", &[]));
+}
+
+/// The exposition format: every sample line belongs to a family declared by # HELP and # TYPE
+/// before it, counters end in _total, names and labels are well formed, values are numbers.
+fn check_exposition(text: &str) {
+    use std::collections::HashMap;
+    let mut types: HashMap<String, String> = HashMap::new();
+    let mut helps = 0;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# HELP ") {
+            let name = rest.split(' ').next().unwrap();
+            assert!(rest.len() > name.len() + 1, "empty help: {line}");
+            helps += 1;
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let mut it = rest.split(' ');
+            let (name, typ) = (it.next().unwrap(), it.next().unwrap());
+            assert!(["counter", "gauge"].contains(&typ), "{line}");
+            if typ == "counter" {
+                assert!(name.ends_with("_total"), "counter without _total: {line}");
+            }
+            assert!(
+                types.insert(name.to_string(), typ.to_string()).is_none(),
+                "family twice: {name}"
+            );
+            continue;
+        }
+        let (series, value) = line.rsplit_once(' ').unwrap();
+        value
+            .parse::<f64>()
+            .unwrap_or_else(|_| panic!("bad value: {line}"));
+        let (name, labels) = series.split_once('{').unwrap();
+        assert!(
+            name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(char::is_numeric),
+            "bad name: {line}"
+        );
+        assert!(types.contains_key(name), "sample before its # TYPE: {line}");
+        let labels = labels.strip_suffix('}').unwrap();
+        let (k, v) = labels.split_once('=').unwrap();
+        assert_eq!(k, "device");
+        assert!(v.starts_with('"') && v.ends_with('"'), "{line}");
+    }
+    assert_eq!(helps, types.len());
+    assert!(types.contains_key("node_disk_reads_completed_total"));
+    assert!(types.contains_key("node_disk_io_time_weighted_seconds_total"));
+}
+
+#[test]
+fn prometheus_exposition_is_valid() {
+    let text = replay_format("pair-20.txt", "prometheus", &[]);
+    check_exposition(&text);
+    // node_exporter units: bytes and seconds.
+    assert!(
+        text.contains("node_disk_read_bytes_total{device=\"vda\"} 614400\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("node_disk_read_time_seconds_total{device=\"vda\"} 0.2\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("dbio_disk_utilization_ratio{device=\"vda\"} 0.5\n"),
+        "{text}"
+    );
+    let promtool = std::process::Command::new("promtool")
+        .arg("--version")
+        .output();
+    if promtool.is_err() {
+        eprintln!("promtool not installed (Debian package prometheus): parser check only");
+        return;
+    }
+    let mut child = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "promtool check metrics failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn live_sampling_record_and_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let o = dbio(&[
+        "iostat",
+        "--all",
+        "--interval",
+        "200ms",
+        "--count",
+        "2",
+        "--format",
+        "json",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let live: Vec<Value> = o
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(live.len(), 2);
+    let first_dev = std::fs::read_to_string("/proc/diskstats")
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .to_string();
+    assert!(names(&live[0]).contains(&first_dev));
+    let i = live[0]["interval_s"].as_f64().unwrap();
+    assert!((0.19..1.0).contains(&i), "interval {i}");
+    // The record holds three samples (the baseline and two more) in the pt-stalk format.
+    let text = std::fs::read_to_string(&rec).unwrap();
+    let ts: Vec<&str> = text.lines().filter(|l| l.starts_with("TS ")).collect();
+    assert_eq!(ts.len(), 3, "{text}");
+    assert!(ts[0].split(' ').nth(1).unwrap().contains('.'));
+    // Replaying it gives the same figures.
+    let again = replay_json(rec.to_str().unwrap(), &["--all"]);
+    assert_eq!(again.len(), 2);
+    for (a, b) in live.iter().zip(&again) {
+        let (da, db) = (device(a, &first_dev), device(b, &first_dev));
+        for k in ["r_per_s", "wkb_per_s", "util_pct", "aqu_sz"] {
+            let (x, y) = (da[k].as_f64().unwrap(), db[k].as_f64().unwrap());
+            // The record's timestamps are wall clock, the live interval monotonic: close.
+            assert!(
+                (x - y).abs() <= 0.02 * x.abs().max(1.0),
+                "{k}: live {x}, replay {y}"
+            );
+        }
+    }
+    // pt-diskstats reads what we record (it prints nothing on 20-field kernels, so only its
+    // exit status is checked).
+    if std::process::Command::new("pt-diskstats")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        let st = std::process::Command::new("pt-diskstats")
+            .arg(&rec)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+}
+
+#[test]
+fn live_unknown_device_lists_the_devices() {
+    let o = dbio(&[
+        "iostat",
+        "no-such-disk",
+        "--count",
+        "1",
+        "--interval",
+        "100ms",
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("unknown device \"no-such-disk\""),
+        "{}",
+        o.stderr
+    );
+    let first = std::fs::read_to_string("/proc/diskstats").unwrap();
+    let name = first.split_whitespace().nth(2).unwrap();
+    assert!(o.stderr.contains(name), "{}", o.stderr);
+    let z = dbio(&["iostat", "--count", "0"]);
+    assert_eq!(z.code, 2);
+}
+
+#[test]
+fn live_device_by_node_path() {
+    let root = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let src = root
+        .lines()
+        .find(|l| l.split(' ').nth(4) == Some("/"))
+        .and_then(|l| l.split(" - ").nth(1))
+        .and_then(|r| r.split(' ').nth(1))
+        .unwrap_or("")
+        .to_string();
+    if !src.starts_with("/dev/") || !Path::new(&src).exists() {
+        eprintln!("root is not on a device node: skipped");
+        return;
+    }
+    let o = dbio(&[
+        "iostat",
+        &src,
+        "--count",
+        "1",
+        "--interval",
+        "100ms",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", o.stdout);
+    assert!(lines[0].starts_with("time,ts,interval_s,device,kind,r_per_s,"));
+}
+
+#[test]
+fn prometheus_output_file_is_rewritten_per_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("disk.prom");
+    let o = dbio(&[
+        "iostat",
+        "--all",
+        "--count",
+        "2",
+        "--interval",
+        "100ms",
+        "--format",
+        "prometheus",
+        "--output",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.is_empty());
+    let text = std::fs::read_to_string(&f).unwrap();
+    check_exposition(&text);
+}
+
+#[test]
+fn same_numbers_as_pt_diskstats_on_14_field_samples() {
+    // pt-diskstats 3.2.1 prints nothing for 20-field lines, so the comparison uses a 14-field
+    // file (three samples, two devices, one interval of 1.5 s, a negative qtime).
+    let file = testdata("three-14.txt");
+    let Ok(out) = std::process::Command::new("pt-diskstats")
+        .args(["--columns-regex", ".", file.to_str().unwrap()])
+        .env("LC_ALL", "C")
+        .output()
+    else {
+        eprintln!("pt-diskstats not installed: skipped");
+        return;
+    };
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut header: Vec<String> = Vec::new();
+    let mut theirs: Vec<std::collections::HashMap<String, String>> = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let toks: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        if toks[0] == "#ts" {
+            header = toks;
+        } else {
+            theirs.push(header.iter().cloned().zip(toks).collect());
+        }
+    }
+    assert_eq!(theirs.len(), 4, "{text}");
+    let ours = replay_json("three-14.txt", &["--all"]);
+    let cols: [(&str, &str, f64, usize); 17] = [
+        ("rd_s", "r_per_s", 1.0, 1),
+        ("rd_avkb", "rareq_sz_kb", 1.0, 1),
+        ("rd_mb_s", "rkb_per_s", 1.0 / 1024.0, 1),
+        ("rd_mrg", "rrqm_pct", 1.0, 0),
+        ("rd_cnc", "rd_cnc", 1.0, 1),
+        ("rd_rt", "rd_rt_ms", 1.0, 1),
+        ("wr_s", "w_per_s", 1.0, 1),
+        ("wr_avkb", "wareq_sz_kb", 1.0, 1),
+        ("wr_mb_s", "wkb_per_s", 1.0 / 1024.0, 1),
+        ("wr_mrg", "wrqm_pct", 1.0, 0),
+        ("wr_cnc", "wr_cnc", 1.0, 1),
+        ("wr_rt", "wr_rt_ms", 1.0, 1),
+        ("busy", "util_pct", 1.0, 0),
+        ("in_prg", "in_flight", 1.0, 0),
+        ("io_s", "io_per_s", 1.0, 1),
+        ("qtime", "qtime_ms", 1.0, 1),
+        ("stime", "stime_ms", 1.0, 1),
+    ];
+    for row in &theirs {
+        let sample = if row["#ts"] == "2.0" { 0 } else { 1 };
+        let d = device(&ours[sample], &row["device"]);
+        for (pt, key, scale, prec) in cols {
+            let want = row[pt].trim_end_matches('%');
+            let got = format!("{:.*}", prec, d[key].as_f64().unwrap() * scale);
+            assert_eq!(got, want, "{pt} of {} at {}", row["device"], row["#ts"]);
+        }
+    }
+}
