@@ -452,9 +452,29 @@ pub struct MountFacts {
     pub size_bytes: Option<u64>,
     /// Kernel write-cache mode of the disk underneath (`write back`/`write through`).
     pub write_cache: Option<String>,
+    /// `uname -r` (defaults changed over time: ext3 barriers in 3.1, XFS inode64 in 3.7).
+    pub kernel_release: Option<String>,
+}
+
+/// True when `release` (`2.6.32-431.el6.x86_64`, `6.1.0-18-amd64`) is older than major.minor;
+/// `None` when it cannot be parsed.
+pub fn kernel_before(release: &str, major: u32, minor: u32) -> Option<bool> {
+    let mut it = release
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|x| !x.is_empty());
+    let ma: u32 = it.next()?.parse().ok()?;
+    let mi: u32 = it.next()?.parse().ok()?;
+    Some((ma, mi) < (major, minor))
 }
 
 impl MountFacts {
+    fn kernel_before(&self, major: u32, minor: u32) -> bool {
+        self.kernel_release
+            .as_deref()
+            .and_then(|r| kernel_before(r, major, minor))
+            == Some(true)
+    }
+
     fn has(&self, o: &str) -> bool {
         self.options.iter().any(|x| x == o)
     }
@@ -496,7 +516,12 @@ pub fn mount_rules(m: &MountFacts) -> Vec<Finding> {
             atime_why,
         )
     });
-    let barrier_off = m.has("nobarrier") || m.value("barrier") == Some("0") || m.has("barrier=0");
+    // ext3 mounted without barriers by default before Linux 3.1.
+    let ext3_default = m.fstype == "ext3"
+        && m.value("barrier").is_none()
+        && !m.has("barrier")
+        && m.kernel_before(3, 1);
+    let barrier_off = m.has("nobarrier") || m.value("barrier") == Some("0") || ext3_default;
     let barrier_why = "nobarrier/barrier=0 stops the filesystem from sending cache flushes: with a volatile write cache, a power cut loses writes the database already saw as durable and can corrupt the journal. It is safe only with a battery- or flash-backed cache.";
     if barrier_off {
         let wc = m.write_cache.as_deref().unwrap_or("unknown");
@@ -506,9 +531,9 @@ pub fn mount_rules(m: &MountFacts) -> Vec<Finding> {
             Status::Warn
         };
         out.push(
-            Finding::new("mount.barrier", dev, status, format!("cache flushes disabled ({}) on a disk whose kernel cache mode is {wc}", if m.has("nobarrier") { "nobarrier" } else { "barrier=0" }), barrier_why)
+            Finding::new("mount.barrier", dev, status, format!("cache flushes disabled ({}) on a disk whose kernel cache mode is {wc}", if m.has("nobarrier") { "nobarrier" } else if ext3_default { "ext3 defaults to barrier=0 before Linux 3.1" } else { "barrier=0" }), barrier_why)
                 .evidence([format!("options: {opts}"), format!("write_cache: {wc}")])
-                .fix(format!("mount -o remount,barrier {dev} (ext4) and remove nobarrier/barrier=0 from /etc/fstab")),
+                .fix(format!("mount -o remount,barrier=1 {dev} and put barrier=1 (not nobarrier/barrier=0) in /etc/fstab")),
         );
     } else {
         out.push(Finding::new(
@@ -522,7 +547,8 @@ pub fn mount_rules(m: &MountFacts) -> Vec<Finding> {
     if m.fstype == "xfs" {
         let why = "With 32-bit inodes (inode32) XFS keeps all inodes, and so the first extents of new files, in the first TiB of the filesystem; in the articles' benchmark that cost 20-40% until the filesystem was mounted with inode64 (the default since Linux 3.7).";
         let big = m.size_bytes.is_some_and(|s| s > 1u64 << 40);
-        out.push(if m.has("inode32") && big {
+        let inode32 = m.has("inode32") || (m.kernel_before(3, 7) && !m.has("inode64"));
+        out.push(if inode32 && big {
             Finding::new(
                 "mount.xfs_inode64",
                 dev,
@@ -532,7 +558,7 @@ pub fn mount_rules(m: &MountFacts) -> Vec<Finding> {
             )
             .evidence([format!("options: {opts}")])
             .fix(remount("inode64"))
-        } else if m.has("inode32") {
+        } else if inode32 {
             Finding::new(
                 "mount.xfs_inode64",
                 dev,
@@ -1079,6 +1105,51 @@ mod tests {
         let get = |id: &str| f.iter().find(|x| x.rule == id).unwrap().status;
         assert_eq!(get("mount.xfs_inode64"), Status::Warn);
         assert_eq!(get("mount.barrier"), Status::Warn);
+    }
+
+    #[test]
+    fn kernel_defaults() {
+        assert_eq!(kernel_before("2.6.32-431.el6.x86_64", 3, 1), Some(true));
+        assert_eq!(kernel_before("6.18.44-fc-v769", 3, 7), Some(false));
+        assert_eq!(kernel_before("3.7.0", 3, 7), Some(false));
+        assert_eq!(kernel_before("garbage", 3, 7), None);
+        let old = MountFacts {
+            mountpoint: "/db".into(),
+            fstype: "ext3".into(),
+            options: vec!["rw".into(), "noatime".into()],
+            write_cache: Some("write back".into()),
+            kernel_release: Some("2.6.32-431.el6.x86_64".into()),
+            ..Default::default()
+        };
+        let f = mount_rules(&old);
+        let b = f.iter().find(|x| x.rule == "mount.barrier").unwrap();
+        assert_eq!(b.status, Status::Crit);
+        assert!(b.summary.contains("ext3 defaults to barrier=0"));
+        let new = MountFacts {
+            kernel_release: Some("5.10.0".into()),
+            ..old.clone()
+        };
+        assert_eq!(
+            mount_rules(&new)
+                .iter()
+                .find(|x| x.rule == "mount.barrier")
+                .unwrap()
+                .status,
+            Status::Ok
+        );
+        let xfs = MountFacts {
+            fstype: "xfs".into(),
+            size_bytes: Some(4 << 40),
+            ..old
+        };
+        assert_eq!(
+            mount_rules(&xfs)
+                .iter()
+                .find(|x| x.rule == "mount.xfs_inode64")
+                .unwrap()
+                .status,
+            Status::Warn
+        );
     }
 
     #[test]

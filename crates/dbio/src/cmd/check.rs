@@ -298,6 +298,7 @@ fn audit_stack(
         options,
         size_bytes: fs_size(mp),
         write_cache: first_wc,
+        kernel_release: st.kernel_release.clone(),
     }));
     let parts: Vec<&Device> = st
         .devices
