@@ -896,7 +896,10 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                     .fix("replace the failed disk and let the array rebuild"),
                 );
             }
-            // Write policy.
+            // Write policy (cciss_vol_status never reports one: its note says what to save).
+            if r.tool == crate::raid::Tool::CcissVolStatus {
+                continue;
+            }
             let cfg = v.configured_write;
             let cur = v.current_write;
             let mut ev = v.evidence.clone();

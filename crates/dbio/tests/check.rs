@@ -80,6 +80,11 @@ fn nagios_exit_codes() {
     let (code, out) = nagios(&["megacli-healthy.txt"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.starts_with("DBIO STORAGE OK - "), "{out}");
+    // cciss_vol_status reports volume health only: a healthy array is OK, not UNKNOWN.
+    let (code, out) = nagios(&["cciss_vol_status-ok.txt"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = nagios(&["cciss_vol_status-degraded.txt"]);
+    assert_eq!(code, 1, "{out}");
     let (code, out) = nagios(&["megacli-always-writeback.txt"]);
     assert_eq!(code, 1, "{out}");
     assert!(
