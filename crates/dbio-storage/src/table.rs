@@ -26,7 +26,7 @@ pub enum TableError {
     )]
     NoTable,
     /// A GPT whose primary and backup headers are both unusable.
-    #[error("GPT is damaged beyond use: primary: {primary}; backup: {backup}")]
+    #[error("GPT is damaged beyond use: primary: {primary}; backup: {backup}; restore a saved copy (sgdisk --load-backup=FILE) or rebuild it with gdisk's recovery menu (r)")]
     GptDamaged {
         /// Why the primary header was rejected.
         primary: String,

@@ -40,8 +40,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         if t.is_empty() || t.chars().all(|ch| ch == '-') {
             continue;
         }
-        if let Some(rest) = t.strip_prefix("Controllers found:") {
-            let _ = rest;
+        if t.starts_with("Controllers found:") || t.starts_with("Command completed") {
             continue;
         }
         let lower = t.to_ascii_lowercase();
