@@ -335,6 +335,47 @@ pub fn partition_alignment(p: &PartitionFacts, stripe: Option<u64>) -> Finding {
     .evidence(ev)
 }
 
+/// Alignment of an LVM2 physical volume's data area: `pe_start` bytes into a PV that itself
+/// starts `pv_start_bytes` into its disk (0 for a whole-disk PV). `grain` is the boundary to
+/// check: the stripe unit, else the disk's optimal or minimum I/O size, else 1 MiB.
+pub fn pv_alignment(
+    pv: &str,
+    pv_start_bytes: u64,
+    pe_start_bytes: u64,
+    grain: u64,
+    grain_name: &str,
+) -> Finding {
+    let why = "LVM places every logical volume's extents from pe_start on; a PV whose data area starts off the stripe boundary misaligns every LV on it even when the partition is aligned.";
+    let abs = pv_start_bytes + pe_start_bytes;
+    let ev = vec![format!("pe_start {pe_start_bytes} bytes into the PV, PV at byte {pv_start_bytes} of the disk: data at byte {abs}")];
+    if grain == 0 || abs.is_multiple_of(grain) {
+        Finding::new(
+            "lvm.pe_start",
+            pv,
+            Status::Ok,
+            format!("LVM data area at byte {abs}: aligned to {grain_name}"),
+            why,
+        )
+        .evidence(ev)
+    } else {
+        Finding::new(
+            "lvm.pe_start",
+            pv,
+            Status::Warn,
+            format!(
+                "LVM data area at byte {abs}: not aligned to {grain_name} (remainder {} bytes)",
+                abs % grain
+            ),
+            why,
+        )
+        .evidence(ev)
+        .fix(format!(
+            "recreate the PV with pvcreate --dataalignment {} (after moving the data off: pvmove)",
+            crate::align::size_arg(grain)
+        ))
+    }
+}
+
 /// Filesystem stripe geometry facts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GeometryFacts {
@@ -1108,6 +1149,18 @@ mod tests {
         let get = |id: &str| f.iter().find(|x| x.rule == id).unwrap().status;
         assert_eq!(get("mount.xfs_inode64"), Status::Warn);
         assert_eq!(get("mount.barrier"), Status::Warn);
+    }
+
+    #[test]
+    fn pv_alignment_rule() {
+        assert_eq!(
+            pv_alignment("sdb1", 1 << 20, 1 << 20, 65536, "stripe unit 64k").status,
+            Status::Ok
+        );
+        let f = pv_alignment("sdb1", 32256, 1 << 20, 65536, "stripe unit 64k");
+        assert_eq!(f.status, Status::Warn);
+        assert!(f.summary.contains("remainder 32256 bytes"), "{}", f.summary);
+        assert!(f.fix.unwrap().contains("--dataalignment 64k"));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use dbio_sys::mounts;
 use dbio_sys::stack::{self, Device, DeviceKind, Stack};
 use dbio_sys::sysfs::{QueueAttrs, Sys};
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Output formats of `dbio check`.
@@ -378,6 +378,48 @@ fn audit_stack(
                         "Snapshots slow reads of their origin as the COW area fills.",
                     )),
                 }
+            }
+        }
+    }
+    // LVM: where the data area of each PV under an LV starts on its disk.
+    if top.dm_subsystem.as_deref() == Some("LVM") {
+        for pv in top.slaves.iter().filter_map(|n| st.device(n)) {
+            let label =
+                FileSource::open(Path::new(&pv.node)).and_then(|src| dbio_storage::fs::probe(&src));
+            match label {
+                Ok(Some(Superblock::Lvm2(l))) => {
+                    let q = queue_of(st, pv);
+                    let (grain, name) = match (
+                        a.stripe,
+                        q.and_then(|q| q.optimal_io_size_bytes).filter(|&v| v > 0),
+                        q.and_then(|q| q.minimum_io_size_bytes)
+                            .filter(|&v| v > 4096),
+                    ) {
+                        (Some(s), _, _) => (
+                            s,
+                            format!("stripe unit {}", dbio_storage::align::size_arg(s)),
+                        ),
+                        (None, Some(o), _) => (o, format!("optimal_io_size {o}")),
+                        (None, None, Some(m)) => (m, format!("minimum_io_size {m}")),
+                        _ => (1 << 20, "1 MiB".to_string()),
+                    };
+                    let start = pv.start_sectors.unwrap_or(0) * 512;
+                    findings.push(rules::pv_alignment(
+                        &pv.name,
+                        start,
+                        l.pe_start_bytes,
+                        grain,
+                        &name,
+                    ));
+                }
+                Ok(_) => {}
+                Err(e) => findings.push(Finding::new(
+                    "lvm.pe_start",
+                    &pv.name,
+                    Status::Unknown,
+                    format!("cannot read the PV label on {}: {e}", pv.node),
+                    "The PV label says where LVM's data area starts.",
+                )),
             }
         }
     }
