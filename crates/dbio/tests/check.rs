@@ -392,11 +392,18 @@ fn live_loop_mounts_with_bad_options_and_geometry() {
     );
     let x = LoopMount::new(&xfs, &dir.path().join("x"), "noatime");
     // The kernel cache mode of our own loop device: volatile, so barrier=0 is dangerous.
-    std::fs::write(
-        format!("/sys/block/{}/queue/write_cache", e.name()),
-        "write back",
-    )
-    .unwrap();
+    // Loop devices outlive their attachment: put the old mode back afterwards (declared after
+    // the mounts, so it is dropped before they are detached).
+    let wc_path = format!("/sys/block/{}/queue/write_cache", e.name());
+    let old_wc = std::fs::read_to_string(&wc_path).unwrap();
+    struct Restore(String, String);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let _ = std::fs::write(&self.0, self.1.trim());
+        }
+    }
+    let restore = Restore(wc_path.clone(), old_wc);
+    std::fs::write(&wc_path, "write back").unwrap();
     let out = dbio()
         .args([
             "check",
@@ -466,6 +473,7 @@ fn live_loop_mounts_with_bad_options_and_geometry() {
         line.starts_with("DBIO STORAGE CRITICAL - 1 critical"),
         "{line}"
     );
+    drop(restore);
     drop(x);
     drop(e);
 }
