@@ -84,16 +84,30 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
                 }
                 "write-cache setting" => {
                     let vl = v.to_ascii_lowercase();
+                    // "Enabled (write-back)" caches whatever the battery does; "... when
+                    // protected by battery/ZMM" only with a working one; older releases print
+                    // a bare "Enabled", whose protection the output does not say.
                     d.configured_write = Some(if vl.starts_with("enabled") {
-                        if vl.contains("when protected") {
-                            WritePolicy::WriteBack
-                        } else {
+                        if vl.contains("(write-back)") && !vl.contains("when protected") {
                             d.write_back_on_bad_battery = true;
                             WritePolicy::AlwaysWriteBack
+                        } else {
+                            WritePolicy::WriteBack
                         }
                     } else {
                         WritePolicy::WriteThrough
                     });
+                    d.evidence.push(t.to_string());
+                }
+                "write-cache mode" => {
+                    let vl = v.to_ascii_lowercase();
+                    d.current_write = if vl.contains("back") {
+                        Some(WritePolicy::WriteBack)
+                    } else if vl.contains("through") || vl.contains("disabled") {
+                        Some(WritePolicy::WriteThrough)
+                    } else {
+                        d.current_write
+                    };
                     d.evidence.push(t.to_string());
                 }
                 "write-cache status" => {
