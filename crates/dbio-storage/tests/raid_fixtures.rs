@@ -427,3 +427,29 @@ fn megacli_ldpdinfo_physical_drive_lines_do_not_leak_into_the_vd() {
         summary(&f, "raid.write_policy")
     );
 }
+
+#[test]
+fn twcli_old_firmware_columns_and_on_off_cache() {
+    // Older tw_cli: %Cmpl instead of %RCmpl %V/I/M, and the write cache as ON/OFF; no BBU
+    // in the controller list: write cache on with nothing to protect it.
+    let f = expect(
+        &["tw_cli-old-firmware.txt"],
+        Tool::TwCli,
+        &[
+            ("raid.write_policy", Status::Crit),
+            ("raid.battery", Status::Warn),
+        ],
+    );
+    let (reports, _) = run(&["tw_cli-old-firmware.txt"]);
+    let c = &reports[0].controllers[0];
+    assert_eq!(c.model.as_deref(), Some("9550SX-8LP"));
+    let vd = &c.virtual_drives[0];
+    assert_eq!(vd.size.as_deref(), Some("1396.95 GB"));
+    assert_eq!(vd.stripe_bytes, Some(65536));
+    assert_eq!(vd.current_write, Some(WritePolicy::WriteBack));
+    assert!(
+        summary(&f, "raid.write_policy").contains("no working battery"),
+        "{}",
+        summary(&f, "raid.write_policy")
+    );
+}

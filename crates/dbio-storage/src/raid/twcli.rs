@@ -31,8 +31,12 @@ fn battery_state(status: &str, ready: Option<&str>) -> BatteryState {
 
 fn cache_policy(col: &str) -> (Option<WritePolicy>, bool) {
     let c = col.trim();
+    // Older firmware prints ON/OFF for the write cache; 9.5 and later RiW, Ri, W, OFF.
     if c.eq_ignore_ascii_case("off") {
         return (Some(WritePolicy::WriteThrough), false);
+    }
+    if c.eq_ignore_ascii_case("on") {
+        return (Some(WritePolicy::WriteBack), false);
     }
     let w = c.contains('W');
     (
@@ -53,6 +57,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     };
     let mut id_set = false;
     let mut unit_table = false;
+    let mut cols: (Option<usize>, Option<usize>, Option<usize>) = (None, None, None);
     let mut bbu_status: Option<String> = None;
     let mut bbu_ready: Option<String> = None;
     let mut bbu_evidence = Vec::new();
@@ -91,21 +96,30 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             continue;
         }
         if tokens[0] == "Unit" && tokens.get(1) == Some(&"UnitType") {
+            // Column positions differ between tw_cli releases (%RCmpl %V/I/M, or %Cmpl).
             unit_table = true;
+            let pos = |name: &str| tokens.iter().position(|t| *t == name);
+            cols = (pos("Stripe"), pos("Size(GB)"), pos("Cache"));
             continue;
         }
-        if tokens[0].starts_with('u')
-            && tokens[0][1..].chars().all(|ch| ch.is_ascii_digit())
-            && tokens.len() >= 9
+        let (stripe_col, size_col, cache_col) = cols;
+        if unit_table
+            && tokens[0].starts_with('u')
             && tokens[0].len() > 1
+            && tokens[0][1..].chars().all(|ch| ch.is_ascii_digit())
+            && cache_col.is_some_and(|i| i < tokens.len())
         {
-            let (w, ra) = cache_policy(tokens[7]);
+            let (w, ra) = cache_policy(tokens[cache_col.expect("checked")]);
             c.virtual_drives.push(VirtualDrive {
                 id: tokens[0].to_string(),
                 raid_level: Some(tokens[1].trim_start_matches("RAID-").to_string()),
                 state: Some(tokens[2].to_string()),
-                stripe_bytes: super::parse_strip(tokens[5]),
-                size: Some(format!("{} GB", tokens[6])),
+                stripe_bytes: stripe_col
+                    .and_then(|i| tokens.get(i))
+                    .and_then(|s| super::parse_strip(s)),
+                size: size_col
+                    .and_then(|i| tokens.get(i))
+                    .map(|s| format!("{s} GB")),
                 configured_write: w,
                 current_write: w,
                 read_ahead: Some(ra),
