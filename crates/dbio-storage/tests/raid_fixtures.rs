@@ -453,3 +453,30 @@ fn twcli_old_firmware_columns_and_on_off_cache() {
         summary(&f, "raid.write_policy")
     );
 }
+
+#[test]
+fn ssacli_cache_size_without_unit_is_gb() {
+    let (reports, _) = run(&["ssacli-healthy.txt"]);
+    assert_eq!(reports[0].controllers[0].cache_bytes, Some(1 << 30));
+    assert_eq!(
+        reports[0].controllers[0].model.as_deref(),
+        Some("Smart Array P420i")
+    );
+    let (reports, _) = run(&["ssacli-recharging.txt"]);
+    assert_eq!(reports[0].controllers[0].cache_bytes, Some(1 << 30));
+}
+
+#[test]
+fn ssacli_permanently_disabled_cache() {
+    let f = expect(
+        &["ssacli-permanently-disabled.txt"],
+        Tool::Ssacli,
+        &[
+            ("raid.write_policy", Status::Crit),
+            ("raid.battery", Status::Crit),
+        ],
+    );
+    let s = summary(&f, "raid.write_policy");
+    assert!(s.contains("Cache Status: Permanently Disabled (Cache disabled; backup power source failed to charge"), "{s}");
+    assert!(s.contains("the battery has failed"), "{s}");
+}

@@ -217,7 +217,12 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             "Cache Status" => ctl.cache_status = Some(v.to_string()),
             "Cache Status Details" => ctl.cache_details = Some(v.to_string()),
             "Total Cache Size" => {
-                ctl.c.cache_bytes = parse_mem(v);
+                // ssacli prints GB without a unit ("4.0"); older hpacucli "1024 MB".
+                ctl.c.cache_bytes = if v.chars().all(|c| c.is_ascii_digit() || c == '.') {
+                    parse_mem(&format!("{v} GB"))
+                } else {
+                    parse_mem(v)
+                };
                 keep = false;
             }
             "Cache Ratio" | "Accelerator Ratio" => ctl.write_ratio = write_percent(v),
