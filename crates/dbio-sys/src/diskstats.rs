@@ -196,7 +196,7 @@ pub fn parse_saved(text: &str) -> SavedSamples {
                         }
                         out.problems.push(LineProblem {
                             line: line_no,
-                            msg: format!("bad timestamp line {t:?}: expected `TS <epoch seconds> [date]`; the lines up to the next TS are skipped"),
+                            msg: format!("bad timestamp line {t:?}: expected `TS <epoch seconds> [date]`; the device lines after it are skipped too"),
                         });
                     }
                 }
