@@ -561,6 +561,12 @@ mod tests {
         assert!(crate::mounts::in_use(&sys, "vdc1", &mi, &[]).is_some());
         // vdb2 has no holders and is not mounted.
         assert_eq!(crate::mounts::in_use(&sys, "vdb2", &mi, &[]), None);
+        assert_eq!(crate::mounts::held_by(&sys, "vdb2"), None);
+        // Not mounted, but md0 is built on vdc1: still in use.
+        let h = crate::mounts::held_by(&sys, "vdc").unwrap();
+        assert!(h.contains("vdc1 is in use by md0"), "{h}");
+        let h = crate::mounts::held_by(&sys, "md0").unwrap();
+        assert!(h.contains("dm-0 (vg-mysql)"), "{h}");
         let mi2: Vec<_> = mi.into_iter().filter(|m| m.major != 253).collect();
         assert_eq!(crate::mounts::in_use(&sys, "vdb", &mi2, &[]), None);
     }
