@@ -265,6 +265,26 @@ pub(crate) fn resolve_in(sys: &Sys, path: &Path) -> Result<Stack, Error> {
                  and pseudo filesystems have none): there are no disks or queue attributes to show",
                 canon.display()
             ));
+            // Overlay: its writable layer lives on another filesystem; say which.
+            if let Some(upper) = entry.filter(|e| e.fstype == "overlay").and_then(|e| {
+                e.super_options
+                    .split(',')
+                    .find_map(|o| o.strip_prefix("upperdir="))
+                    .map(crate::mounts::unescape)
+            }) {
+                let up = Path::new(&upper);
+                if up != canon && !up.starts_with(&canon) {
+                    if let Ok(u) = resolve_in(sys, up) {
+                        if let (Some(m), Some(top)) = (&u.mount, u.top()) {
+                            stack.notes.push(format!(
+                                "its upper (writable) layer {upper} is on {} mounted on {} \
+                                 ({}), device {}: run `dbio stack {upper}` for that stack",
+                                m.source, m.mountpoint, m.fstype, top.name
+                            ));
+                        }
+                    }
+                }
+            }
         }
     }
     Ok(stack)
