@@ -10,6 +10,23 @@
 //! for a group of n devices; pt-diskstats: rd_cnc = Df4/T/1000/n, rd_rt = Df4/(Df1+Df2),
 //! stime = Df10/(Df1+Df2+Df5+Df6), qtime = Df11/(Df1+Df2+Df5+Df6+f9) − stime where f9 is the
 //! in-flight gauge of the second sample (as pt-diskstats computes it).
+//!
+//! One device's figures over an interval, as `dbio iostat` (and `dbio bench`) compute them:
+//!
+//! ```
+//! use dbio_sys::diskstats;
+//! use std::time::{Duration, Instant};
+//! let (before, t0) = (diskstats::read()?, Instant::now());
+//! std::thread::sleep(Duration::from_millis(50));
+//! let (after, t1) = (diskstats::read()?, Instant::now());
+//! let name = &before[0].name;
+//! let (a, b) = (diskstats::find(&before, name).unwrap(), diskstats::find(&after, name).unwrap());
+//! match diskstats::compute(a, b, (t1 - t0).as_secs_f64()) {
+//!     Ok(f) => assert!(f.util_pct >= 0.0 && f.r_per_s >= 0.0),
+//!     Err(reset) => eprintln!("{reset}"), // device re-attached between the samples
+//! }
+//! # Ok::<(), dbio_sys::Error>(())
+//! ```
 
 use crate::Error;
 use serde::{Deserialize, Serialize};
@@ -129,6 +146,11 @@ pub fn read() -> Result<Vec<DiskStat>, Error> {
     let p = "/proc/diskstats";
     let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
     parse(&text)
+}
+
+/// The sample of device `name` (kernel name, e.g. `vda`, `dm-0`).
+pub fn find<'a>(stats: &'a [DiskStat], name: &str) -> Option<&'a DiskStat> {
+    stats.iter().find(|d| d.name == name)
 }
 
 /// Reads `/proc/diskstats` as raw text (for `--record`).

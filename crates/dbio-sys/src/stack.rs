@@ -1,6 +1,18 @@
 //! The device stack under a path: its mount, the block device, and through partitions,
 //! device-mapper/LVM (sysfs `slaves/`, `dm/name`) and md RAID down to the physical disks, with
 //! each level's queue attributes.
+//!
+//! ```
+//! let st = dbio_sys::stack::resolve(std::path::Path::new("/"))?;
+//! let fs = st.mount.as_ref().map(|m| m.fstype.as_str());
+//! for disk in st.leaves() {
+//!     let q = disk.queue.as_ref();
+//!     let _sched = q.and_then(|q| q.scheduler.as_deref());
+//!     let _rotational = q.and_then(|q| q.rotational);
+//! }
+//! assert!(fs.is_some());
+//! # Ok::<(), dbio_sys::Error>(())
+//! ```
 
 use crate::mounts::{block_dev_numbers, mount_for, name_of_dev, read_mountinfo_in, MountEntry};
 use crate::sysfs::{
