@@ -816,3 +816,17 @@ fn same_numbers_as_pt_diskstats_on_14_field_samples() {
         }
     }
 }
+
+#[test]
+fn replays_pt_diskstats_save_samples() {
+    let file = testdata("pt-diskstats-save-samples.txt");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let samples = text.lines().filter(|l| l.starts_with("TS ")).count();
+    let r = replay_json("pt-diskstats-save-samples.txt", &["--all"]);
+    assert_eq!(r.len(), samples - 1);
+    for rep in &r {
+        let i = rep["interval_s"].as_f64().unwrap();
+        assert!((0.9..1.2).contains(&i), "interval {i}");
+        assert!(names(rep).contains(&"vda".to_string()));
+    }
+}
