@@ -566,6 +566,73 @@ pub fn compute(prev: &DiskStat, cur: &DiskStat, interval_s: f64) -> Result<Figur
     Ok(figures(&Delta::between(prev, cur)?, interval_s))
 }
 
+/// Samples a fixed set of devices over time: each [`Watch::tick`] gives their figures since
+/// the previous tick (the interval measured with a monotonic clock). For `dbio bench`, which
+/// samples the devices under its target at every report interval.
+#[derive(Debug)]
+pub struct Watch {
+    names: Vec<String>,
+    prev: Vec<DiskStat>,
+    at: std::time::Instant,
+}
+
+/// One device's figures over one [`Watch`] interval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WatchedDevice {
+    /// Kernel name.
+    pub name: String,
+    /// The figures, or why there are none this interval (counter reset, device gone).
+    pub figures: Result<Figures, String>,
+}
+
+impl Watch {
+    /// Starts watching `names` (kernel names as in /proc/diskstats, e.g. from
+    /// [`crate::stack::Stack::devices`]); takes the first sample now. Unknown names are an
+    /// error that lists the devices that exist.
+    pub fn new(names: &[String]) -> Result<Watch, Error> {
+        let prev = read()?;
+        for n in names {
+            if find(&prev, n).is_none() {
+                return Err(Error::UnknownDevice {
+                    name: n.clone(),
+                    known: prev
+                        .iter()
+                        .map(|d| d.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+        }
+        Ok(Watch {
+            names: names.to_vec(),
+            prev,
+            at: std::time::Instant::now(),
+        })
+    }
+
+    /// Samples again; returns the interval in seconds and each device's figures since the
+    /// previous sample.
+    pub fn tick(&mut self) -> Result<(f64, Vec<WatchedDevice>), Error> {
+        let cur = read()?;
+        let now = std::time::Instant::now();
+        let t = now.duration_since(self.at).as_secs_f64();
+        let out = self
+            .names
+            .iter()
+            .map(|n| WatchedDevice {
+                name: n.clone(),
+                figures: match (find(&self.prev, n), find(&cur, n)) {
+                    (Some(a), Some(b)) => compute(a, b, t).map_err(|e| e.to_string()),
+                    _ => Err(format!("{n} is not in /proc/diskstats any more")),
+                },
+            })
+            .collect();
+        self.prev = cur;
+        self.at = now;
+        Ok((t, out))
+    }
+}
+
 /// Whether `name` looks like a partition of another device in `names` (`sda1` of `sda`,
 /// `nvme0n1p2` of `nvme0n1`, `mmcblk0p1`, `loop0p1`): for saved samples, where sysfs of the
 /// recording machine is not available.
@@ -655,6 +722,25 @@ mod tests {
         let mut r2 = a.clone();
         r2.io_ms = 50;
         assert_eq!(Delta::between(&r, &r2).unwrap_err().field, "io_ms");
+    }
+
+    #[test]
+    fn watch_live_devices() {
+        let all = read().unwrap();
+        let names: Vec<String> = all.iter().take(2).map(|d| d.name.clone()).collect();
+        let mut w = Watch::new(&names).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let (t, devs) = w.tick().unwrap();
+        assert!(t >= 0.03, "{t}");
+        assert_eq!(devs.len(), names.len());
+        for d in &devs {
+            let f = d.figures.as_ref().unwrap();
+            assert!(f.util_pct >= 0.0 && f.r_per_s >= 0.0);
+        }
+        match Watch::new(&["no-such-dev".to_string()]) {
+            Err(Error::UnknownDevice { known, .. }) => assert!(known.contains(&names[0])),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
