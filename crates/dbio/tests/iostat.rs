@@ -830,3 +830,33 @@ fn replays_pt_diskstats_save_samples() {
         assert!(names(rep).contains(&"vda".to_string()));
     }
 }
+
+#[test]
+fn closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    let mut child = std::process::Command::new(bin)
+        .args(["iostat", "--all", "--interval", "50ms", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("{\"ts\":"), "{first}");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
