@@ -10,6 +10,23 @@
 //! for a group of n devices; pt-diskstats: rd_cnc = Df4/T/1000/n, rd_rt = Df4/(Df1+Df2),
 //! stime = Df10/(Df1+Df2+Df5+Df6), qtime = Df11/(Df1+Df2+Df5+Df6+f9) − stime where f9 is the
 //! in-flight gauge of the second sample (as pt-diskstats computes it).
+//!
+//! One device's figures over an interval, as `dbio iostat` (and `dbio bench`) compute them:
+//!
+//! ```
+//! use dbio_sys::diskstats;
+//! use std::time::{Duration, Instant};
+//! let (before, t0) = (diskstats::read()?, Instant::now());
+//! std::thread::sleep(Duration::from_millis(50));
+//! let (after, t1) = (diskstats::read()?, Instant::now());
+//! let name = &before[0].name;
+//! let (a, b) = (diskstats::find(&before, name).unwrap(), diskstats::find(&after, name).unwrap());
+//! match diskstats::compute(a, b, (t1 - t0).as_secs_f64()) {
+//!     Ok(f) => assert!(f.util_pct >= 0.0 && f.r_per_s >= 0.0),
+//!     Err(reset) => eprintln!("{reset}"), // device re-attached between the samples
+//! }
+//! # Ok::<(), dbio_sys::Error>(())
+//! ```
 
 use crate::Error;
 use serde::{Deserialize, Serialize};
@@ -131,6 +148,11 @@ pub fn read() -> Result<Vec<DiskStat>, Error> {
     parse(&text)
 }
 
+/// The sample of device `name` (kernel name, e.g. `vda`, `dm-0`).
+pub fn find<'a>(stats: &'a [DiskStat], name: &str) -> Option<&'a DiskStat> {
+    stats.iter().find(|d| d.name == name)
+}
+
 /// Reads `/proc/diskstats` as raw text (for `--record`).
 pub fn read_raw() -> Result<String, Error> {
     let p = "/proc/diskstats";
@@ -196,7 +218,7 @@ pub fn parse_saved(text: &str) -> SavedSamples {
                         }
                         out.problems.push(LineProblem {
                             line: line_no,
-                            msg: format!("bad timestamp line {t:?}: expected `TS <epoch seconds> [date]`; the lines up to the next TS are skipped"),
+                            msg: format!("bad timestamp line {t:?}: expected `TS <epoch seconds> [date]`; the device lines after it are skipped too"),
                         });
                     }
                 }
@@ -544,6 +566,73 @@ pub fn compute(prev: &DiskStat, cur: &DiskStat, interval_s: f64) -> Result<Figur
     Ok(figures(&Delta::between(prev, cur)?, interval_s))
 }
 
+/// Samples a fixed set of devices over time: each [`Watch::tick`] gives their figures since
+/// the previous tick (the interval measured with a monotonic clock). For `dbio bench`, which
+/// samples the devices under its target at every report interval.
+#[derive(Debug)]
+pub struct Watch {
+    names: Vec<String>,
+    prev: Vec<DiskStat>,
+    at: std::time::Instant,
+}
+
+/// One device's figures over one [`Watch`] interval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WatchedDevice {
+    /// Kernel name.
+    pub name: String,
+    /// The figures, or why there are none this interval (counter reset, device gone).
+    pub figures: Result<Figures, String>,
+}
+
+impl Watch {
+    /// Starts watching `names` (kernel names as in /proc/diskstats, e.g. from
+    /// [`crate::stack::Stack::devices`]); takes the first sample now. Unknown names are an
+    /// error that lists the devices that exist.
+    pub fn new(names: &[String]) -> Result<Watch, Error> {
+        let prev = read()?;
+        for n in names {
+            if find(&prev, n).is_none() {
+                return Err(Error::UnknownDevice {
+                    name: n.clone(),
+                    known: prev
+                        .iter()
+                        .map(|d| d.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+        }
+        Ok(Watch {
+            names: names.to_vec(),
+            prev,
+            at: std::time::Instant::now(),
+        })
+    }
+
+    /// Samples again; returns the interval in seconds and each device's figures since the
+    /// previous sample.
+    pub fn tick(&mut self) -> Result<(f64, Vec<WatchedDevice>), Error> {
+        let cur = read()?;
+        let now = std::time::Instant::now();
+        let t = now.duration_since(self.at).as_secs_f64();
+        let out = self
+            .names
+            .iter()
+            .map(|n| WatchedDevice {
+                name: n.clone(),
+                figures: match (find(&self.prev, n), find(&cur, n)) {
+                    (Some(a), Some(b)) => compute(a, b, t).map_err(|e| e.to_string()),
+                    _ => Err(format!("{n} is not in /proc/diskstats any more")),
+                },
+            })
+            .collect();
+        self.prev = cur;
+        self.at = now;
+        Ok((t, out))
+    }
+}
+
 /// Whether `name` looks like a partition of another device in `names` (`sda1` of `sda`,
 /// `nvme0n1p2` of `nvme0n1`, `mmcblk0p1`, `loop0p1`): for saved samples, where sysfs of the
 /// recording machine is not available.
@@ -633,6 +722,25 @@ mod tests {
         let mut r2 = a.clone();
         r2.io_ms = 50;
         assert_eq!(Delta::between(&r, &r2).unwrap_err().field, "io_ms");
+    }
+
+    #[test]
+    fn watch_live_devices() {
+        let all = read().unwrap();
+        let names: Vec<String> = all.iter().take(2).map(|d| d.name.clone()).collect();
+        let mut w = Watch::new(&names).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let (t, devs) = w.tick().unwrap();
+        assert!(t >= 0.03, "{t}");
+        assert_eq!(devs.len(), names.len());
+        for d in &devs {
+            let f = d.figures.as_ref().unwrap();
+            assert!(f.util_pct >= 0.0 && f.r_per_s >= 0.0);
+        }
+        match Watch::new(&["no-such-dev".to_string()]) {
+            Err(Error::UnknownDevice { known, .. }) => assert!(known.contains(&names[0])),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

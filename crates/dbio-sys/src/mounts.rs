@@ -5,7 +5,7 @@ use crate::sysfs::{parse_major_minor, read_attr, Sys};
 use crate::Error;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// One line of `/proc/self/mountinfo`.
@@ -210,7 +210,57 @@ pub fn device_in_use(dev: &Path) -> Result<Option<String>, Error> {
     })?;
     let mounts = read_mountinfo_in(&sys)?;
     let swaps = parse_swaps(&sys.read("proc/swaps").unwrap_or_default());
-    Ok(in_use(&sys, &name, &mounts, &swaps))
+    if let Some(why) = in_use(&sys, &name, &mounts, &swaps) {
+        return Ok(Some(why));
+    }
+    if let Some(why) = held_by(&sys, &name) {
+        return Ok(Some(why));
+    }
+    // Last, ask the kernel: an exclusive (read-only) open fails with EBUSY while the device or
+    // a partition of it is mounted (also in another mount namespace), is swap, or is claimed
+    // by md/dm or another exclusive opener.
+    match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_EXCL)
+        .open(dev)
+    {
+        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Ok(Some(format!(
+            "{} is busy: the kernel refuses an exclusive open (mounted in another namespace, \
+             swap, part of md/dm, or opened exclusively by another program)",
+            dev.display()
+        ))),
+        _ => Ok(None),
+    }
+}
+
+/// Something built on the device or one of its partitions (sysfs `holders/`: an LVM volume,
+/// dm-crypt, md array), mounted or not: writing under it would destroy that device's data.
+pub(crate) fn held_by(sys: &Sys, name: &str) -> Option<String> {
+    // The device itself, then its partitions.
+    let mut own = vec![name.to_string()];
+    if let Ok(rd) = std::fs::read_dir(sys.class_block(name)) {
+        let mut parts: Vec<String> = rd
+            .flatten()
+            .filter(|e| e.path().join("partition").exists())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        parts.sort();
+        own.extend(parts);
+    }
+    for n in &own {
+        if let Ok(rd) = std::fs::read_dir(sys.class_block(n).join("holders")) {
+            if let Some(h) = rd.flatten().next() {
+                let holder = h.file_name().to_string_lossy().into_owned();
+                let dm = read_attr(&sys.class_block(&holder).join("dm/name"))
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default();
+                return Some(format!(
+                    "{n} is in use by {holder}{dm}, which is built on it"
+                ));
+            }
+        }
+    }
+    None
 }
 
 pub(crate) fn in_use(

@@ -1,6 +1,18 @@
 //! The device stack under a path: its mount, the block device, and through partitions,
 //! device-mapper/LVM (sysfs `slaves/`, `dm/name`) and md RAID down to the physical disks, with
 //! each level's queue attributes.
+//!
+//! ```
+//! let st = dbio_sys::stack::resolve(std::path::Path::new("/"))?;
+//! let fs = st.mount.as_ref().map(|m| m.fstype.as_str());
+//! for disk in st.leaves() {
+//!     let q = disk.queue.as_ref();
+//!     let _sched = q.and_then(|q| q.scheduler.as_deref());
+//!     let _rotational = q.and_then(|q| q.rotational);
+//! }
+//! assert!(fs.is_some());
+//! # Ok::<(), dbio_sys::Error>(())
+//! ```
 
 use crate::mounts::{block_dev_numbers, mount_for, name_of_dev, read_mountinfo_in, MountEntry};
 use crate::sysfs::{
@@ -265,6 +277,26 @@ pub(crate) fn resolve_in(sys: &Sys, path: &Path) -> Result<Stack, Error> {
                  and pseudo filesystems have none): there are no disks or queue attributes to show",
                 canon.display()
             ));
+            // Overlay: its writable layer lives on another filesystem; say which.
+            if let Some(upper) = entry.filter(|e| e.fstype == "overlay").and_then(|e| {
+                e.super_options
+                    .split(',')
+                    .find_map(|o| o.strip_prefix("upperdir="))
+                    .map(crate::mounts::unescape)
+            }) {
+                let up = Path::new(&upper);
+                if up != canon && !up.starts_with(&canon) {
+                    if let Ok(u) = resolve_in(sys, up) {
+                        if let (Some(m), Some(top)) = (&u.mount, u.top()) {
+                            stack.notes.push(format!(
+                                "its upper (writable) layer {upper} is on {} mounted on {} \
+                                 ({}), device {}: run `dbio stack {upper}` for that stack",
+                                m.source, m.mountpoint, m.fstype, top.name
+                            ));
+                        }
+                    }
+                }
+            }
         }
     }
     Ok(stack)
@@ -561,6 +593,12 @@ mod tests {
         assert!(crate::mounts::in_use(&sys, "vdc1", &mi, &[]).is_some());
         // vdb2 has no holders and is not mounted.
         assert_eq!(crate::mounts::in_use(&sys, "vdb2", &mi, &[]), None);
+        assert_eq!(crate::mounts::held_by(&sys, "vdb2"), None);
+        // Not mounted, but md0 is built on vdc1: still in use.
+        let h = crate::mounts::held_by(&sys, "vdc").unwrap();
+        assert!(h.contains("vdc1 is in use by md0"), "{h}");
+        let h = crate::mounts::held_by(&sys, "md0").unwrap();
+        assert!(h.contains("dm-0 (vg-mysql)"), "{h}");
         let mi2: Vec<_> = mi.into_iter().filter(|m| m.major != 253).collect();
         assert_eq!(crate::mounts::in_use(&sys, "vdb", &mi2, &[]), None);
     }

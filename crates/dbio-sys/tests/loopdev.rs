@@ -128,4 +128,37 @@ fn partitioned_loop_device_mounted_and_not() {
         dbio_sys::mounts::device_in_use(Path::new(&dev)).unwrap(),
         None
     );
+
+    // Mounted in another mount namespace: invisible in our mountinfo, but the kernel's
+    // exclusive-open check still sees it.
+    if run("unshare", &["--version"]).is_none() {
+        return;
+    }
+    let mut child = Command::new("unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            &format!("mount {part} '{}' && exec sleep 30", mnt.display()),
+        ])
+        .spawn()
+        .unwrap();
+    let mut seen = None;
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        seen = dbio_sys::mounts::device_in_use(Path::new(&dev)).unwrap();
+        if seen.is_some() {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let seen = seen.expect("a mount in another namespace must make the device busy");
+    assert!(seen.contains("busy"), "{seen}");
+    assert!(!dbio_sys::mounts::read_mountinfo()
+        .unwrap()
+        .iter()
+        .any(|m| m.source == part));
 }

@@ -341,7 +341,7 @@ fn malformed_lines_are_reported_with_their_number_and_skipped() {
     assert!(unknown.stderr.contains("vda"), "{}", unknown.stderr);
 }
 
-/// Runs sysstat's `iostat -x -o JSON -f DIR -d 1 2` on two samples of a fake device whose
+/// Runs sysstat's `iostat -x -o JSON -f DIR -d 2 2` on two samples of a fake device whose
 /// sysfs `stat` file is rewritten between iostat's two reads; returns its second report's
 /// figures for the device and the interval it used (inferred from r/s: iostat measures the
 /// interval with /proc/uptime in 1/100 s).
@@ -370,14 +370,16 @@ fn sysstat_iostat(
             "-f",
             dir.path().to_str().unwrap(),
             "-d",
-            "1",
+            "2",
             "2",
         ])
         .env("LC_ALL", "C")
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Halfway between iostat's two reads (at start and after 2 s): a second of margin each way
+    // on a loaded machine.
+    std::thread::sleep(std::time::Duration::from_millis(1000));
     std::fs::write(dev.join("stat.new"), format!("{after}\n")).unwrap();
     std::fs::rename(dev.join("stat.new"), dev.join("stat")).unwrap();
     let out = child.wait_with_output().unwrap();
@@ -438,10 +440,22 @@ fn same_numbers_as_sysstat_iostat_on_the_same_two_samples() {
         ("aqu-sz", "aqu_sz"),
         ("util", "util_pct"),
     ];
-    for (before, after) in cases {
-        let rd: f64 = after.split(' ').next().unwrap().parse::<f64>().unwrap()
-            - before.split(' ').next().unwrap().parse::<f64>().unwrap();
-        let Some((theirs, t)) = sysstat_iostat(before, after, rd) else {
+    // The three iostat runs take 2 s each: run them side by side.
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = cases
+            .iter()
+            .map(|&(before, after)| {
+                s.spawn(move || {
+                    let rd: f64 = after.split(' ').next().unwrap().parse::<f64>().unwrap()
+                        - before.split(' ').next().unwrap().parse::<f64>().unwrap();
+                    (before, after, sysstat_iostat(before, after, rd))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (before, after, res) in results {
+        let Some((theirs, t)) = res else {
             return;
         };
         // The same pair for dbio, as a saved-samples file at the same interval.
@@ -815,4 +829,48 @@ fn same_numbers_as_pt_diskstats_on_14_field_samples() {
             assert_eq!(got, want, "{pt} of {} at {}", row["device"], row["#ts"]);
         }
     }
+}
+
+#[test]
+fn replays_pt_diskstats_save_samples() {
+    let file = testdata("pt-diskstats-save-samples.txt");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let samples = text.lines().filter(|l| l.starts_with("TS ")).count();
+    let r = replay_json("pt-diskstats-save-samples.txt", &["--all"]);
+    assert_eq!(r.len(), samples - 1);
+    for rep in &r {
+        let i = rep["interval_s"].as_f64().unwrap();
+        assert!((0.9..1.2).contains(&i), "interval {i}");
+        assert!(names(rep).contains(&"vda".to_string()));
+    }
+}
+
+#[test]
+fn closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    let mut child = std::process::Command::new(bin)
+        .args(["iostat", "--all", "--interval", "50ms", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("{\"ts\":"), "{first}");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

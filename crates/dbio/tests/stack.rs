@@ -291,3 +291,54 @@ fn partitioned_loop_device_with_ext4() {
         t.stdout
     );
 }
+
+#[test]
+fn overlay_has_no_block_device_but_names_its_upper_layer() {
+    if run("id", &["-u"]).as_deref() != Some("0") {
+        eprintln!("needs root: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for d in ["lower", "upper", "work", "merged"] {
+        std::fs::create_dir(dir.path().join(d)).unwrap();
+    }
+    let p = |d: &str| dir.path().join(d).to_str().unwrap().to_string();
+    let opts = format!(
+        "lowerdir={},upperdir={},workdir={}",
+        p("lower"),
+        p("upper"),
+        p("work")
+    );
+    if run(
+        "mount",
+        &["-t", "overlay", "overlay", "-o", &opts, &p("merged")],
+    )
+    .is_none()
+    {
+        eprintln!("cannot mount overlay here: skipped");
+        return;
+    }
+    struct Umount(String);
+    impl Drop for Umount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _u = Umount(p("merged"));
+    let o = dbio(&["stack", &p("merged"), "--format", "json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["mount"]["fstype"], "overlay");
+    assert!(v["devices"].as_array().unwrap().is_empty());
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("no block device"), "{notes}");
+    let upper = dbio(&["stack", &p("upper"), "--format", "json"]);
+    let u: Value = serde_json::from_str(&upper.stdout).unwrap();
+    if let Some(top) = u["devices"][0]["name"].as_str() {
+        assert!(
+            notes.contains(&format!("upper (writable) layer {}", p("upper"))),
+            "{notes}"
+        );
+        assert!(notes.contains(&format!("device {top}")), "{notes}");
+    }
+}

@@ -43,8 +43,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         // answered with the list of devices that exist).
         || (!p.exists() && !p.to_string_lossy().contains('/'));
     let stack = if is_dev {
-        dbio_sys::stack::resolve_device(p)
-            .with_context(|| format!("cannot resolve block device {}", p.display()))?
+        dbio_sys::stack::resolve_device(p).with_context(|| {
+            if p.exists() {
+                format!("cannot resolve block device {}", p.display())
+            } else {
+                format!(
+                    "{} is not an existing path, so it was taken as a block device name",
+                    p.display()
+                )
+            }
+        })?
     } else {
         dbio_sys::stack::resolve(p).with_context(|| {
             format!(
