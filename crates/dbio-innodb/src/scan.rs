@@ -1,0 +1,436 @@
+//! The page scanner: finds InnoDB pages at every `step` bytes of a buffer or a file, whatever
+//! their page size, and classifies each one.
+//!
+//! Two detectors run over every buffer:
+//! 1. header/trailer: the low 32 bits of the LSN (offset 20) repeat at `S-4` (crc32/innodb
+//!    layout) or `S-8` (full_crc32 layout) for some page size S. This costs two loads per size
+//!    and step, and rejects random data with probability 1 - 2^-32; only candidates that pass
+//!    are checksummed (full_crc32 first). No test looks at the first 4 bytes, so full_crc32
+//!    pages (field 0 = 0) are found like any other.
+//! 2. structure: the "infimum"/"supremum" system records of INDEX pages, found with a SIMD
+//!    substring search. This finds INDEX pages whose trailer was never written (torn writes).
+
+use crate::checksum::{self, Algorithm};
+use crate::page::{
+    be16, be32, is_index_type, page_type_name, records, system_records, FilHeader, IndexHeader,
+    RowFormat, PAGE_SIZES,
+};
+use serde::Serialize;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// How a found page was recognised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Header and trailer agree and a checksum algorithm validates the page.
+    Intact,
+    /// Header and trailer agree (the page frame is certain) but no checksum validates: a
+    /// torn or damaged page. Reported, never hidden.
+    Torn,
+    /// Found by structure only (INDEX system records); its trailer does not match, so its
+    /// size and end are inferred.
+    Heuristic,
+}
+
+impl Status {
+    /// The name used in text and JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Intact => "intact",
+            Status::Torn => "torn",
+            Status::Heuristic => "heuristic",
+        }
+    }
+    fn rank(self) -> u8 {
+        match self {
+            Status::Intact => 3,
+            Status::Torn => 2,
+            Status::Heuristic => 1,
+        }
+    }
+}
+
+/// INDEX page details of a found page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct IndexInfo {
+    /// Row format.
+    pub format: RowFormat,
+    /// Index id.
+    pub index_id: u64,
+    /// B-tree level (0 = leaf).
+    pub level: u16,
+    /// PAGE_N_RECS.
+    pub n_recs: u16,
+    /// Delete-marked records plus purged records still on the free list.
+    pub deleted_recs: u32,
+}
+
+/// One page found in a source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FoundPage {
+    /// Byte offset of the page in its source.
+    pub offset: u64,
+    /// Page size in bytes.
+    pub page_size: u32,
+    /// How the page was recognised.
+    pub status: Status,
+    /// The checksum algorithm that validates it (intact pages only).
+    pub checksum: Option<Algorithm>,
+    /// Tablespace id.
+    pub space_id: u32,
+    /// Page number.
+    pub page_no: u32,
+    /// Page type.
+    pub page_type: u16,
+    /// LSN of the last change.
+    pub lsn: u64,
+    /// INDEX page details.
+    pub index: Option<IndexInfo>,
+    /// FSP_SPACE_FLAGS when this is page 0 of a tablespace.
+    pub fsp_flags: Option<u32>,
+}
+
+/// Options of a scan.
+#[derive(Clone, Debug)]
+pub struct ScanOptions {
+    /// Candidate page starts are multiples of this (512 by default).
+    pub step: usize,
+    /// Page sizes to try (all five by default).
+    pub page_sizes: Vec<usize>,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            step: 512,
+            page_sizes: PAGE_SIZES.to_vec(),
+        }
+    }
+}
+
+/// A problem noticed while scanning that does not stop the scan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScanWarning {
+    /// Byte offset in the source.
+    pub offset: u64,
+    /// What was noticed.
+    pub message: String,
+}
+
+/// Classifies the page in `page` (exactly one page long) found by `status`.
+pub fn classify(page: &[u8], offset: u64, status: Status, algo: Option<Algorithm>) -> FoundPage {
+    let h = FilHeader::parse(page);
+    let index = if is_index_type(h.page_type) && system_records(page).is_some() {
+        let ih = IndexHeader::parse(page);
+        let deleted = records(page).iter().filter(|r| r.deleted).count() as u32;
+        Some(IndexInfo {
+            format: ih.format,
+            index_id: ih.index_id,
+            level: ih.level,
+            n_recs: ih.n_recs,
+            deleted_recs: deleted,
+        })
+    } else {
+        None
+    };
+    let fsp_flags =
+        (h.page_no == 0 && h.page_type == crate::page::page_type::FSP_HDR).then(|| be32(page, 54));
+    FoundPage {
+        offset,
+        page_size: page.len() as u32,
+        status,
+        checksum: algo,
+        space_id: h.space_id,
+        page_no: h.page_no,
+        page_type: h.page_type,
+        lsn: h.lsn,
+        index,
+        fsp_flags,
+    }
+}
+
+/// The header/trailer detector at `o` for page size `s`; returns the classified page.
+#[inline]
+pub fn detect_at(buf: &[u8], o: usize, s: usize, base: u64) -> Option<FoundPage> {
+    if o + s > buf.len() {
+        return None;
+    }
+    let lsn_lo = be32(buf, o + 20);
+    let full_layout = be32(buf, o + s - 8) == lsn_lo;
+    let old_layout = be32(buf, o + s - 4) == lsn_lo;
+    if !full_layout && !old_layout {
+        return None;
+    }
+    let lsn_hi = be32(buf, o + 16);
+    let ptype = be16(buf, o + 24);
+    if lsn_lo == 0 && lsn_hi == 0 && ptype == 0 {
+        return None; // zeros: never a written page
+    }
+    let page = &buf[o..o + s];
+    if let Some(algo) = checksum::verify(page) {
+        return Some(classify(page, base + o as u64, Status::Intact, Some(algo)));
+    }
+    // Torn: the frame is right but no checksum matches. Demand a known, uncompressed page
+    // type, a nonzero LSN and a header that is not one repeated byte (filler patterns).
+    if lsn_lo == 0 && lsn_hi == 0 {
+        return None;
+    }
+    if ptype & 0x8000 != 0 || page_type_name(ptype).is_none() {
+        return None;
+    }
+    if page[..38].iter().all(|&b| b == page[0]) {
+        return None;
+    }
+    if is_index_type(ptype) && system_records(page).is_none() {
+        return None;
+    }
+    Some(classify(page, base + o as u64, Status::Torn, None))
+}
+
+/// Infers the size of an INDEX page from its page directory: the first slot (at S-10) points
+/// to the infimum.
+pub fn infer_index_size(buf: &[u8], o: usize, format: RowFormat, sizes: &[usize]) -> Option<usize> {
+    let inf = match format {
+        RowFormat::Compact => crate::page::COMPACT_INFIMUM,
+        RowFormat::Redundant => crate::page::REDUNDANT_INFIMUM,
+    } as u16;
+    sizes
+        .iter()
+        .copied()
+        .find(|&s| o + s <= buf.len() && be16(buf, o + s - 10) == inf)
+}
+
+/// Scans `buf`, whose first byte is at source offset `base`, for pages starting before
+/// `limit` (bytes past `limit` are overlap, read so that pages starting before it are whole).
+/// `base` must be a multiple of `opts.step`. Appends pages in offset order to `out` and
+/// pages cut short by the end of the buffer to `warnings` when `at_end`.
+pub fn scan_buffer(
+    buf: &[u8],
+    base: u64,
+    limit: usize,
+    opts: &ScanOptions,
+    at_end: bool,
+    out: &mut Vec<FoundPage>,
+    warnings: &mut Vec<ScanWarning>,
+) {
+    let step = opts.step.max(1);
+    let limit = limit.min(buf.len());
+    // Structure candidates: "infimum\0" at 99 (COMPACT) or 101 (REDUNDANT) from a page start.
+    let mut infimum_starts: Vec<usize> = Vec::new();
+    let search_end = (limit + crate::page::REDUNDANT_INFIMUM + 8).min(buf.len());
+    for h in memchr::memmem::find_iter(&buf[..search_end], b"infimum\0") {
+        for origin in [crate::page::COMPACT_INFIMUM, crate::page::REDUNDANT_INFIMUM] {
+            if h >= origin {
+                let st = h - origin;
+                if st < limit && (base + st as u64).is_multiple_of(step as u64) {
+                    infimum_starts.push(st);
+                }
+            }
+        }
+    }
+    infimum_starts.sort_unstable();
+    let mut next_struct = 0usize;
+    let first = ((step as u64 - base % step as u64) % step as u64) as usize;
+    let mut o = first;
+    let min_size = *opts.page_sizes.iter().min().unwrap_or(&16384);
+    while o < limit {
+        let mut found = None;
+        if o + min_size <= buf.len() {
+            for &s in &opts.page_sizes {
+                if let Some(p) = detect_at(buf, o, s, base) {
+                    found = Some(p);
+                    break;
+                }
+            }
+        }
+        if found.is_none() {
+            while next_struct < infimum_starts.len() && infimum_starts[next_struct] < o {
+                next_struct += 1;
+            }
+            if next_struct < infimum_starts.len() && infimum_starts[next_struct] == o {
+                if let Some(format) = system_records(&buf[o..]) {
+                    let ptype = be16(buf, o + 24);
+                    if is_index_type(ptype) {
+                        match infer_index_size(buf, o, format, &opts.page_sizes) {
+                            Some(s) => {
+                                found = Some(classify(
+                                    &buf[o..o + s],
+                                    base + o as u64,
+                                    Status::Heuristic,
+                                    None,
+                                ))
+                            }
+                            None if at_end && o + min_size > buf.len() => {
+                                let h = FilHeader::parse(&buf[o..]);
+                                warnings.push(ScanWarning {
+                                    offset: base + o as u64,
+                                    message: format!(
+                                        "INDEX page (space {}, page {}) is cut short: the source ends {} bytes after its start",
+                                        h.space_id,
+                                        h.page_no,
+                                        buf.len() - o
+                                    ),
+                                });
+                            }
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+        match found {
+            Some(p) => {
+                let s = p.page_size as usize;
+                out.push(p);
+                o += s.div_ceil(step) * step;
+            }
+            None => o += step,
+        }
+    }
+}
+
+/// Keeps, among pages whose byte ranges overlap, the best recognised one. Input sorted by offset.
+pub fn resolve_overlaps(pages: Vec<FoundPage>) -> Vec<FoundPage> {
+    let mut out: Vec<FoundPage> = Vec::with_capacity(pages.len());
+    for p in pages {
+        if let Some(q) = out.last_mut() {
+            if p.offset < q.offset + q.page_size as u64 {
+                if p.status.rank() > q.status.rank() {
+                    *q = p;
+                }
+                continue;
+            }
+        }
+        out.push(p);
+    }
+    out
+}
+
+/// Reads `len` bytes at `offset`, tolerating short reads; returns what could be read.
+pub fn read_full_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// Bytes read per work unit of a file scan.
+pub const CHUNK: usize = 8 << 20;
+/// Overlap read past each chunk so that pages starting in it are whole.
+pub const OVERLAP: usize = 64 << 10;
+
+/// Result of scanning one source.
+#[derive(Clone, Debug, Default)]
+pub struct ScanOutcome {
+    /// Pages found, sorted by offset, overlaps resolved.
+    pub pages: Vec<FoundPage>,
+    /// Problems noticed.
+    pub warnings: Vec<ScanWarning>,
+}
+
+/// Scans `len` bytes of `file` with `threads` threads (large sequential reads, one chunk per
+/// work unit). `progress(bytes_done, pages_found)` is called from the workers after each chunk.
+pub fn scan_file(
+    file: &File,
+    len: u64,
+    opts: &ScanOptions,
+    threads: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> std::io::Result<ScanOutcome> {
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let found = AtomicU64::new(0);
+    let results: Mutex<Vec<(Vec<FoundPage>, Vec<ScanWarning>)>> = Mutex::new(Vec::new());
+    let error: Mutex<Option<std::io::Error>> = Mutex::new(None);
+    std::thread::scope(|sc| {
+        for _ in 0..threads.max(1) {
+            sc.spawn(|| {
+                let mut buf = vec![0u8; CHUNK + OVERLAP];
+                let mut pages = Vec::new();
+                let mut warns = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let start = i * CHUNK as u64;
+                    if start >= len {
+                        break;
+                    }
+                    let want = ((len - start) as usize).min(CHUNK + OVERLAP);
+                    let n = match read_full_at(file, &mut buf[..want], start) {
+                        Ok(n) => n,
+                        Err(e) => {
+                            *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                            break;
+                        }
+                    };
+                    let limit = n.min(CHUNK);
+                    let before = pages.len();
+                    let at_end = start + n as u64 >= len;
+                    scan_buffer(
+                        &buf[..n],
+                        start,
+                        limit,
+                        opts,
+                        at_end,
+                        &mut pages,
+                        &mut warns,
+                    );
+                    let f = found.fetch_add((pages.len() - before) as u64, Ordering::Relaxed)
+                        + (pages.len() - before) as u64;
+                    let d = done.fetch_add(limit as u64, Ordering::Relaxed) + limit as u64;
+                    progress(d, f);
+                }
+                results
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((pages, warns));
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let mut pages = Vec::new();
+    let mut warnings = Vec::new();
+    for (p, w) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        pages.extend(p);
+        warnings.extend(w);
+    }
+    pages.sort_by_key(|p| p.offset);
+    let pages = resolve_overlaps(pages);
+    // A source cut inside a page: the bytes after the last page start the next page of the
+    // same tablespace but end too early.
+    if let Some(last) = pages.last() {
+        let end = last.offset + last.page_size as u64;
+        if end < len && len - end < last.page_size as u64 && len - end >= 38 {
+            let mut tail = vec![0u8; (len - end) as usize];
+            let n = read_full_at(file, &mut tail, end)?;
+            if n >= 38 {
+                let h = FilHeader::parse(&tail);
+                if h.space_id == last.space_id
+                    && h.page_no == last.page_no.wrapping_add(1)
+                    && h.lsn != 0
+                {
+                    warnings.push(ScanWarning {
+                        offset: end,
+                        message: format!(
+                            "page {} of space {} is cut short: the source ends {} bytes after its start (truncated image?)",
+                            h.page_no, h.space_id, n
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    warnings.sort_by_key(|w| w.offset);
+    warnings.dedup();
+    Ok(ScanOutcome { pages, warnings })
+}
