@@ -236,6 +236,7 @@ pub fn scan_buffer(
     let first = ((step as u64 - base % step as u64) % step as u64) as usize;
     let mut o = first;
     let min_size = *opts.page_sizes.iter().min().unwrap_or(&16384);
+    let mut last_size: Option<usize> = None;
     while o < limit {
         let mut found = None;
         if o + min_size <= buf.len() {
@@ -254,7 +255,16 @@ pub fn scan_buffer(
                 if let Some(format) = system_records(&buf[o..]) {
                     let ptype = be16(buf, o + 24);
                     if is_index_type(ptype) {
-                        match infer_index_size(buf, o, format, &opts.page_sizes) {
+                        // Size from the page directory, else the only size allowed, else the
+                        // size of the last whole page seen here, else 16K.
+                        let fallback = if opts.page_sizes.len() == 1 {
+                            opts.page_sizes[0]
+                        } else {
+                            last_size.unwrap_or(16384)
+                        };
+                        let size = infer_index_size(buf, o, format, &opts.page_sizes)
+                            .or_else(|| (o + fallback <= buf.len()).then_some(fallback));
+                        match size {
                             Some(s) => {
                                 found = Some(classify(
                                     &buf[o..o + s],
@@ -284,6 +294,9 @@ pub fn scan_buffer(
         match found {
             Some(p) => {
                 let s = p.page_size as usize;
+                if p.status != Status::Heuristic {
+                    last_size = Some(s);
+                }
                 out.push(p);
                 o += s.div_ceil(step) * step;
             }

@@ -91,7 +91,7 @@ enum AllIn {
 #[derive(clap::Args, Debug)]
 struct GrepArgs {
     /// A hex pattern (when no -e/--text/typed pattern is given), then the sources.
-    #[arg(required = true, value_name = "PATTERN|SOURCE")]
+    #[arg(value_name = "PATTERN|SOURCE")]
     args: Vec<String>,
     /// Hex pattern: bytes, `??` wildcards, `{n}` repeats (`80 07 ??{22} 80 03`). Repeatable.
     #[arg(short = 'e', long = "hex", value_name = "HEX")]
@@ -100,19 +100,19 @@ struct GrepArgs {
     #[arg(long)]
     text: Vec<String>,
     /// INT value(s); a comma list is one pattern of adjacent columns (`7,3,7,8`).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     int: Vec<String>,
     /// SMALLINT value(s); a comma list is one pattern of adjacent columns.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     smallint: Vec<String>,
     /// TINYINT value(s); a comma list is one pattern of adjacent columns.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     tinyint: Vec<String>,
     /// MEDIUMINT value(s); a comma list is one pattern of adjacent columns.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     mediumint: Vec<String>,
     /// BIGINT value(s); a comma list is one pattern of adjacent columns.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     bigint: Vec<String>,
     /// The integer columns are UNSIGNED.
     #[arg(long)]
@@ -130,13 +130,13 @@ struct GrepArgs {
     #[arg(long, default_value = "UTC")]
     tz: String,
     /// TIME value ('[-]hh:mm:ss[.ffffff]').
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     time: Vec<String>,
     /// Fractional seconds precision of the DATETIME/TIMESTAMP/TIME column (0-6).
     #[arg(long)]
     fsp: Option<u8>,
     /// DECIMAL as P,S:VALUE (`10,2:1234.56`).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     decimal: Vec<String>,
     /// CHAR as N:VALUE (`10:abc`), space-padded to N bytes, in --charset.
     #[arg(long = "char")]
@@ -1026,6 +1026,11 @@ fn build_patterns(a: &GrepArgs) -> anyhow::Result<(Vec<Pattern>, Vec<String>)> {
     }
     let mut sources = a.args.clone();
     if pats.is_empty() {
+        if sources.is_empty() {
+            return Err(usage(
+                "no pattern given: pass a hex PATTERN, -e HEX, --text or a typed value such as --int 837492636",
+            ));
+        }
         let first = sources.remove(0);
         pats.push(Pattern::parse_hex(&first).map_err(|e| usage(e.to_string()))?);
     }
