@@ -78,7 +78,7 @@ fn pages_json(sources: &[PathBuf], extra: &[&str]) -> (Value, tempfile::TempDir)
     (serde_json::from_slice(&o.stdout).unwrap(), dir)
 }
 
-fn index_row<'a>(v: &'a Value, space: u64) -> &'a Value {
+fn index_row(v: &Value, space: u64) -> &Value {
     v["indexes"]
         .as_array()
         .unwrap()
@@ -175,7 +175,7 @@ fn build_image() -> (Vec<u8>, Vec<(&'static str, usize)>) {
     let mut placed = Vec::new();
     for (i, name) in IBD.iter().chain(["ibdata1_16k_head"].iter()).enumerate() {
         img.extend(random_bytes((2 * i + 3) * 512, i as u64 + 11));
-        if img.len() % 1024 == 0 {
+        if img.len().is_multiple_of(1024) {
             img.extend(vec![0u8; 512]); // keep the start an odd multiple of 512
         }
         assert_eq!(img.len() % 1024, 512);
