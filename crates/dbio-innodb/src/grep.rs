@@ -7,8 +7,6 @@ use crate::scan::{detect_at, infer_index_size, read_full_at, FoundPage, Status};
 use crate::Error;
 use serde::Serialize;
 use std::fs::File;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 /// A byte pattern: `None` is a wildcard byte.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -182,53 +180,27 @@ pub fn search_slice(buf: &[u8], patterns: &[Pattern]) -> Vec<RawHit> {
 /// Bytes read per work unit.
 pub const CHUNK: usize = 8 << 20;
 
-/// Searches `len` bytes of `file` for every pattern with `threads` threads; hits sorted by
-/// offset. `progress(bytes_done)` is called after each chunk.
+/// Searches `len` bytes of `file` for every pattern with `threads` threads (a read-only
+/// memory map when `use_mmap`, else large sequential reads); hits sorted by offset.
+/// `progress(bytes_done)` is called after each chunk.
 pub fn search_file(
     file: &File,
     len: u64,
     patterns: &[Pattern],
     threads: usize,
+    use_mmap: bool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<RawHit>, Error> {
     let pats: Vec<Compiled> = patterns.iter().map(compile).collect();
     let overlap = patterns.iter().map(|p| p.bytes.len()).max().unwrap_or(1) - 1;
-    let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
-    let all: Mutex<Vec<RawHit>> = Mutex::new(Vec::new());
-    let error: Mutex<Option<std::io::Error>> = Mutex::new(None);
-    std::thread::scope(|sc| {
-        for _ in 0..threads.max(1) {
-            sc.spawn(|| {
-                let mut buf = vec![0u8; CHUNK + overlap];
-                let mut hits = Vec::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let start = i * CHUNK as u64;
-                    if start >= len {
-                        break;
-                    }
-                    let want = ((len - start) as usize).min(CHUNK + overlap);
-                    match read_full_at(file, &mut buf[..want], start) {
-                        Ok(n) => {
-                            search_buffer(&buf[..n], start, n.min(CHUNK), &pats, &mut hits);
-                            let d = done.fetch_add(n.min(CHUNK) as u64, Ordering::Relaxed);
-                            progress(d + n.min(CHUNK) as u64);
-                        }
-                        Err(e) => {
-                            *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                            break;
-                        }
-                    }
-                }
-                all.lock().unwrap_or_else(|p| p.into_inner()).extend(hits);
-            });
-        }
-    });
-    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(e.into());
-    }
-    let mut hits = all.into_inner().unwrap_or_else(|p| p.into_inner());
+    let init = Vec::new;
+    let work = |hits: &mut Vec<RawHit>, c: crate::io::Chunk<'_>| {
+        search_buffer(c.data, c.start, c.limit, &pats, hits);
+    };
+    let states = crate::io::for_each_chunk(
+        file, len, use_mmap, threads, CHUNK, overlap, progress, &init, &work,
+    )?;
+    let mut hits: Vec<RawHit> = states.into_iter().flatten().collect();
     hits.sort();
     Ok(hits)
 }
@@ -327,7 +299,7 @@ pub fn locate_hits(
         let need_hi = (h.offset + max).min(len);
         if win.is_empty() || need_lo < win_base || need_hi > win_base + win.len() as u64 {
             win_base = need_lo / step.max(1) as u64 * step.max(1) as u64;
-            let hi = (win_base + 4 * max + (1 << 20)).min(len).max(need_hi);
+            let hi = (need_hi + max).min(len);
             win.resize((hi - win_base) as usize, 0);
             let n = read_full_at(file, &mut win, win_base)?;
             win.truncate(n);

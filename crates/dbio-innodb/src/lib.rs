@@ -10,6 +10,7 @@ pub mod checksum;
 pub mod dict;
 pub mod encode;
 pub mod grep;
+pub mod io;
 pub mod page;
 pub mod scan;
 

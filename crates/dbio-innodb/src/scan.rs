@@ -17,9 +17,7 @@ use crate::page::{
 };
 use serde::Serialize;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 /// How a found page was recognised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -322,19 +320,7 @@ pub fn resolve_overlaps(pages: Vec<FoundPage>) -> Vec<FoundPage> {
     out
 }
 
-/// Reads `len` bytes at `offset`, tolerating short reads; returns what could be read.
-pub fn read_full_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-    let mut done = 0;
-    while done < buf.len() {
-        match file.read_at(&mut buf[done..], offset + done as u64) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(done)
-}
+pub use crate::io::read_full_at;
 
 /// Bytes read per work unit of a file scan.
 pub const CHUNK: usize = 8 << 20;
@@ -350,70 +336,33 @@ pub struct ScanOutcome {
     pub warnings: Vec<ScanWarning>,
 }
 
-/// Scans `len` bytes of `file` with `threads` threads (large sequential reads, one chunk per
-/// work unit). `progress(bytes_done, pages_found)` is called from the workers after each chunk.
+/// Scans `len` bytes of `file` with `threads` threads (large sequential reads or a
+/// read-only memory map when `use_mmap`, one chunk per work unit). `progress(bytes_done,
+/// pages_found)` is called from the workers after each chunk.
 pub fn scan_file(
     file: &File,
     len: u64,
     opts: &ScanOptions,
     threads: usize,
+    use_mmap: bool,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> std::io::Result<ScanOutcome> {
-    let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
     let found = AtomicU64::new(0);
-    let results: Mutex<Vec<(Vec<FoundPage>, Vec<ScanWarning>)>> = Mutex::new(Vec::new());
-    let error: Mutex<Option<std::io::Error>> = Mutex::new(None);
-    std::thread::scope(|sc| {
-        for _ in 0..threads.max(1) {
-            sc.spawn(|| {
-                let mut buf = vec![0u8; CHUNK + OVERLAP];
-                let mut pages = Vec::new();
-                let mut warns = Vec::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let start = i * CHUNK as u64;
-                    if start >= len {
-                        break;
-                    }
-                    let want = ((len - start) as usize).min(CHUNK + OVERLAP);
-                    let n = match read_full_at(file, &mut buf[..want], start) {
-                        Ok(n) => n,
-                        Err(e) => {
-                            *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                            break;
-                        }
-                    };
-                    let limit = n.min(CHUNK);
-                    let before = pages.len();
-                    let at_end = start + n as u64 >= len;
-                    scan_buffer(
-                        &buf[..n],
-                        start,
-                        limit,
-                        opts,
-                        at_end,
-                        &mut pages,
-                        &mut warns,
-                    );
-                    let f = found.fetch_add((pages.len() - before) as u64, Ordering::Relaxed)
-                        + (pages.len() - before) as u64;
-                    let d = done.fetch_add(limit as u64, Ordering::Relaxed) + limit as u64;
-                    progress(d, f);
-                }
-                results
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push((pages, warns));
-            });
-        }
-    });
-    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(e);
-    }
+    let prog = |d: u64| progress(d, found.load(Ordering::Relaxed));
+    let init = || (Vec::new(), Vec::new());
+    let work = |st: &mut (Vec<FoundPage>, Vec<ScanWarning>), c: crate::io::Chunk<'_>| {
+        let before = st.0.len();
+        scan_buffer(
+            c.data, c.start, c.limit, opts, c.at_end, &mut st.0, &mut st.1,
+        );
+        found.fetch_add((st.0.len() - before) as u64, Ordering::Relaxed);
+    };
+    let states = crate::io::for_each_chunk(
+        file, len, use_mmap, threads, CHUNK, OVERLAP, &prog, &init, &work,
+    )?;
     let mut pages = Vec::new();
     let mut warnings = Vec::new();
-    for (p, w) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    for (p, w) in states {
         pages.extend(p);
         warnings.extend(w);
     }

@@ -199,6 +199,25 @@ fn finds_pages_again_at_odd_offsets_in_random_data() {
         let data = std::fs::read(fixture(name)).unwrap();
         expect += written_pages(&data, page_size_of(name));
     }
+    // pread path (as for block devices), one thread: the same pages.
+    let o = dbio()
+        .args([
+            "innodb",
+            "pages",
+            "--format",
+            "json",
+            "--no-mmap",
+            "--threads",
+            "1",
+            "--out",
+        ])
+        .arg(dir.path().join("pread"))
+        .arg(&image)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["pages_found"], expect, "{v}");
     let out = dir.path().join("out");
     let o = dbio()
         .args(["innodb", "pages", "--format", "json", "--out"])

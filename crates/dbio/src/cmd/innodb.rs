@@ -55,6 +55,10 @@ struct ScanFlags {
     /// Worker threads (default: all CPUs).
     #[arg(long)]
     threads: Option<usize>,
+    /// Read regular files with pread instead of a read-only memory map (block devices are
+    /// always read with pread).
+    #[arg(long)]
+    no_mmap: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -174,9 +178,12 @@ struct Source {
     path: PathBuf,
     file: File,
     len: u64,
+    /// Regular files are memory-mapped (read-only); block devices are read with pread so a
+    /// bad sector is an I/O error, not a SIGBUS.
+    mmap: bool,
 }
 
-fn open_source(path: &Path) -> anyhow::Result<Source> {
+fn open_source(path: &Path, no_mmap: bool) -> anyhow::Result<Source> {
     // Read-only, always.
     let file = File::open(path).with_context(|| {
         format!(
@@ -210,6 +217,7 @@ fn open_source(path: &Path) -> anyhow::Result<Source> {
         path: path.to_path_buf(),
         file,
         len,
+        mmap: meta.is_file() && !no_mmap,
     })
 }
 
@@ -517,7 +525,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let sources: Vec<Source> = a
         .sources
         .iter()
-        .map(|p| open_source(p))
+        .map(|p| open_source(p, a.scan.no_mmap))
         .collect::<anyhow::Result<_>>()?;
     check_out_dir(&sources, &a.out, a.allow_same_device, a.force)?;
     let nthreads = threads(&a.scan);
@@ -530,9 +538,10 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let mut done_before = 0u64;
     for (si, s) in sources.iter().enumerate() {
         let cb = |d: u64, f: u64| progress.report(done_before + d, Some(f));
-        let outcome = scan::scan_file(&s.file, s.len, &opts, nthreads, &cb).with_context(|| {
-            format!("cannot read source {}: check the device", s.path.display())
-        })?;
+        let outcome =
+            scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, &cb).with_context(|| {
+                format!("cannot read source {}: check the device", s.path.display())
+            })?;
         done_before += s.len;
         for ScanWarning { offset, message } in outcome.warnings {
             warnings.push(format!(
@@ -1136,7 +1145,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     }
     let sources: Vec<Source> = source_names
         .iter()
-        .map(|p| open_source(Path::new(p)))
+        .map(|p| open_source(Path::new(p), a.scan.no_mmap))
         .collect::<anyhow::Result<_>>()?;
     let nthreads = threads(&a.scan);
     let start = Instant::now();
@@ -1146,9 +1155,10 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     let mut done_before = 0u64;
     for s in &sources {
         let cb = |d: u64| progress.report(done_before + d, None);
-        let hits = grep::search_file(&s.file, s.len, &pats, nthreads, &cb).with_context(|| {
-            format!("cannot read source {}: check the device", s.path.display())
-        })?;
+        let hits =
+            grep::search_file(&s.file, s.len, &pats, nthreads, s.mmap, &cb).with_context(|| {
+                format!("cannot read source {}: check the device", s.path.display())
+            })?;
         done_before += s.len;
         let locs = grep::locate_hits(&s.file, s.len, &hits, opts.step, Some(&opts.page_sizes))
             .with_context(|| format!("cannot read source {}", s.path.display()))?;
