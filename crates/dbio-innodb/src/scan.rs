@@ -172,11 +172,13 @@ pub fn detect_at(buf: &[u8], o: usize, s: usize, base: u64) -> Option<FoundPage>
         return Some(classify(page, base + o as u64, Status::Intact, Some(algo)));
     }
     // Torn: the frame is right but no checksum matches. Demand a known, uncompressed page
-    // type, a nonzero LSN and a header that is not one repeated byte (filler patterns).
+    // type other than ALLOCATED, a nonzero LSN and a header that is not one repeated byte (filler patterns).
     if lsn_lo == 0 && lsn_hi == 0 {
         return None;
     }
-    if ptype & 0x8000 != 0 || page_type_name(ptype).is_none() {
+    // ALLOCATED (0) is excluded: filesystem metadata (XFS inodes, logs) often repeats a
+    // 32-bit word 4, 8 or 16 KiB apart with a zero type field.
+    if ptype == 0 || ptype & 0x8000 != 0 || page_type_name(ptype).is_none() {
         return None;
     }
     if page[..38].iter().all(|&b| b == page[0]) {

@@ -639,3 +639,120 @@ fn bad_page_size_and_step_are_usage_errors() {
             .code(2);
     }
 }
+
+// ---------------------------------------------------------------- a real block device
+
+/// Detaches the loop device and unmounts on drop, whatever the test did.
+struct LoopGuard {
+    dev: String,
+    mounts: Vec<PathBuf>,
+}
+
+impl Drop for LoopGuard {
+    fn drop(&mut self) {
+        for m in &self.mounts {
+            let _ = std::process::Command::new("umount").arg(m).status();
+        }
+        if !self.dev.is_empty() {
+            let _ = std::process::Command::new("losetup")
+                .args(["-d", &self.dev])
+                .status();
+        }
+    }
+}
+
+fn sh(cmd: &str, args: &[&str]) -> bool {
+    std::process::Command::new(cmd)
+        .args(args)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// The article's case: tablespaces on XFS, deleted (DROP DATABASE), the filesystem unmounted
+/// and scanned as a raw block device.
+#[test]
+fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || !sh("mkfs.xfs", &["-V"]) {
+        eprintln!("skipped: needs root, losetup and mkfs.xfs (scripts/setup-test-env.sh)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let img = tmp.path().join("disk.img");
+    let f = std::fs::File::create(&img).unwrap();
+    f.set_len(320 << 20).unwrap();
+    drop(f);
+    assert!(sh("mkfs.xfs", &["-q", img.to_str().unwrap()]));
+    let mnt = tmp.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let mut guard = LoopGuard {
+        dev: String::new(),
+        mounts: vec![],
+    };
+    assert!(sh(
+        "mount",
+        &["-o", "loop", img.to_str().unwrap(), mnt.to_str().unwrap()]
+    ));
+    guard.mounts.push(mnt.clone());
+    let db = mnt.join("mysql/shop");
+    std::fs::create_dir_all(&db).unwrap();
+    std::fs::copy(fixture("ibdata1_16k_head"), mnt.join("mysql/ibdata1")).unwrap();
+    let mut expect = written_pages(&std::fs::read(fixture("ibdata1_16k_head")).unwrap(), 16384);
+    for name in &IBD[..6] {
+        std::fs::copy(fixture(name), db.join(name)).unwrap();
+        expect += written_pages(&std::fs::read(fixture(name)).unwrap(), 16384);
+    }
+    assert!(sh("sync", &[]));
+    std::fs::remove_dir_all(&db).unwrap(); // DROP DATABASE shop
+    assert!(sh("umount", &[mnt.to_str().unwrap()]));
+    guard.mounts.clear();
+    let out = std::process::Command::new("losetup")
+        .args(["-f", "--show", "-r", img.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "losetup: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    guard.dev = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let dev = guard.dev.clone();
+
+    // DIR on the filesystem holding the loop device's backing file: refused.
+    dbio()
+        .args(["innodb", "pages", &dev, "--out"])
+        .arg(tmp.path().join("recovered"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--allow-same-device"));
+    // DIR on a filesystem mounted from the scanned device itself: refused.
+    assert!(sh("mount", &["-o", "ro", &dev, mnt.to_str().unwrap()]));
+    guard.mounts.push(mnt.clone());
+    dbio()
+        .args(["innodb", "pages", &dev, "--out"])
+        .arg(mnt.join("recovered"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--allow-same-device"));
+    assert!(sh("umount", &[mnt.to_str().unwrap()]));
+    guard.mounts.clear();
+
+    // Elsewhere: every page of the deleted files, named from the deleted ibdata1.
+    let (v, _d) = pages_json(&[PathBuf::from(&dev)], &[]);
+    assert_eq!(v["pages_found"], expect, "{v}");
+    assert_eq!(
+        v["checksum_algorithms"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["crc32", "full_crc32"]
+    );
+    assert_eq!(index_row(&v, 5)["table"], "shop/orders");
+    // And grep reads the device too.
+    let g = grep_json(&["--int", "837492636"], &[PathBuf::from(&dev)]);
+    let inpage: Vec<&Value> = hits(&g).iter().filter(|h| !h["page"].is_null()).collect();
+    assert_eq!(inpage.len(), 1, "{g}");
+    assert_eq!(inpage[0]["page"]["space_id"], 5);
+}
