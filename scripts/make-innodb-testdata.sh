@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Makes the real InnoDB tablespaces in testdata/innodb/ with throwaway MariaDB servers.
 #
-# Two servers are started on their own datadir, socket and port (never the main server's data):
-#   16K pages on 127.0.0.1:3307, 8K pages on 127.0.0.1:3308. Each is stopped with a slow
-#   shutdown (innodb_fast_shutdown=0) so every page is on disk, and its datadir is removed.
+# Two throwaway servers are started on their own datadir and Unix socket, without TCP
+# (--skip-networking: no port can clash with the main server or another run; the main
+# server's data is never touched): one with 16K pages, one with innodb_page_size=8k. Each is
+# stopped with every page flushed (innodb_fast_shutdown=1 or 0) and its datadir is removed.
 # Tables: COMPACT, REDUNDANT and DYNAMIC formats, a table without a primary key, a table with a
 # BLOB, rows with known values of every type `dbio innodb grep` encodes, some rows deleted.
 # full_crc32 tablespaces are made with the default innodb_checksum_algorithm=full_crc32, crc32
@@ -26,15 +27,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start() { # name port page_size
-  local name=$1 port=$2 ps=$3 dir=$WORK/$1
+start() { # name page_size
+  local name=$1 ps=$2 dir=$WORK/$1
   mkdir -p "$dir/data"
   chown -R mysql:mysql "$dir" 2>/dev/null || true
   mariadb-install-db --no-defaults --user=mysql --datadir="$dir/data" --auth-root-authentication-method=normal \
     --innodb-page-size="$ps" --innodb-data-file-path=ibdata1:12M:autoextend >"$dir/install.log" 2>&1 ||
     { echo "make-innodb-testdata: mariadb-install-db failed for $name:" >&2; cat "$dir/install.log" >&2; exit 1; }
   "$MARIADBD" --no-defaults --user=mysql --datadir="$dir/data" --socket="$dir/sock" \
-    --port="$port" --bind-address=127.0.0.1 --innodb-page-size="$ps" \
+    --skip-networking --innodb-page-size="$ps" \
     --innodb-data-file-path=ibdata1:12M:autoextend --innodb-buffer-pool-size=32M \
     --innodb-log-file-size=8M --skip-grant-tables --pid-file="$dir/pid" \
     --log-error="$dir/error.log" &
@@ -51,10 +52,12 @@ sql() { mariadb --no-defaults -S "$WORK/$1/sock" -uroot "${@:2}"; }
 stop() { # name fast_shutdown
   sql "$1" -e "set global innodb_fast_shutdown=${2:-0}; shutdown"
   for _ in $(seq 1 60); do [ -e "$WORK/$1/pid" ] || return 0; sleep 0.5; done
+  echo "make-innodb-testdata: server $1 did not stop in 30 s" >&2
+  exit 1
 }
 
 # ---------------------------------------------------------------- 16K server
-start s16 3307 16k
+start s16 16k
 # A read view held open from before the DELETEs keeps the deleted rows delete-marked (purge
 # may not remove them); the server is then stopped with innodb_fast_shutdown=1, which flushes
 # every page but does not finish purge.
@@ -101,7 +104,7 @@ SQL
 sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >"$WORK/s16.spaces"
 stop s16 1
 # ---------------------------------------------------------------- 8K server
-start s8 3308 8k
+start s8 8k
 sql s8 <<'SQL'
 create database small;
 use small;

@@ -167,7 +167,17 @@ pub fn detect_at(buf: &[u8], o: usize, s: usize, base: u64) -> Option<FoundPage>
     if lsn_lo == 0 && lsn_hi == 0 && ptype == 0 {
         return None; // zeros: never a written page
     }
+    // Cheap structural checks before any checksum: a known page type (uncompressed: the
+    // full_crc32 page_compressed layout has no LSN trailer) and a header that is not one
+    // repeated byte (0xFF-filled or patterned free space would otherwise cost a checksum of
+    // every size at every step).
+    if ptype & 0x8000 != 0 || page_type_name(ptype).is_none() {
+        return None;
+    }
     let page = &buf[o..o + s];
+    if page[..38].iter().all(|&b| b == page[0]) {
+        return None;
+    }
     if let Some(algo) = checksum::verify(page) {
         return Some(classify(page, base + o as u64, Status::Intact, Some(algo)));
     }
@@ -178,10 +188,7 @@ pub fn detect_at(buf: &[u8], o: usize, s: usize, base: u64) -> Option<FoundPage>
     }
     // ALLOCATED (0) is excluded: filesystem metadata (XFS inodes, logs) often repeats a
     // 32-bit word 4, 8 or 16 KiB apart with a zero type field.
-    if ptype == 0 || ptype & 0x8000 != 0 || page_type_name(ptype).is_none() {
-        return None;
-    }
-    if page[..38].iter().all(|&b| b == page[0]) {
+    if ptype == 0 {
         return None;
     }
     if is_index_type(ptype) && system_records(page).is_none() {
@@ -397,4 +404,133 @@ pub fn scan_file(
     warnings.sort_by_key(|w| w.offset);
     warnings.dedup();
     Ok(ScanOutcome { pages, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checksum;
+    use crate::page::page_type;
+
+    /// A synthetic page of size `s`: FIL header, some content, trailer and checksum.
+    fn make_page(s: usize, full: bool, page_no: u32, ptype: u16) -> Vec<u8> {
+        let mut p = vec![0u8; s];
+        p[4..8].copy_from_slice(&page_no.to_be_bytes());
+        p[16..24].copy_from_slice(&0x1_2345_6789u64.to_be_bytes());
+        p[24..26].copy_from_slice(&ptype.to_be_bytes());
+        p[34..38].copy_from_slice(&77u32.to_be_bytes());
+        for (i, b) in p[38..s - 8].iter_mut().enumerate() {
+            *b = (i * 31 % 253) as u8;
+        }
+        if full {
+            p[s - 8..s - 4].copy_from_slice(&0x2345_6789u32.to_be_bytes());
+            let c = checksum::full_crc32(&p);
+            p[s - 4..].copy_from_slice(&c.to_be_bytes());
+        } else {
+            p[s - 4..].copy_from_slice(&0x2345_6789u32.to_be_bytes());
+            let c = checksum::crc32(&p);
+            p[..4].copy_from_slice(&c.to_be_bytes());
+            p[s - 8..s - 4].copy_from_slice(&c.to_be_bytes());
+        }
+        p
+    }
+
+    fn scan(buf: &[u8]) -> Vec<FoundPage> {
+        let mut out = Vec::new();
+        let mut w = Vec::new();
+        scan_buffer(
+            buf,
+            0,
+            buf.len(),
+            &ScanOptions::default(),
+            true,
+            &mut out,
+            &mut w,
+        );
+        out
+    }
+
+    #[test]
+    fn every_page_size_and_layout_at_odd_offsets() {
+        for &s in &PAGE_SIZES {
+            for full in [true, false] {
+                let mut buf = vec![0xFFu8; 3 * 512];
+                buf.extend(make_page(s, full, 9, page_type::BLOB));
+                buf.extend(vec![0x5Au8; 512]);
+                buf.extend(make_page(s, full, 10, page_type::UNDO_LOG));
+                buf.extend(vec![0u8; 70000]);
+                let found = scan(&buf);
+                assert_eq!(found.len(), 2, "size {s} full {full}: {found:?}");
+                assert_eq!(found[0].offset, 1536);
+                assert_eq!(found[0].page_size as usize, s);
+                assert_eq!(found[1].page_no, 10);
+                let algo = if full {
+                    Algorithm::FullCrc32
+                } else {
+                    Algorithm::Crc32
+                };
+                assert_eq!(found[0].checksum, Some(algo));
+                assert_eq!(found[0].status, Status::Intact);
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_page_is_torn_and_filler_is_nothing() {
+        let mut p = make_page(8192, true, 3, page_type::BLOB);
+        p[4000] ^= 1;
+        let found = scan(&p);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].status, Status::Torn);
+        assert!(scan(&vec![0xFFu8; 200_000]).is_empty());
+        assert!(scan(&vec![0u8; 200_000]).is_empty());
+        let pattern: Vec<u8> = (0..200_000).map(|i| (i % 512) as u8).collect();
+        assert!(scan(&pattern).is_empty());
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/innodb")
+            .join(name);
+        std::fs::read(p).unwrap()
+    }
+
+    #[test]
+    fn records_of_a_real_redundant_page() {
+        let d = fixture("shop_quad.ibd");
+        let p = &d[3 * 16384..4 * 16384];
+        assert_eq!(crate::page::system_records(p), Some(RowFormat::Redundant));
+        let recs = records(p);
+        let heaps: Vec<u16> = recs.iter().map(|r| r.heap_no).collect();
+        assert_eq!(heaps, [2, 3, 4, 5]);
+        // (7,3,7,8) was inserted second: heap 3; its fields are 2-byte SMALLINTs.
+        let r = recs.iter().find(|r| r.heap_no == 3).unwrap();
+        let o = r.origin as usize;
+        assert_eq!(&p[o..o + 8], &[0x80, 7, 0x80, 3, 0x80, 7, 0x80, 8]);
+        let f = crate::page::redundant_fields(p, o).unwrap();
+        assert_eq!(f[0], (2, false));
+    }
+
+    #[test]
+    fn dictionary_of_a_real_ibdata1() {
+        let d = fixture("ibdata1_16k_head");
+        let mut dict = crate::dict::Dictionary::default();
+        for p in d.chunks(16384) {
+            dict.add_page(p);
+        }
+        assert_eq!(
+            dict.name_of(5, 23),
+            Some(("shop/orders".into(), "PRIMARY".into()))
+        );
+        assert_eq!(
+            dict.name_of(8, 26),
+            Some(("shop/nopk".into(), "GEN_CLUST_INDEX".into()))
+        );
+        let t = dict
+            .tables
+            .values()
+            .find(|t| t.name == "shop/legacy")
+            .unwrap();
+        assert_eq!(t.space, 10);
+    }
 }

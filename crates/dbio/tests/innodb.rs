@@ -756,3 +756,46 @@ fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
     assert_eq!(inpage.len(), 1, "{g}");
     assert_eq!(inpage[0]["page"]["space_id"], 5);
 }
+
+/// Fresh tablespaces from the real MariaDB in the test environment (the script starts its
+/// own throwaway servers): the committed fixtures are not the only data the tests see.
+#[test]
+fn regenerated_tablespaces_from_mariadb() {
+    let have = Path::new("/usr/sbin/mariadbd").exists()
+        && std::process::Command::new("mariadb-install-db")
+            .arg("--help")
+            .output()
+            .is_ok();
+    // SAFETY: geteuid has no preconditions.
+    if !have || unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root and mariadb-server (scripts/setup-test-env.sh)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/make-innodb-testdata.sh");
+    let o = std::process::Command::new("bash")
+        .arg(&script)
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut sources = vec![tmp.path().join("ibdata1_16k_head")];
+    let mut expect = written_pages(&std::fs::read(&sources[0]).unwrap(), 16384);
+    for name in IBD {
+        let p = tmp.path().join(name);
+        expect += written_pages(&std::fs::read(&p).unwrap(), page_size_of(name));
+        sources.push(p);
+    }
+    let (v, _d) = pages_json(&sources, &[]);
+    assert_eq!(v["pages_found"], expect, "{v}");
+    assert_eq!(v["duplicates_dropped"], 0, "{v}");
+    assert_eq!(index_row(&v, 5)["table"], "shop/orders");
+    assert_eq!(index_row(&v, 6)["format"], "REDUNDANT");
+    let g = grep_json(
+        &["--decimal", "10,2:1234.56"],
+        &[tmp.path().join("shop_typed.ibd")],
+    );
+    assert_eq!(hits(&g).len(), 1, "{g}");
+    assert_eq!(hits(&g)[0]["page"]["record"]["heap_no"], 2);
+}
