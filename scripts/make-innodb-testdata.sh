@@ -94,6 +94,9 @@ insert into nopk values (42,'forty-two'),(43,'forty-three');
 -- BLOB stored off page
 create table blobs (id int primary key, b longblob) row_format=dynamic;
 insert into blobs values (1, repeat('BLOBDATA', 4000));
+-- MariaDB page_compressed (full_crc32: compressed pages carry bit 15 of the page type)
+create table packed (id int primary key, v varchar(200)) page_compressed=1;
+insert into packed values (1, repeat('compressible ', 15)), (2, 'packed row two'), (424242, 'packed target');
 SQL
 sql s16 -e "set global innodb_checksum_algorithm=crc32"
 sql s16 <<'SQL'
@@ -105,13 +108,11 @@ sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_table
 stop s16 1
 # ---------------------------------------------------------------- 8K server
 start s8 8k
+sql s8 -e 'create database small'
+# move the space and index ids past those of the 16K server, so the two sets do not collide
+for i in $(seq 1 15); do sql s8 -e "create table small.filler$i (a int); drop table small.filler$i"; done
 sql s8 <<'SQL'
-create database small;
 use small;
--- move the space and index ids past those of the 16K server, so the two sets do not collide
-create table filler1 (a int) ; create table filler2 (a int); create table filler3 (a int);
-create table filler4 (a int) ; create table filler5 (a int); create table filler6 (a int);
-drop table filler1, filler2, filler3, filler4, filler5, filler6;
 create table pages8 (id int primary key, v varchar(30)) row_format=dynamic;
 insert into pages8 values (1,'eight k full_crc32'),(2,'second row');
 SQL
@@ -123,7 +124,7 @@ insert into pages8c values (1,'eight k crc32'),(2,'second row');
 SQL
 stop s8
 
-for t in orders quad typed nopk blobs legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$OUT/shop_$t.ibd"; done
+for t in orders quad typed nopk blobs packed legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$OUT/shop_$t.ibd"; done
 for t in pages8 pages8c; do cp "$WORK/s8/data/small/$t.ibd" "$OUT/small_$t.ibd"; done
 # ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
 # and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.

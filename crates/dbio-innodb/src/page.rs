@@ -149,8 +149,9 @@ impl FilHeader {
 /// The page size recorded in FSP_SPACE_FLAGS (page 0, offset 54), for both the full_crc32
 /// and the older flag layouts; `None` when the flags name no valid size.
 pub fn page_size_from_flags(flags: u32) -> Option<usize> {
-    let size = if flags & 0x10 != 0 && flags & !0x1F_u32 & !(0x7 << 5) == 0 {
-        // full_crc32: marker bit 4, page ssize in bits 0-3 (512 << ssize); bits 5-7 compression algo.
+    let size = if flags_are_full_crc32(flags) {
+        // full_crc32: marker bit 4, page ssize in bits 0-3 (512 << ssize); bits 5-7 name the
+        // page_compressed algorithm.
         let ssize = flags & 0xF;
         if !(3..=7).contains(&ssize) {
             return None;
@@ -167,9 +168,10 @@ pub fn page_size_from_flags(flags: u32) -> Option<usize> {
     Some(size)
 }
 
-/// Whether the FSP flags are the MariaDB full_crc32 layout.
+/// Whether the FSP flags are the MariaDB full_crc32 layout (marker bit 4: in the older
+/// layout bit 4 is the top bit of ZIP_SSIZE, which never reaches 8).
 pub fn flags_are_full_crc32(flags: u32) -> bool {
-    flags & 0x10 != 0 && page_size_from_flags(flags).is_some() && flags < 0x100
+    flags & 0x10 != 0
 }
 
 /// Row format of an INDEX page.
@@ -411,6 +413,8 @@ mod tests {
         assert_eq!(page_size_from_flags(7 << 6), Some(65536));
         assert_eq!(page_size_from_flags(9 << 6), None);
         assert!(flags_are_full_crc32(21));
+        // A real page_compressed (zlib) full_crc32 tablespace of MariaDB 10.11.
+        assert_eq!(page_size_from_flags(1_610_612_789), Some(16384));
         assert!(!flags_are_full_crc32(0x100));
     }
 

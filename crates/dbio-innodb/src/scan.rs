@@ -12,8 +12,8 @@
 
 use crate::checksum::{self, Algorithm};
 use crate::page::{
-    be16, be32, is_index_type, page_type_name, records, system_records, FilHeader, IndexHeader,
-    RowFormat, PAGE_SIZES,
+    be16, be32, be64, is_index_type, page_type_name, records, system_records, FilHeader,
+    IndexHeader, RowFormat, PAGE_SIZES,
 };
 use serde::Serialize;
 use std::fs::File;
@@ -89,6 +89,10 @@ pub struct FoundPage {
     pub index: Option<IndexInfo>,
     /// FSP_SPACE_FLAGS when this is page 0 of a tablespace.
     pub fsp_flags: Option<u32>,
+    /// MariaDB full_crc32 page_compressed page: the payload size in bytes (the rest of the
+    /// page slot is empty). Its header keeps page number, LSN and type only; the space id is
+    /// taken from the page before it in the source.
+    pub compressed_bytes: Option<u32>,
 }
 
 /// Options of a scan.
@@ -147,7 +151,28 @@ pub fn classify(page: &[u8], offset: u64, status: Status, algo: Option<Algorithm
         lsn: h.lsn,
         index,
         fsp_flags,
+        compressed_bytes: None,
     }
+}
+
+/// The MariaDB full_crc32 page_compressed detector at `o`: page type with bit 15 set, payload
+/// size `(type & 0x7FFF) << 8`, CRC-32C of the payload but its last 4 bytes stored in them.
+pub fn compressed_payload_at(buf: &[u8], o: usize) -> Option<usize> {
+    if o + 38 > buf.len() {
+        return None;
+    }
+    let ptype = be16(buf, o + 24);
+    if ptype & 0x8000 == 0 {
+        return None;
+    }
+    let size = ((ptype & 0x7FFF) as usize) << 8;
+    if size < 64 || size > 65536 || o + size > buf.len() {
+        return None;
+    }
+    if be64(buf, o + 16) == 0 {
+        return None;
+    }
+    (checksum::crc32c(&buf[o..o + size - 4]) == be32(buf, o + size - 4)).then_some(size)
 }
 
 /// The header/trailer detector at `o` for page size `s`; returns the classified page.
@@ -244,6 +269,7 @@ pub fn scan_buffer(
     let mut o = first;
     let min_size = *opts.page_sizes.iter().min().unwrap_or(&16384);
     let mut last_size: Option<usize> = None;
+    let mut last_space: Option<u32> = None;
     while o < limit {
         let mut found = None;
         if o + min_size <= buf.len() {
@@ -251,6 +277,31 @@ pub fn scan_buffer(
                 if let Some(p) = detect_at(buf, o, s, base) {
                     found = Some(p);
                     break;
+                }
+            }
+        }
+        if found.is_none() {
+            if let Some(size) = compressed_payload_at(buf, o) {
+                let slot = if opts.page_sizes.len() == 1 {
+                    opts.page_sizes[0]
+                } else {
+                    last_size.unwrap_or(16384)
+                };
+                if size <= slot {
+                    let h = FilHeader::parse(&buf[o..]);
+                    found = Some(FoundPage {
+                        offset: base + o as u64,
+                        page_size: slot as u32,
+                        status: Status::Intact,
+                        checksum: Some(Algorithm::FullCrc32),
+                        space_id: last_space.unwrap_or(u32::MAX),
+                        page_no: h.page_no,
+                        page_type: h.page_type,
+                        lsn: h.lsn,
+                        index: None,
+                        fsp_flags: None,
+                        compressed_bytes: Some(size as u32),
+                    });
                 }
             }
         }
@@ -301,8 +352,9 @@ pub fn scan_buffer(
         match found {
             Some(p) => {
                 let s = p.page_size as usize;
-                if p.status != Status::Heuristic {
+                if p.status != Status::Heuristic && p.compressed_bytes.is_none() {
                     last_size = Some(s);
+                    last_space = Some(p.space_id);
                 }
                 out.push(p);
                 o += s.div_ceil(step) * step;
@@ -531,6 +583,6 @@ mod tests {
             .values()
             .find(|t| t.name == "shop/legacy")
             .unwrap();
-        assert_eq!(t.space, 10);
+        assert_eq!(t.space, 11);
     }
 }

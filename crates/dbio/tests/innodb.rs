@@ -14,13 +14,14 @@ fn fixture(name: &str) -> PathBuf {
     testdata().join(name)
 }
 
-const IBD: [&str; 8] = [
+const IBD: [&str; 9] = [
     "shop_orders.ibd",
     "shop_quad.ibd",
     "shop_typed.ibd",
     "shop_nopk.ibd",
     "shop_blobs.ibd",
     "shop_legacy.ibd",
+    "shop_packed.ibd",
     "small_pages8.ibd",
     "small_pages8c.ibd",
 ];
@@ -140,10 +141,29 @@ fn summary_counts_formats_records_and_deleted_rows() {
 }
 
 #[test]
+fn mariadb_page_compressed_pages_are_found_and_kept() {
+    let (v, d) = pages_json(&[fixture("shop_packed.ibd")], &[]);
+    assert_eq!(v["pages_found"], 4, "{v}");
+    assert_eq!(v["checksum_algorithms"]["full_crc32"], 4);
+    let row = &v["page_files"][0];
+    assert_eq!(row["kind"], "COMPRESSED");
+    assert_eq!(row["space_id"], 10);
+    assert_eq!(row["pages"], 3);
+    let man: Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("out/manifest.json")).unwrap())
+            .unwrap();
+    let e = &man["pages"][0];
+    assert_eq!(e["file"], "10/COMPRESSED/1.page");
+    assert_eq!(e["page_type"], "FULL_CRC32_COMPRESSED");
+    assert!(e["compressed_bytes"].as_u64().unwrap() < 16384);
+}
+
+#[test]
 fn blob_pages_are_keyed_by_space_and_page() {
     let (v, d) = pages_json(&[fixture("shop_blobs.ibd")], &[]);
-    assert_eq!(v["blobs"][0]["space_id"], 9);
-    assert_eq!(v["blobs"][0]["pages"], 2);
+    assert_eq!(v["page_files"][0]["space_id"], 9);
+    assert_eq!(v["page_files"][0]["kind"], "BLOB");
+    assert_eq!(v["page_files"][0]["pages"], 2);
     let dir = d.path().join("out/9/BLOB");
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -284,7 +304,7 @@ fn torn_write_without_trailer_is_found_by_structure() {
 #[test]
 fn names_tables_from_a_real_ibdata1() {
     let mut sources = vec![fixture("ibdata1_16k_head")];
-    sources.extend(IBD[..6].iter().map(|n| fixture(n)));
+    sources.extend(IBD[..7].iter().map(|n| fixture(n)));
     let (v, _d) = pages_json(&sources, &[]);
     let names: Vec<(u64, String, String)> = v["indexes"]
         .as_array()
@@ -305,7 +325,7 @@ fn names_tables_from_a_real_ibdata1() {
         (7, "shop/typed", "PRIMARY"),
         (8, "shop/nopk", "GEN_CLUST_INDEX"),
         (9, "shop/blobs", "PRIMARY"),
-        (10, "shop/legacy", "PRIMARY"),
+        (11, "shop/legacy", "PRIMARY"),
     ];
     for (s, t, i) in want {
         assert!(
@@ -699,7 +719,7 @@ fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
     std::fs::create_dir_all(&db).unwrap();
     std::fs::copy(fixture("ibdata1_16k_head"), mnt.join("mysql/ibdata1")).unwrap();
     let mut expect = written_pages(&std::fs::read(fixture("ibdata1_16k_head")).unwrap(), 16384);
-    for name in &IBD[..6] {
+    for name in &IBD[..7] {
         std::fs::copy(fixture(name), db.join(name)).unwrap();
         expect += written_pages(&std::fs::read(fixture(name)).unwrap(), 16384);
     }

@@ -458,9 +458,12 @@ struct IndexRow {
     file: String,
 }
 
+/// Pages written one file per page: BLOB/LOB pages, and MariaDB page_compressed pages
+/// (written as found, still compressed).
 #[derive(Serialize)]
-struct BlobRow {
+struct PageFileRow {
     space_id: u32,
+    kind: &'static str,
     pages: usize,
     dir: String,
 }
@@ -478,7 +481,7 @@ struct PagesReport {
     checksum_algorithms: BTreeMap<String, usize>,
     spaces: Vec<SpaceRow>,
     indexes: Vec<IndexRow>,
-    blobs: Vec<BlobRow>,
+    page_files: Vec<PageFileRow>,
     other_pages: BTreeMap<String, usize>,
     warnings: Vec<String>,
 }
@@ -503,6 +506,8 @@ struct ManifestEntry {
     index_id: Option<u64>,
     level: Option<u16>,
     page_size: u32,
+    /// Payload bytes of a MariaDB page_compressed page.
+    compressed_bytes: Option<u32>,
     lsn: u64,
     status: Status,
     checksum: Option<Algorithm>,
@@ -653,7 +658,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
 
     // Group and write.
     let mut index_groups: BTreeMap<(u32, u64), Vec<usize>> = BTreeMap::new();
-    let mut blob_groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut blob_groups: BTreeMap<(u32, &'static str), Vec<usize>> = BTreeMap::new();
     let mut other: BTreeMap<String, usize> = BTreeMap::new();
     let mut algos: BTreeMap<String, usize> = BTreeMap::new();
     for (i, _) in best.values() {
@@ -666,8 +671,16 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
                 .entry((p.space_id, ix.index_id))
                 .or_default()
                 .push(*i);
+        } else if p.compressed_bytes.is_some() {
+            blob_groups
+                .entry((p.space_id, "COMPRESSED"))
+                .or_default()
+                .push(*i);
         } else if is_blob_type(p.page_type) {
-            blob_groups.entry(p.space_id).or_default().push(*i);
+            blob_groups
+                .entry((p.space_id, "BLOB"))
+                .or_default()
+                .push(*i);
         } else {
             *other.entry(type_name(p.page_type)).or_default() += 1;
         }
@@ -710,6 +723,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             index_id: p.index.map(|x| x.index_id),
             level: p.index.map(|x| x.level),
             page_size: p.page_size,
+            compressed_bytes: p.compressed_bytes,
             lsn: p.lsn,
             status: p.status,
             checksum: p.checksum,
@@ -768,8 +782,8 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         });
     }
     let mut blob_rows = Vec::new();
-    for (space, list) in blob_groups {
-        let reldir = format!("{space}/BLOB");
+    for ((space, kind), list) in blob_groups {
+        let reldir = format!("{space}/{kind}");
         std::fs::create_dir_all(a.out.join(&reldir))
             .with_context(|| format!("cannot create {}", a.out.join(&reldir).display()))?;
         for &i in &list {
@@ -782,8 +796,9 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             write_page(&mut f, &rel, &mut off, i, &mut manifest)?;
             written += 1;
         }
-        blob_rows.push(BlobRow {
+        blob_rows.push(PageFileRow {
             space_id: space,
+            kind,
             pages: list.len(),
             dir: reldir,
         });
@@ -807,7 +822,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         checksum_algorithms: algos,
         spaces: space_rows.into_values().collect(),
         indexes: index_rows,
-        blobs: blob_rows,
+        page_files: blob_rows,
         other_pages: other,
         warnings,
     };
@@ -931,12 +946,12 @@ fn render_pages(r: &PagesReport) -> String {
         ],
         &rows,
     ));
-    if !r.blobs.is_empty() {
+    if !r.page_files.is_empty() {
         s.push('\n');
-        for b in &r.blobs {
+        for b in &r.page_files {
             s.push_str(&format!(
-                "space {}: {} BLOB pages in {}/\n",
-                b.space_id, b.pages, b.dir
+                "space {}: {} {} pages in {}/\n",
+                b.space_id, b.pages, b.kind, b.dir
             ));
         }
     }
