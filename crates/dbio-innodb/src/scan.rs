@@ -166,7 +166,7 @@ pub fn compressed_payload_at(buf: &[u8], o: usize) -> Option<usize> {
         return None;
     }
     let size = ((ptype & 0x7FFF) as usize) << 8;
-    if size < 64 || size > 65536 || o + size > buf.len() {
+    if !(64..=65536).contains(&size) || o + size > buf.len() {
         return None;
     }
     if be64(buf, o + 16) == 0 {
