@@ -294,12 +294,19 @@ pub fn locate_hits(
     let mut out = Vec::with_capacity(hits.len());
     let mut win: Vec<u8> = Vec::new();
     let mut win_base = 0u64;
-    for h in hits {
+    for (i, h) in hits.iter().enumerate() {
         let need_lo = h.offset.saturating_sub(max);
         let need_hi = (h.offset + max).min(len);
         if win.is_empty() || need_lo < win_base || need_hi > win_base + win.len() as u64 {
             win_base = need_lo / step.max(1) as u64 * step.max(1) as u64;
-            let hi = (need_hi + max).min(len);
+            // One read covers the hits that follow within 8 MiB: dense hits share a window,
+            // an isolated hit reads 2 pages' worth.
+            let ahead = hits[i..]
+                .iter()
+                .take_while(|x| x.offset < h.offset + (8 << 20))
+                .last()
+                .map_or(h.offset, |x| x.offset);
+            let hi = (ahead + 2 * max).min(len).max(need_hi);
             win.resize((hi - win_base) as usize, 0);
             let n = read_full_at(file, &mut win, win_base)?;
             win.truncate(n);
