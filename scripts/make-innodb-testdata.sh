@@ -94,6 +94,10 @@ insert into nopk values (42,'forty-two'),(43,'forty-three');
 -- BLOB stored off page
 create table blobs (id int primary key, b longblob) row_format=dynamic;
 insert into blobs values (1, repeat('BLOBDATA', 4000));
+-- ROW_FORMAT=COMPRESSED, 8K compressed pages in a 16K server (not full_crc32: MariaDB keeps
+-- the older tablespace format for it)
+create table zipped (id int primary key, v varchar(100)) row_format=compressed key_block_size=8;
+insert into zipped values (1, 'zipped row one'), (777001, 'zipped target');
 -- MariaDB page_compressed (full_crc32: compressed pages carry bit 15 of the page type)
 create table packed (id int primary key, v varchar(200)) page_compressed=1;
 insert into packed values (1, repeat('compressible ', 15)), (2, 'packed row two'), (424242, 'packed target');
@@ -124,7 +128,7 @@ insert into pages8c values (1,'eight k crc32'),(2,'second row');
 SQL
 stop s8
 
-for t in orders quad typed nopk blobs packed legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$OUT/shop_$t.ibd"; done
+for t in orders quad typed nopk blobs packed zipped legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$OUT/shop_$t.ibd"; done
 for t in pages8 pages8c; do cp "$WORK/s8/data/small/$t.ibd" "$OUT/small_$t.ibd"; done
 # ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
 # and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.

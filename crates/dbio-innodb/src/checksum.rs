@@ -124,6 +124,12 @@ pub fn innodb(page: &[u8]) -> (u32, u32) {
     (new as u32, old as u32)
 }
 
+/// The crc32 checksum of a ROW_FORMAT=COMPRESSED page of `page.len()` bytes:
+/// CRC-32C(4..16) ^ CRC-32C(24..26) ^ CRC-32C(34..size), stored at 0.
+pub fn zip_crc32(page: &[u8]) -> u32 {
+    crc32c(&page[4..16]) ^ crc32c(&page[24..26]) ^ crc32c(&page[34..])
+}
+
 /// The "no checksum" magic.
 pub const NO_CHECKSUM_MAGIC: u32 = 0xDEAD_BEEF;
 

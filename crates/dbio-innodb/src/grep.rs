@@ -243,6 +243,10 @@ pub fn locate_in(
                 }
             }
         }
+        if found.is_none() {
+            found = crate::scan::detect_zip_at(buf, o, base)
+                .filter(|p| st + p.page_size as u64 > offset);
+        }
         if found.is_none() && o + 125 <= buf.len() {
             if let Some(fmt) = system_records(&buf[o..]) {
                 if is_index_type(crate::page::be16(buf, o + 24)) {
@@ -261,7 +265,7 @@ pub fn locate_in(
         }
         if let Some(page) = found {
             let po = (offset - st) as usize;
-            let record = if page.index.is_some() {
+            let record = if page.index.is_some() && !page.zip {
                 let p = &buf[o..o + page.page_size as usize];
                 record_containing(&records(p), po)
             } else {

@@ -168,6 +168,18 @@ pub fn page_size_from_flags(flags: u32) -> Option<usize> {
     Some(size)
 }
 
+/// The size of the pages as stored: the KEY_BLOCK_SIZE of a ROW_FORMAT=COMPRESSED
+/// tablespace (ZIP_SSIZE, bits 1-4 of the older layout), else the page size.
+pub fn physical_page_size_from_flags(flags: u32) -> Option<usize> {
+    if !flags_are_full_crc32(flags) {
+        let zip = (flags >> 1) & 0xF;
+        if (1..=5).contains(&zip) {
+            return Some(512usize << zip);
+        }
+    }
+    page_size_from_flags(flags)
+}
+
 /// Whether the FSP flags are the MariaDB full_crc32 layout (marker bit 4: in the older
 /// layout bit 4 is the top bit of ZIP_SSIZE, which never reaches 8).
 pub fn flags_are_full_crc32(flags: u32) -> bool {
@@ -182,6 +194,8 @@ pub enum RowFormat {
     Compact,
     /// REDUNDANT (the old record header).
     Redundant,
+    /// ROW_FORMAT=COMPRESSED (zlib stream; only the page header is readable as is).
+    Compressed,
 }
 
 /// The INDEX page header fields dbio uses.
@@ -273,6 +287,7 @@ pub struct Record {
 fn record_at(p: &[u8], format: RowFormat, origin: usize, purged: bool) -> Option<(Record, usize)> {
     let s = p.len();
     match format {
+        RowFormat::Compressed => None,
         RowFormat::Compact => {
             if origin < 5 || origin + 2 > s {
                 return None;
@@ -329,6 +344,7 @@ pub fn records(p: &[u8]) -> Vec<Record> {
     let (inf, sup) = match format {
         RowFormat::Compact => (COMPACT_INFIMUM, COMPACT_SUPREMUM),
         RowFormat::Redundant => (REDUNDANT_INFIMUM, REDUNDANT_SUPREMUM),
+        RowFormat::Compressed => return Vec::new(),
     };
     let first_user = sup + 8;
     let mut out = Vec::new();
@@ -413,6 +429,10 @@ mod tests {
         assert_eq!(page_size_from_flags(7 << 6), Some(65536));
         assert_eq!(page_size_from_flags(9 << 6), None);
         assert!(flags_are_full_crc32(21));
+        // ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8 in a 16K server (MariaDB 10.11).
+        assert_eq!(page_size_from_flags(0x29), Some(16384));
+        assert_eq!(physical_page_size_from_flags(0x29), Some(8192));
+        assert_eq!(physical_page_size_from_flags(21), Some(16384));
         // A real page_compressed (zlib) full_crc32 tablespace of MariaDB 10.11.
         assert_eq!(page_size_from_flags(1_610_612_789), Some(16384));
         assert!(!flags_are_full_crc32(0x100));

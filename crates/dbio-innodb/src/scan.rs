@@ -93,6 +93,8 @@ pub struct FoundPage {
     /// page slot is empty). Its header keeps page number, LSN and type only; the space id is
     /// taken from the page before it in the source.
     pub compressed_bytes: Option<u32>,
+    /// A ROW_FORMAT=COMPRESSED page (`page_size` is its physical KEY_BLOCK_SIZE).
+    pub zip: bool,
 }
 
 /// Options of a scan.
@@ -152,7 +154,74 @@ pub fn classify(page: &[u8], offset: u64, status: Status, algo: Option<Algorithm
         index,
         fsp_flags,
         compressed_bytes: None,
+        zip: false,
     }
+}
+
+/// Physical page sizes of ROW_FORMAT=COMPRESSED tablespaces (KEY_BLOCK_SIZE 1..16).
+pub const ZIP_SIZES: [usize; 5] = [1024, 2048, 4096, 8192, 16384];
+
+/// The ROW_FORMAT=COMPRESSED detector at `o`: these pages have no LSN trailer and no
+/// infimum string, so a known page type, a nonzero LSN and checksum field come first, then
+/// the zip crc32 checksum of each KEY_BLOCK_SIZE. Only pages that validate are reported.
+pub fn detect_zip_at(buf: &[u8], o: usize, base: u64) -> Option<FoundPage> {
+    if o + 1024 > buf.len() {
+        return None;
+    }
+    let ptype = be16(buf, o + 24);
+    use crate::page::page_type as t;
+    if !matches!(
+        ptype,
+        t::INDEX
+            | t::RTREE
+            | t::FSP_HDR
+            | t::XDES
+            | t::INODE
+            | t::IBUF_BITMAP
+            | t::ZBLOB
+            | t::ZBLOB2
+    ) {
+        return None;
+    }
+    let stored = be32(buf, o);
+    if stored == 0 || be64(buf, o + 16) == 0 {
+        return None;
+    }
+    for s in ZIP_SIZES {
+        if o + s > buf.len() {
+            break;
+        }
+        let page = &buf[o..o + s];
+        if checksum::zip_crc32(page) == stored {
+            let h = FilHeader::parse(page);
+            let index = (ptype == t::INDEX || ptype == t::RTREE).then(|| {
+                let ih = IndexHeader::parse(page);
+                IndexInfo {
+                    format: RowFormat::Compressed,
+                    index_id: ih.index_id,
+                    level: ih.level,
+                    n_recs: ih.n_recs,
+                    deleted_recs: 0,
+                }
+            });
+            let fsp_flags = (h.page_no == 0 && ptype == t::FSP_HDR).then(|| be32(page, 54));
+            return Some(FoundPage {
+                offset: base + o as u64,
+                page_size: s as u32,
+                status: Status::Intact,
+                checksum: Some(Algorithm::Crc32),
+                space_id: h.space_id,
+                page_no: h.page_no,
+                page_type: ptype,
+                lsn: h.lsn,
+                index,
+                fsp_flags,
+                compressed_bytes: None,
+                zip: true,
+            });
+        }
+    }
+    None
 }
 
 /// The MariaDB full_crc32 page_compressed detector at `o`: page type with bit 15 set, payload
@@ -228,6 +297,7 @@ pub fn infer_index_size(buf: &[u8], o: usize, format: RowFormat, sizes: &[usize]
     let inf = match format {
         RowFormat::Compact => crate::page::COMPACT_INFIMUM,
         RowFormat::Redundant => crate::page::REDUNDANT_INFIMUM,
+        RowFormat::Compressed => return None,
     } as u16;
     sizes
         .iter()
@@ -281,6 +351,9 @@ pub fn scan_buffer(
             }
         }
         if found.is_none() {
+            found = detect_zip_at(buf, o, base);
+        }
+        if found.is_none() {
             if let Some(size) = compressed_payload_at(buf, o) {
                 let slot = if opts.page_sizes.len() == 1 {
                     opts.page_sizes[0]
@@ -301,6 +374,7 @@ pub fn scan_buffer(
                         index: None,
                         fsp_flags: None,
                         compressed_bytes: Some(size as u32),
+                        zip: false,
                     });
                 }
             }
@@ -583,6 +657,6 @@ mod tests {
             .values()
             .find(|t| t.name == "shop/legacy")
             .unwrap();
-        assert_eq!(t.space, 11);
+        assert_eq!(t.space, 12);
     }
 }

@@ -14,7 +14,7 @@ fn fixture(name: &str) -> PathBuf {
     testdata().join(name)
 }
 
-const IBD: [&str; 9] = [
+const IBD: [&str; 10] = [
     "shop_orders.ibd",
     "shop_quad.ibd",
     "shop_typed.ibd",
@@ -22,6 +22,7 @@ const IBD: [&str; 9] = [
     "shop_blobs.ibd",
     "shop_legacy.ibd",
     "shop_packed.ibd",
+    "shop_zipped.ibd",
     "small_pages8.ibd",
     "small_pages8c.ibd",
 ];
@@ -54,7 +55,7 @@ fn written_pages(data: &[u8], page_size: usize) -> usize {
 }
 
 fn page_size_of(name: &str) -> usize {
-    if name.starts_with("small_") {
+    if name.starts_with("small_") || name == "shop_zipped.ibd" {
         8192
     } else {
         16384
@@ -99,7 +100,10 @@ fn finds_every_page_of_each_tablespace() {
         let space = &v["spaces"][0];
         assert_eq!(space["page_size"], page_size_of(name), "{name}");
         assert_eq!(space["page_size_from"], "fsp_flags", "{name}");
-        let algo = if name == "shop_legacy.ibd" || name == "small_pages8c.ibd" {
+        let algo = if matches!(
+            name,
+            "shop_legacy.ibd" | "small_pages8c.ibd" | "shop_zipped.ibd"
+        ) {
             "crc32"
         } else {
             "full_crc32"
@@ -147,15 +151,26 @@ fn mariadb_page_compressed_pages_are_found_and_kept() {
     assert_eq!(v["checksum_algorithms"]["full_crc32"], 4);
     let row = &v["page_files"][0];
     assert_eq!(row["kind"], "COMPRESSED");
-    assert_eq!(row["space_id"], 10);
+    assert_eq!(row["space_id"], 11);
     assert_eq!(row["pages"], 3);
     let man: Value =
         serde_json::from_slice(&std::fs::read(d.path().join("out/manifest.json")).unwrap())
             .unwrap();
     let e = &man["pages"][0];
-    assert_eq!(e["file"], "10/COMPRESSED/1.page");
+    assert_eq!(e["file"], "11/COMPRESSED/1.page");
     assert_eq!(e["page_type"], "FULL_CRC32_COMPRESSED");
     assert!(e["compressed_bytes"].as_u64().unwrap() < 16384);
+}
+
+#[test]
+fn row_format_compressed_pages_are_found_by_their_zip_checksum() {
+    let (v, _d) = pages_json(&[fixture("shop_zipped.ibd")], &[]);
+    assert_eq!(v["pages_found"], 4, "{v}");
+    assert_eq!(v["checksum_algorithms"]["crc32"], 4);
+    assert_eq!(v["spaces"][0]["page_size"], 8192);
+    let row = index_row(&v, 10);
+    assert_eq!(row["format"], "COMPRESSED");
+    assert_eq!(row["records"], 2);
 }
 
 #[test]
@@ -304,7 +319,7 @@ fn torn_write_without_trailer_is_found_by_structure() {
 #[test]
 fn names_tables_from_a_real_ibdata1() {
     let mut sources = vec![fixture("ibdata1_16k_head")];
-    sources.extend(IBD[..7].iter().map(|n| fixture(n)));
+    sources.extend(IBD[..8].iter().map(|n| fixture(n)));
     let (v, _d) = pages_json(&sources, &[]);
     let names: Vec<(u64, String, String)> = v["indexes"]
         .as_array()
@@ -325,7 +340,8 @@ fn names_tables_from_a_real_ibdata1() {
         (7, "shop/typed", "PRIMARY"),
         (8, "shop/nopk", "GEN_CLUST_INDEX"),
         (9, "shop/blobs", "PRIMARY"),
-        (11, "shop/legacy", "PRIMARY"),
+        (10, "shop/zipped", "PRIMARY"),
+        (12, "shop/legacy", "PRIMARY"),
     ];
     for (s, t, i) in want {
         assert!(
@@ -719,9 +735,9 @@ fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
     std::fs::create_dir_all(&db).unwrap();
     std::fs::copy(fixture("ibdata1_16k_head"), mnt.join("mysql/ibdata1")).unwrap();
     let mut expect = written_pages(&std::fs::read(fixture("ibdata1_16k_head")).unwrap(), 16384);
-    for name in &IBD[..7] {
+    for name in &IBD[..8] {
         std::fs::copy(fixture(name), db.join(name)).unwrap();
-        expect += written_pages(&std::fs::read(fixture(name)).unwrap(), 16384);
+        expect += written_pages(&std::fs::read(fixture(name)).unwrap(), page_size_of(name));
     }
     assert!(sh("sync", &[]));
     std::fs::remove_dir_all(&db).unwrap(); // DROP DATABASE shop

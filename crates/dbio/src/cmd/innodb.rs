@@ -8,7 +8,7 @@ use dbio_innodb::dict::{Dictionary, SYS_INDEXES_ID, SYS_TABLES_ID};
 use dbio_innodb::encode::{self, IntType};
 use dbio_innodb::grep::{self, Location, Pattern, RawHit};
 use dbio_innodb::page::{
-    is_blob_type, page_size_from_flags, page_type_name, RowFormat, PAGE_SIZES,
+    is_blob_type, page_type_name, physical_page_size_from_flags, RowFormat, PAGE_SIZES,
 };
 use dbio_innodb::scan::{self, read_full_at, FoundPage, ScanOptions, ScanWarning, Status};
 use dbio_report::export::{Exporter, JsonExporter};
@@ -572,7 +572,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let mut flags_size: BTreeMap<u32, u32> = BTreeMap::new();
     for (_, p) in &found {
         if let Some(f) = p.fsp_flags {
-            if let Some(sz) = page_size_from_flags(f) {
+            if let Some(sz) = physical_page_size_from_flags(f) {
                 flags_size.insert(p.space_id, sz as u32);
             }
         }
