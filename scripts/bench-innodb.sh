@@ -28,7 +28,15 @@ td = "testdata/innodb"
 files = []
 for name in sorted(os.listdir(td)):
     data = open(os.path.join(td, name), "rb").read()
-    ps = 8192 if name.startswith("small_") else 16384
+    # physical page size from the FSP flags of page 0 (full_crc32 marker bit 4, ZIP_SSIZE,
+    # PAGE_SSIZE), read here independently of dbio
+    flags = int.from_bytes(data[54:58], "big")
+    if flags & 0x10:
+        ps = 512 << (flags & 0xF)
+    elif (flags >> 1) & 0xF:
+        ps = 512 << ((flags >> 1) & 0xF)
+    else:
+        ps = 16384 if ((flags >> 6) & 0xF) == 0 else 512 << ((flags >> 6) & 0xF)
     written = sum(1 for i in range(0, len(data) - ps + 1, ps) if any(data[i + 16:i + 24]))
     files.append((name, data, written))
 rng = random.Random(42)
@@ -76,26 +84,19 @@ echo "image: $SIZE bytes; pages placed: $PAGES; copies of shop_orders.ibd (INT 8
 cat "$IMG" >/dev/null # into the page cache
 
 # Output through a pipe: GNU grep stops at the first match when stdout is /dev/null.
-t() { local s e; s=$(date +%s.%N); "$@" | cat >/dev/null; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
+t() { local s e; s=$(date +%s.%N); "$@" 2>/dev/null | cat >/dev/null; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
 gbs() { echo "scale=2; $SIZE / $1 / 1000000000" | bc -l; }
 
-# pages
-s=$(date +%s.%N)
-$DBIO innodb pages "$IMG" --out "$OUT" --force --format json >"$OUT.json"
-e=$(date +%s.%N)
-PT=$(echo "$e - $s" | bc -l)
-FOUND=$(python3 -c "import json;print(json.load(open('$OUT.json'))['pages_found'])")
-rm -f "$OUT.json"
-# grep for one typed value
-s=$(date +%s.%N)
-HITS=$($DBIO innodb grep --int 837492636 "$IMG" --format json | python3 -c "import json,sys;h=json.load(sys.stdin)['hits'];print(len(h), sum(1 for x in h if x.get('page')))")
-e=$(date +%s.%N)
-GT=$(echo "$e - $s" | bc -l)
+# Each timing is the best of 3 runs (the machine is shared); output goes through a pipe.
+best() { local b=999999 x; for _ in 1 2 3; do x=$(t "$@"); b=$(echo "if ($x < $b) $x else $b" | bc -l); done; echo "$b"; }
+PT=$(best $DBIO innodb pages "$IMG" --out "$OUT" --force --format json)
+FOUND=$($DBIO innodb pages "$IMG" --out "$OUT" --force --format json 2>/dev/null | python3 -c "import json,sys;print(json.load(sys.stdin)['pages_found'])")
+GT=$(best $DBIO innodb grep --int 837492636 "$IMG")
+HITS=$($DBIO innodb grep --int 837492636 "$IMG" --format json 2>/dev/null | python3 -c "import json,sys;h=json.load(sys.stdin)['hits'];print(len(h), sum(1 for x in h if x.get('page')))")
 read -r GHITS GINPAGE <<<"$HITS"
 # GNU grep on the same image
 GREP_COUNT=$(LC_ALL=C grep -aobUP '\xB1\xEB\x1F\x9C' "$IMG" | wc -l)
-RT=$(t env LC_ALL=C grep -c -aobUP '\xB1\xEB\x1F\x9C' "$IMG" || true)
-
+RT=$(best env LC_ALL=C grep -c -aobUP '\xB1\xEB\x1F\x9C' "$IMG")
 echo
 echo "image                 $(numfmt --to=iec "$SIZE") in /dev/shm (page cache), $(nproc) CPUs"
 printf 'dbio innodb pages     %6.2fs  %5s GB/s  pages found %s of %s placed\n' "$PT" "$(gbs "$PT")" "$FOUND" "$PAGES"

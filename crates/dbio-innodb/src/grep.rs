@@ -286,14 +286,26 @@ pub fn locate_in(
 }
 
 /// Locates many hits (sorted by offset) in a file, reading one window per group of nearby hits.
+///
+/// With `use_mmap` the file is mapped read-only and nothing is copied.
 pub fn locate_hits(
     file: &File,
     len: u64,
     hits: &[RawHit],
     step: usize,
     sizes: Option<&[usize]>,
+    use_mmap: bool,
 ) -> Result<Vec<Option<Location>>, Error> {
     let sizes = sizes.unwrap_or(&PAGE_SIZES);
+    if use_mmap && !hits.is_empty() {
+        if let Some(m) = crate::io::Mapped::new(file, len) {
+            let data = m.as_slice();
+            return Ok(hits
+                .iter()
+                .map(|h| locate_in(data, 0, h.offset, step, sizes))
+                .collect());
+        }
+    }
     let max = *sizes.iter().max().unwrap_or(&65536) as u64;
     let mut out = Vec::with_capacity(hits.len());
     let mut win: Vec<u8> = Vec::new();
@@ -303,13 +315,15 @@ pub fn locate_hits(
         let need_hi = (h.offset + max).min(len);
         if win.is_empty() || need_lo < win_base || need_hi > win_base + win.len() as u64 {
             win_base = need_lo / step.max(1) as u64 * step.max(1) as u64;
-            // One read covers the hits that follow within 8 MiB: dense hits share a window,
-            // an isolated hit reads 2 pages' worth.
-            let ahead = hits[i..]
-                .iter()
-                .take_while(|x| x.offset < h.offset + (8 << 20))
-                .last()
-                .map_or(h.offset, |x| x.offset);
+            // One read covers the run of following hits less than 256 KiB apart (up to
+            // 8 MiB): dense hits share a window, an isolated hit reads 2 pages' worth.
+            let mut ahead = h.offset;
+            for x in &hits[i..] {
+                if x.offset > ahead + (256 << 10) || x.offset > h.offset + (8 << 20) {
+                    break;
+                }
+                ahead = x.offset;
+            }
             let hi = (ahead + 2 * max).min(len).max(need_hi);
             win.resize((hi - win_base) as usize, 0);
             let n = read_full_at(file, &mut win, win_base)?;

@@ -1175,8 +1175,15 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
                 format!("cannot read source {}: check the device", s.path.display())
             })?;
         done_before += s.len;
-        let locs = grep::locate_hits(&s.file, s.len, &hits, opts.step, Some(&opts.page_sizes))
-            .with_context(|| format!("cannot read source {}", s.path.display()))?;
+        let locs = grep::locate_hits(
+            &s.file,
+            s.len,
+            &hits,
+            opts.step,
+            Some(&opts.page_sizes),
+            s.mmap,
+        )
+        .with_context(|| format!("cannot read source {}", s.path.display()))?;
         let keep = filter_all_in(&hits, &locs, pats.len(), a.all_in);
         for (i, (h, loc)) in hits.iter().zip(locs).enumerate() {
             if !keep[i] {
