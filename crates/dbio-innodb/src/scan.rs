@@ -124,6 +124,15 @@ pub struct ScanWarning {
     pub message: String,
 }
 
+impl FoundPage {
+    /// Bytes the page occupies in its source: the payload of a page_compressed page (the
+    /// rest of its slot is a hole in the file, so other data may follow on a device), else
+    /// the page size.
+    pub fn extent(&self) -> u64 {
+        self.compressed_bytes.unwrap_or(self.page_size) as u64
+    }
+}
+
 /// Classifies the page in `page` (exactly one page long) found by `status`.
 pub fn classify(page: &[u8], offset: u64, status: Status, algo: Option<Algorithm>) -> FoundPage {
     let h = FilHeader::parse(page);
@@ -425,9 +434,9 @@ pub fn scan_buffer(
         }
         match found {
             Some(p) => {
-                let s = p.page_size as usize;
+                let s = p.extent() as usize;
                 if p.status != Status::Heuristic && p.compressed_bytes.is_none() {
-                    last_size = Some(s);
+                    last_size = Some(p.page_size as usize);
                     last_space = Some(p.space_id);
                 }
                 out.push(p);
@@ -443,7 +452,7 @@ pub fn resolve_overlaps(pages: Vec<FoundPage>) -> Vec<FoundPage> {
     let mut out: Vec<FoundPage> = Vec::with_capacity(pages.len());
     for p in pages {
         if let Some(q) = out.last_mut() {
-            if p.offset < q.offset + q.page_size as u64 {
+            if p.offset < q.offset + q.extent() {
                 if p.status.rank() > q.status.rank() {
                     *q = p;
                 }
@@ -505,7 +514,7 @@ pub fn scan_file(
     let pages = resolve_overlaps(pages);
     // A source cut inside a page: the bytes after the last page start the next page of the
     // same tablespace but end too early.
-    if let Some(last) = pages.last() {
+    if let Some(last) = pages.last().filter(|p| p.compressed_bytes.is_none()) {
         let end = last.offset + last.page_size as u64;
         if end < len && len - end < last.page_size as u64 && len - end >= 38 {
             let mut tail = vec![0u8; (len - end) as usize];

@@ -706,6 +706,15 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
                 sources[*si].path.display()
             )
         })?;
+        // A page_compressed page is its payload; the rest of its slot is a hole in the
+        // tablespace file, written as zeros (what a read of the file returns).
+        let n = match p.compressed_bytes {
+            Some(c) => {
+                buf[(c as usize).min(n)..].fill(0);
+                buf.len()
+            }
+            None => n,
+        };
         file.write_all(&buf[..n]).with_context(|| {
             format!(
                 "cannot write {rel} in {}: check free space",
