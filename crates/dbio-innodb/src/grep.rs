@@ -350,6 +350,35 @@ mod tests {
     }
 
     #[test]
+    fn hits_across_chunk_boundaries_are_found_once() {
+        use std::io::Write;
+        let mut data = vec![0u8; 2 * CHUNK + 4096];
+        let pat = [0xB1, 0xEB, 0x1F, 0x9C];
+        let at = [CHUNK - 2, CHUNK - 8, CHUNK + 8, 2 * CHUNK - 1, 5];
+        for &a in &at {
+            data[a..a + 4].copy_from_slice(&pat);
+        }
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        let p = Pattern::literal("int", pat.to_vec());
+        for (threads, mmap) in [(1, false), (2, true), (3, false)] {
+            let hits = search_file(
+                &f,
+                data.len() as u64,
+                std::slice::from_ref(&p),
+                threads,
+                mmap,
+                &|_| {},
+            )
+            .unwrap();
+            let mut want: Vec<u64> = at.iter().map(|&a| a as u64).collect();
+            want.sort();
+            let got: Vec<u64> = hits.iter().map(|h| h.offset).collect();
+            assert_eq!(got, want, "threads {threads} mmap {mmap}");
+        }
+    }
+
+    #[test]
     fn wildcard_search() {
         let data = b"xx\x80\x07abc\x80\x03yy\x80\x07a\x80\x03";
         let p = Pattern::parse_hex("80 07 ??{3} 80 03").unwrap();

@@ -611,6 +611,33 @@ mod tests {
     }
 
     #[test]
+    fn pages_across_chunk_boundaries_are_found_once() {
+        use std::io::Write;
+        let mut data = vec![0u8; 2 * CHUNK + 65536];
+        // A 16K page straddling the first chunk boundary, a 64K one straddling the second.
+        let a = CHUNK - 8192 + 512;
+        data[a..a + 16384].copy_from_slice(&make_page(16384, true, 1, page_type::BLOB));
+        let b = 2 * CHUNK - 1024;
+        data[b..b + 65536].copy_from_slice(&make_page(65536, false, 2, page_type::UNDO_LOG));
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        for (threads, mmap) in [(1, false), (2, true)] {
+            let o = scan_file(
+                &f,
+                data.len() as u64,
+                &ScanOptions::default(),
+                threads,
+                mmap,
+                &|_, _| {},
+            )
+            .unwrap();
+            let offs: Vec<u64> = o.pages.iter().map(|p| p.offset).collect();
+            assert_eq!(offs, [a as u64, b as u64], "threads {threads} mmap {mmap}");
+            assert_eq!(o.pages[1].page_size, 65536);
+        }
+    }
+
+    #[test]
     fn damaged_page_is_torn_and_filler_is_nothing() {
         let mut p = make_page(8192, true, 3, page_type::BLOB);
         p[4000] ^= 1;

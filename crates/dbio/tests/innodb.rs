@@ -846,3 +846,17 @@ fn regenerated_tablespaces_from_mariadb() {
     assert_eq!(hits(&g).len(), 1, "{g}");
     assert_eq!(hits(&g)[0]["page"]["record"]["heap_no"], 2);
 }
+
+#[test]
+fn empty_or_random_source_finds_nothing_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty.img");
+    std::fs::write(&empty, b"").unwrap();
+    let noise = tmp.path().join("noise.img");
+    std::fs::write(&noise, random_bytes(3 << 20, 5)).unwrap();
+    for src in [empty, noise] {
+        let (v, _d) = pages_json(&[src.clone()], &[]);
+        assert_eq!(v["pages_found"], 0, "{}: {v}", src.display());
+        assert!(v["warnings"].to_string().contains("no InnoDB pages found"));
+    }
+}
