@@ -855,7 +855,7 @@ fn empty_or_random_source_finds_nothing_and_says_so() {
     let noise = tmp.path().join("noise.img");
     std::fs::write(&noise, random_bytes(3 << 20, 5)).unwrap();
     for src in [empty, noise] {
-        let (v, _d) = pages_json(&[src.clone()], &[]);
+        let (v, _d) = pages_json(std::slice::from_ref(&src), &[]);
         assert_eq!(v["pages_found"], 0, "{}: {v}", src.display());
         assert!(v["warnings"].to_string().contains("no InnoDB pages found"));
     }
