@@ -18,6 +18,8 @@ declare -A NEED=(
   [pvcreate]=lvm2
   [mariadb]=mariadb-client
   [mariadbd]=mariadb-server
+  [bc]=bc
+  [python3]=python3
 )
 missing=()
 for cmd in "${!NEED[@]}"; do
