@@ -5,11 +5,13 @@
 # (--skip-networking: no port can clash with the main server or another run; the main
 # server's data is never touched): one with 16K pages, one with innodb_page_size=8k. Each is
 # stopped with every page flushed (innodb_fast_shutdown=1 or 0) and its datadir is removed.
-# Tables: COMPACT, REDUNDANT and DYNAMIC formats, a table without a primary key, a table with a
-# BLOB, rows with known values of every type `dbio innodb grep` encodes, some rows deleted.
-# full_crc32 tablespaces are made with the default innodb_checksum_algorithm=full_crc32, crc32
-# ones after SET GLOBAL innodb_checksum_algorithm=crc32 (dynamic: it applies to tablespaces
-# created afterwards). The first pages of each ibdata1 (the data dictionary) are kept too.
+# Tables: COMPACT, REDUNDANT, DYNAMIC, ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED, a table
+# without a primary key, a table with a BLOB, rows with known values of every type `dbio innodb
+# grep` encodes, some rows deleted. full_crc32 tablespaces are made with the default
+# innodb_checksum_algorithm=full_crc32, crc32 ones after SET GLOBAL
+# innodb_checksum_algorithm=crc32 (dynamic: it applies to tablespaces created afterwards); one
+# is rewritten with the legacy `innodb` checksum and read back by the server. The first pages
+# of ibdata1 (the data dictionary) are kept too. Needs mariadb-server and python3; about 10 s.
 #
 # Usage: scripts/make-innodb-testdata.sh [OUTDIR]   (default testdata/innodb)
 set -euo pipefail
@@ -110,6 +112,44 @@ insert into legacy values (1,'crc32 page'),(2,'second');
 SQL
 sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >"$WORK/s16.spaces"
 stop s16 1
+# Keep the files as they are now: the restart below would purge the delete-marked rows.
+mkdir -p "$WORK/keep"
+for t in orders quad typed nopk blobs packed zipped legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
+# ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
+# and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.
+dd if="$WORK/s16/data/ibdata1" of="$WORK/keep/ibdata1_16k_head" bs=16k count=13 status=none
+# The legacy `innodb` checksum (fold-based), which MariaDB 10.11 still reads but no longer
+# writes: rewrite shop/legacy.ibd with it, then let the real server read every row and CHECK
+# the table, so the fixture is one MariaDB accepts.
+python3 - "$WORK/s16/data/shop/legacy.ibd" <<'PY'
+import sys
+M, M2, MASK = 1463735687, 1653893711, (1 << 64) - 1
+def fold(b):
+    f = 0
+    for x in b:
+        f = (((((f ^ x ^ M2) << 8) & MASK) + f ^ M) + x) & MASK
+    return f
+path = sys.argv[1]
+d = bytearray(open(path, "rb").read())
+S = 16384
+for i in range(len(d) // S):
+    p = d[i * S:(i + 1) * S]
+    if not any(p[16:24]):
+        continue  # never written
+    new = (fold(p[4:26]) + fold(p[38:S - 8])) & 0xFFFFFFFF
+    p[0:4] = new.to_bytes(4, "big")
+    old = fold(p[0:26]) & 0xFFFFFFFF
+    p[S - 8:S - 4] = old.to_bytes(4, "big")
+    d[i * S:(i + 1) * S] = p
+open(path, "wb").write(d)
+PY
+start s16 16k
+rows=$(sql s16 -N -e "select count(*) from shop.legacy; check table shop.legacy" | tr '\t\n' '  ')
+case "$rows" in
+  "2 shop.legacy check status OK "*) ;;
+  *) echo "make-innodb-testdata: MariaDB did not accept the innodb checksums: $rows" >&2; cat "$WORK/s16/error.log" >&2; exit 1 ;;
+esac
+stop s16 1
 # ---------------------------------------------------------------- 8K server
 start s8 8k
 sql s8 -e 'create database small'
@@ -128,10 +168,8 @@ insert into pages8c values (1,'eight k crc32'),(2,'second row');
 SQL
 stop s8
 
-for t in orders quad typed nopk blobs packed zipped legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$OUT/shop_$t.ibd"; done
+cp "$WORK"/keep/* "$OUT"/
+cp "$WORK/s16/data/shop/legacy.ibd" "$OUT/shop_legacy_innodb.ibd"
 for t in pages8 pages8c; do cp "$WORK/s8/data/small/$t.ibd" "$OUT/small_$t.ibd"; done
-# ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
-# and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.
-dd if="$WORK/s16/data/ibdata1" of="$OUT/ibdata1_16k_head" bs=16k count=13 status=none
 cat "$WORK/s16.spaces" >&2
 ls -l "$OUT" >&2

@@ -157,9 +157,10 @@ pub fn verify(page: &[u8]) -> Option<Algorithm> {
     // Legacy: a page of zeros in both fields is not a checksum.
     if stored != 0 || stored_end != 0 {
         let (new, old) = innodb(page);
-        // The old-style field may also hold the low LSN bytes (very old format).
-        let lsn_lo = be32(page, 20);
-        if stored == new && (stored_end == old || stored_end == lsn_lo) {
+        // Very old InnoDB stored the 8-byte LSN at the end of the page: the old-style field
+        // then repeats the high LSN word (offset 16), as MariaDB's buf_page_is_corrupted allows.
+        let lsn_hi = be32(page, 16);
+        if stored == new && (stored_end == old || stored_end == lsn_hi) {
             return Some(Algorithm::Innodb);
         }
     }

@@ -174,6 +174,22 @@ fn row_format_compressed_pages_are_found_by_their_zip_checksum() {
 }
 
 #[test]
+fn legacy_innodb_checksum_accepted_by_mariadb_is_intact() {
+    let (v, _d) = pages_json(&[fixture("shop_legacy_innodb.ibd")], &[]);
+    assert_eq!(v["pages_found"], 4, "{v}");
+    assert_eq!(v["checksum_algorithms"]["innodb"], 4, "{v}");
+    // One flipped byte and the page is torn, not intact under any algorithm.
+    let mut data = std::fs::read(fixture("shop_legacy_innodb.ibd")).unwrap();
+    data[3 * 16384 + 7000] ^= 2;
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("bad.ibd");
+    std::fs::write(&f, &data).unwrap();
+    let (v, _d) = pages_json(&[f], &[]);
+    assert_eq!(v["checksum_algorithms"]["innodb"], 3, "{v}");
+    assert_eq!(v["checksum_algorithms"]["torn"], 1, "{v}");
+}
+
+#[test]
 fn blob_pages_are_keyed_by_space_and_page() {
     let (v, d) = pages_json(&[fixture("shop_blobs.ibd")], &[]);
     assert_eq!(v["page_files"][0]["space_id"], 9);
