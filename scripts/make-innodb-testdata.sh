@@ -104,6 +104,19 @@ insert into zipped values (1, 'zipped row one'), (777001, 'zipped target');
 create table packed (id int primary key, v varchar(200)) page_compressed=1;
 insert into packed values (1, repeat('compressible ', 15)), (2, 'packed row two'), (424242, 'packed target');
 SQL
+# A dropped table: its tablespace is copied first (FLUSH TABLES ... FOR EXPORT makes it
+# consistent on disk), as if read back from the device after DROP; the dictionary rows naming
+# it stay delete-marked in ibdata1 (the read view above holds purge off).
+mkdir -p "$WORK/keep"
+sql s16 <<SQL
+create table shop.gone (id int primary key, v varchar(20)) row_format=dynamic;
+insert into shop.gone values (1, 'dropped row'), (31337, 'gone but found');
+flush tables shop.gone for export;
+system cp $WORK/s16/data/shop/gone.ibd $WORK/keep/shop_gone.ibd
+unlock tables;
+drop table shop.gone;
+SQL
+[ -s "$WORK/keep/shop_gone.ibd" ] || { echo "make-innodb-testdata: copying shop/gone.ibd failed" >&2; exit 1; }
 sql s16 -e "set global innodb_checksum_algorithm=crc32"
 sql s16 <<'SQL'
 use shop;
@@ -113,7 +126,6 @@ SQL
 sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >"$WORK/s16.spaces"
 stop s16 1
 # Keep the files as they are now: the restart below would purge the delete-marked rows.
-mkdir -p "$WORK/keep"
 for t in orders quad typed nopk blobs packed zipped legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
 # ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
 # and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.

@@ -156,6 +156,15 @@ impl Dictionary {
         Some((t.name.clone(), ix.name.clone()))
     }
 
+    /// Whether the table or the index of an index id was dropped (its dictionary rows are
+    /// delete-marked or purged).
+    pub fn is_dropped(&self, index_id: u64) -> bool {
+        let Some(ix) = self.indexes.get(&index_id) else {
+            return false;
+        };
+        ix.dropped || self.tables.get(&ix.table_id).is_some_and(|t| t.dropped)
+    }
+
     /// Whether nothing was read.
     pub fn is_empty(&self) -> bool {
         self.tables.is_empty() && self.indexes.is_empty()

@@ -693,6 +693,12 @@ mod tests {
             .values()
             .find(|t| t.name == "shop/legacy")
             .unwrap();
-        assert_eq!(t.space, 12);
+        assert_eq!(t.space, 13);
+        let gone = dict
+            .tables
+            .values()
+            .find(|t| t.name == "shop/gone")
+            .unwrap();
+        assert!(gone.dropped);
     }
 }

@@ -14,7 +14,7 @@ fn fixture(name: &str) -> PathBuf {
     testdata().join(name)
 }
 
-const IBD: [&str; 10] = [
+const IBD: [&str; 11] = [
     "shop_orders.ibd",
     "shop_quad.ibd",
     "shop_typed.ibd",
@@ -23,6 +23,7 @@ const IBD: [&str; 10] = [
     "shop_legacy.ibd",
     "shop_packed.ibd",
     "shop_zipped.ibd",
+    "shop_gone.ibd",
     "small_pages8.ibd",
     "small_pages8c.ibd",
 ];
@@ -335,7 +336,7 @@ fn torn_write_without_trailer_is_found_by_structure() {
 #[test]
 fn names_tables_from_a_real_ibdata1() {
     let mut sources = vec![fixture("ibdata1_16k_head")];
-    sources.extend(IBD[..8].iter().map(|n| fixture(n)));
+    sources.extend(IBD[..9].iter().map(|n| fixture(n)));
     let (v, _d) = pages_json(&sources, &[]);
     let names: Vec<(u64, String, String)> = v["indexes"]
         .as_array()
@@ -357,13 +358,19 @@ fn names_tables_from_a_real_ibdata1() {
         (8, "shop/nopk", "GEN_CLUST_INDEX"),
         (9, "shop/blobs", "PRIMARY"),
         (10, "shop/zipped", "PRIMARY"),
-        (12, "shop/legacy", "PRIMARY"),
+        (12, "shop/gone", "PRIMARY"),
+        (13, "shop/legacy", "PRIMARY"),
     ];
     for (s, t, i) in want {
         assert!(
             names.contains(&(s, t.to_string(), i.to_string())),
             "{s} {t} {i} missing in {names:?}"
         );
+    }
+    // shop/gone was dropped: its name comes from delete-marked dictionary rows.
+    for r in v["indexes"].as_array().unwrap() {
+        let gone = r["table"] == "shop/gone";
+        assert_eq!(r["dropped"], gone, "{r}");
     }
 }
 
@@ -751,7 +758,7 @@ fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
     std::fs::create_dir_all(&db).unwrap();
     std::fs::copy(fixture("ibdata1_16k_head"), mnt.join("mysql/ibdata1")).unwrap();
     let mut expect = written_pages(&std::fs::read(fixture("ibdata1_16k_head")).unwrap(), 16384);
-    for name in &IBD[..8] {
+    for name in &IBD[..9] {
         // page_compressed tablespaces are sparse, as MariaDB leaves them (punched holes): on
         // the device a compressed page is followed by unrelated blocks, not by its zeros.
         let sparse = if *name == "shop_packed.ibd" {

@@ -449,6 +449,8 @@ struct IndexRow {
     index_id: u64,
     table: Option<String>,
     index: Option<String>,
+    /// The dictionary rows naming it are delete-marked or purged (DROP TABLE/DATABASE).
+    dropped: bool,
     format: RowFormat,
     pages: usize,
     records: u64,
@@ -781,6 +783,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             index_id,
             table: names.as_ref().map(|n| n.0.clone()),
             index: names.map(|n| n.1),
+            dropped: dict.is_dropped(index_id),
             format,
             pages: list.len(),
             records: recs,
@@ -925,7 +928,11 @@ fn render_pages(r: &PagesReport) -> String {
             vec![
                 x.space_id.to_string(),
                 x.index_id.to_string(),
-                x.table.clone().unwrap_or_else(|| "-".into()),
+                match (&x.table, x.dropped) {
+                    (Some(t), true) => format!("{t} (dropped)"),
+                    (Some(t), false) => t.clone(),
+                    (None, _) => "-".into(),
+                },
                 x.index.clone().unwrap_or_else(|| "-".into()),
                 format!("{:?}", x.format).to_uppercase(),
                 x.pages.to_string(),
