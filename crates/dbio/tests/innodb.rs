@@ -367,6 +367,12 @@ fn names_tables_from_a_real_ibdata1() {
             "{s} {t} {i} missing in {names:?}"
         );
     }
+    let dict = v["dictionary"].as_array().unwrap();
+    let gone = dict.iter().find(|t| t["name"] == "shop/gone").unwrap();
+    assert_eq!(gone["dropped"], true);
+    assert_eq!(gone["indexes"][0]["name"], "PRIMARY");
+    assert_eq!(gone["indexes"][0]["pages_found"], 1);
+    assert_eq!(gone["indexes"][0]["root_page"], 3);
     // shop/gone was dropped: its name comes from delete-marked dictionary rows.
     for r in v["indexes"].as_array().unwrap() {
         let gone = r["table"] == "shop/gone";

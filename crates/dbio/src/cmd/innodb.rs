@@ -470,6 +470,25 @@ struct PageFileRow {
     dir: String,
 }
 
+/// A table named by the dictionary (SYS_TABLES/SYS_INDEXES) read from the sources.
+#[derive(Serialize)]
+struct DictTable {
+    table_id: u64,
+    name: String,
+    space_id: u32,
+    dropped: bool,
+    indexes: Vec<DictIndex>,
+}
+
+#[derive(Serialize)]
+struct DictIndex {
+    index_id: u64,
+    name: String,
+    root_page: u32,
+    /// Pages of this index found in the sources.
+    pages_found: usize,
+}
+
 #[derive(Serialize)]
 struct PagesReport {
     out_dir: String,
@@ -485,6 +504,8 @@ struct PagesReport {
     indexes: Vec<IndexRow>,
     page_files: Vec<PageFileRow>,
     other_pages: BTreeMap<String, usize>,
+    /// Every table the dictionary names (dropped ones too), with its indexes.
+    dictionary: Vec<DictTable>,
     warnings: Vec<String>,
 }
 
@@ -822,6 +843,34 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let mpath = a.out.join("manifest.json");
     crate::output::write_file(&mpath, JsonExporter.to_string(&man)?.as_bytes())?;
 
+    let found_per_index: BTreeMap<(u32, u64), usize> = index_rows
+        .iter()
+        .map(|r| ((r.space_id, r.index_id), r.pages))
+        .collect();
+    let dictionary: Vec<DictTable> = dict
+        .tables
+        .values()
+        .map(|t| DictTable {
+            table_id: t.id,
+            name: t.name.clone(),
+            space_id: t.space,
+            dropped: t.dropped,
+            indexes: dict
+                .indexes
+                .values()
+                .filter(|ix| ix.table_id == t.id)
+                .map(|ix| DictIndex {
+                    index_id: ix.id,
+                    name: ix.name.clone(),
+                    root_page: ix.page_no,
+                    pages_found: found_per_index
+                        .get(&(ix.space, ix.id))
+                        .copied()
+                        .unwrap_or(0),
+                })
+                .collect(),
+        })
+        .collect();
     let report = PagesReport {
         out_dir: a.out.display().to_string(),
         sources: rows,
@@ -836,6 +885,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         indexes: index_rows,
         page_files: blob_rows,
         other_pages: other,
+        dictionary,
         warnings,
     };
     for w in &report.warnings {
@@ -970,6 +1020,30 @@ fn render_pages(r: &PagesReport) -> String {
                 b.space_id, b.pages, b.kind, b.dir
             ));
         }
+    }
+    if !r.dictionary.is_empty() {
+        let dropped: Vec<&str> = r
+            .dictionary
+            .iter()
+            .filter(|t| t.dropped)
+            .map(|t| t.name.as_str())
+            .collect();
+        let missing = r
+            .dictionary
+            .iter()
+            .filter(|t| t.indexes.iter().all(|i| i.pages_found == 0))
+            .count();
+        s.push_str(&format!(
+            "\ndictionary: {} tables named ({} dropped{}), {} without any page found (--format json lists them)\n",
+            r.dictionary.len(),
+            dropped.len(),
+            if dropped.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", dropped.join(", "))
+            },
+            missing
+        ));
     }
     if !r.other_pages.is_empty() {
         let o: Vec<String> = r
