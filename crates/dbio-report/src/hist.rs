@@ -237,24 +237,14 @@ mod tests {
         let json = serde_json::to_string(&data).unwrap();
         let back = LatencyHistogram::from_data(&serde_json::from_str(&json).unwrap());
         assert_eq!(back, h);
-        assert_eq!(
-            back.max(),
-            7_200_000_000_000,
-            "saturated value keeps its exact max"
-        );
-        assert_eq!(
-            back.percentile(50.0),
-            back.percentile(50.0).clamp(5_000, 5_039)
-        );
+        assert_eq!(back.max(), 7_200_000_000_000, "saturated value keeps its exact max");
+        assert_eq!(back.percentile(50.0), back.percentile(50.0).clamp(5_000, 5_039));
     }
 
     #[test]
     fn empty_histogram_reports_zeros() {
         let h = LatencyHistogram::new();
-        assert_eq!(
-            (h.count(), h.min(), h.max(), h.percentile(99.0)),
-            (0, 0, 0, 0)
-        );
+        assert_eq!((h.count(), h.min(), h.max(), h.percentile(99.0)), (0, 0, 0, 0));
         assert_eq!(h.mean(), 0.0);
     }
 }

@@ -12,9 +12,7 @@ use thiserror::Error;
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum UnitError {
     /// The text is not a size.
-    #[error(
-        "'{0}' is not a size: write a number with an optional suffix, e.g. 512, 16k, 16KiB, 1G"
-    )]
+    #[error("'{0}' is not a size: write a number with an optional suffix, e.g. 512, 16k, 16KiB, 1G")]
     BadSize(String),
     /// The size does not fit in 64 bits.
     #[error("size '{0}' is too large")]
@@ -46,9 +44,7 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
         _ => return Err(UnitError::BadSize(text.to_string())),
     };
     if num.contains('.') {
-        let v: f64 = num
-            .parse()
-            .map_err(|_| UnitError::BadSize(text.to_string()))?;
+        let v: f64 = num.parse().map_err(|_| UnitError::BadSize(text.to_string()))?;
         let bytes = v * (1u64 << shift) as f64;
         if !bytes.is_finite() || bytes >= u64::MAX as f64 {
             return Err(UnitError::SizeOverflow(text.to_string()));
@@ -58,9 +54,7 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
         }
         return Ok(bytes as u64);
     }
-    let v: u64 = num
-        .parse()
-        .map_err(|_| UnitError::SizeOverflow(text.to_string()))?;
+    let v: u64 = num.parse().map_err(|_| UnitError::SizeOverflow(text.to_string()))?;
     v.checked_mul(1u64 << shift)
         .ok_or_else(|| UnitError::SizeOverflow(text.to_string()))
 }

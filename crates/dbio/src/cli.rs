@@ -38,10 +38,7 @@ pub fn report_error(err: &anyhow::Error) -> ExitCode {
     }
     let msg: Vec<String> = err.chain().map(|c| c.to_string()).collect();
     eprintln!("dbio: {}", msg.join(": "));
-    if err
-        .chain()
-        .any(|c| c.downcast_ref::<UsageError>().is_some())
-    {
+    if err.chain().any(|c| c.downcast_ref::<UsageError>().is_some()) {
         ExitCode::from(EXIT_USAGE)
     } else {
         ExitCode::from(EXIT_FAILURE)

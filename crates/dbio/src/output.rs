@@ -38,12 +38,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
             path.display()
         )
     })?;
-    std::fs::rename(&tmp, path).with_context(|| {
-        format!(
-            "cannot move {} into place as {}",
-            tmp.display(),
-            path.display()
-        )
-    })?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("cannot move {} into place as {}", tmp.display(), path.display()))?;
     Ok(())
 }
