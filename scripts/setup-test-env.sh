@@ -19,6 +19,8 @@ declare -A NEED=(
   [mariadb]=mariadb-client
   [mariadbd]=mariadb-server
   [promtool]=prometheus
+  [bc]=bc
+  [python3]=python3
 )
 missing=()
 for cmd in "${!NEED[@]}"; do

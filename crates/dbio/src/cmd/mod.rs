@@ -4,6 +4,7 @@
 pub mod align;
 pub mod bench;
 pub mod check;
+pub mod innodb;
 pub mod iostat;
 pub mod stack;
 
@@ -22,6 +23,8 @@ pub enum Command {
     Iostat(iostat::Args),
     /// The mount, filesystem and device stack (partition, LVM/dm, md) under a path, down to the disks.
     Stack(stack::Args),
+    /// Where did my rows go: find InnoDB pages and values on devices, images and tablespaces.
+    Innodb(innodb::Args),
 }
 
 /// Runs one subcommand and returns its exit code.
@@ -32,5 +35,6 @@ pub fn run(command: Command) -> anyhow::Result<u8> {
         Command::Check(args) => check::run(args),
         Command::Iostat(args) => iostat::run(args),
         Command::Stack(args) => stack::run(args),
+        Command::Innodb(args) => innodb::run(args),
     }
 }

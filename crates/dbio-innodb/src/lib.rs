@@ -1,0 +1,39 @@
+//! InnoDB on-disk structures for recovery: page format, checksums (MariaDB full_crc32 first,
+//! then crc32, innodb, none), a page scanner that finds pages of any size at any 512-byte
+//! step of a device or image, value encoders that turn typed values into the bytes InnoDB
+//! stores, a page-aware binary grep, and the SYS_TABLES/SYS_INDEXES dictionary reader.
+//!
+//! This crate never prints and never exits: it returns typed results and [`Error`]s.
+#![deny(missing_docs)]
+
+pub mod checksum;
+pub mod dict;
+pub mod encode;
+pub mod grep;
+pub mod io;
+pub mod page;
+pub mod scan;
+
+/// Errors of this crate.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A typed value cannot be turned into stored bytes.
+    #[error("cannot encode {value:?}: {reason}")]
+    Encode {
+        /// The value given.
+        value: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A hex pattern is malformed.
+    #[error("bad hex pattern {pattern:?}: {reason}")]
+    Pattern {
+        /// The pattern given.
+        pattern: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Reading a source failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}

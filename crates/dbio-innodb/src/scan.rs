@@ -1,0 +1,704 @@
+//! The page scanner: finds InnoDB pages at every `step` bytes of a buffer or a file, whatever
+//! their page size, and classifies each one.
+//!
+//! Two detectors run over every buffer:
+//! 1. header/trailer: the low 32 bits of the LSN (offset 20) repeat at `S-4` (crc32/innodb
+//!    layout) or `S-8` (full_crc32 layout) for some page size S. This costs two loads per size
+//!    and step, and rejects random data with probability 1 - 2^-32; only candidates that pass
+//!    are checksummed (full_crc32 first). No test looks at the first 4 bytes, so full_crc32
+//!    pages (field 0 = 0) are found like any other.
+//! 2. structure: the "infimum"/"supremum" system records of INDEX pages, found with a SIMD
+//!    substring search. This finds INDEX pages whose trailer was never written (torn writes).
+
+use crate::checksum::{self, Algorithm};
+use crate::page::{
+    be16, be32, be64, is_index_type, page_type_name, records, system_records, FilHeader,
+    IndexHeader, RowFormat, PAGE_SIZES,
+};
+use serde::Serialize;
+use std::fs::File;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How a found page was recognised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Header and trailer agree and a checksum algorithm validates the page.
+    Intact,
+    /// Header and trailer agree (the page frame is certain) but no checksum validates: a
+    /// torn or damaged page. Reported, never hidden.
+    Torn,
+    /// Found by structure only (INDEX system records); its trailer does not match, so its
+    /// size and end are inferred.
+    Heuristic,
+}
+
+impl Status {
+    /// The name used in text and JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Intact => "intact",
+            Status::Torn => "torn",
+            Status::Heuristic => "heuristic",
+        }
+    }
+    fn rank(self) -> u8 {
+        match self {
+            Status::Intact => 3,
+            Status::Torn => 2,
+            Status::Heuristic => 1,
+        }
+    }
+}
+
+/// INDEX page details of a found page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct IndexInfo {
+    /// Row format.
+    pub format: RowFormat,
+    /// Index id.
+    pub index_id: u64,
+    /// B-tree level (0 = leaf).
+    pub level: u16,
+    /// PAGE_N_RECS.
+    pub n_recs: u16,
+    /// Delete-marked records plus purged records still on the free list.
+    pub deleted_recs: u32,
+}
+
+/// One page found in a source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FoundPage {
+    /// Byte offset of the page in its source.
+    pub offset: u64,
+    /// Page size in bytes.
+    pub page_size: u32,
+    /// How the page was recognised.
+    pub status: Status,
+    /// The checksum algorithm that validates it (intact pages only).
+    pub checksum: Option<Algorithm>,
+    /// Tablespace id.
+    pub space_id: u32,
+    /// Page number.
+    pub page_no: u32,
+    /// Page type.
+    pub page_type: u16,
+    /// LSN of the last change.
+    pub lsn: u64,
+    /// INDEX page details.
+    pub index: Option<IndexInfo>,
+    /// FSP_SPACE_FLAGS when this is page 0 of a tablespace.
+    pub fsp_flags: Option<u32>,
+    /// MariaDB full_crc32 page_compressed page: the payload size in bytes (the rest of the
+    /// page slot is empty). Its header keeps page number, LSN and type only; the space id is
+    /// taken from the page before it in the source.
+    pub compressed_bytes: Option<u32>,
+    /// A ROW_FORMAT=COMPRESSED page (`page_size` is its physical KEY_BLOCK_SIZE).
+    pub zip: bool,
+}
+
+/// Options of a scan.
+#[derive(Clone, Debug)]
+pub struct ScanOptions {
+    /// Candidate page starts are multiples of this (512 by default).
+    pub step: usize,
+    /// Page sizes to try (all five by default).
+    pub page_sizes: Vec<usize>,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            step: 512,
+            page_sizes: PAGE_SIZES.to_vec(),
+        }
+    }
+}
+
+/// A problem noticed while scanning that does not stop the scan.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScanWarning {
+    /// Byte offset in the source.
+    pub offset: u64,
+    /// What was noticed.
+    pub message: String,
+}
+
+impl FoundPage {
+    /// Bytes the page occupies in its source: the payload of a page_compressed page (the
+    /// rest of its slot is a hole in the file, so other data may follow on a device), else
+    /// the page size.
+    pub fn extent(&self) -> u64 {
+        self.compressed_bytes.unwrap_or(self.page_size) as u64
+    }
+}
+
+/// Classifies the page in `page` (exactly one page long) found by `status`.
+pub fn classify(page: &[u8], offset: u64, status: Status, algo: Option<Algorithm>) -> FoundPage {
+    let h = FilHeader::parse(page);
+    let index = if is_index_type(h.page_type) && system_records(page).is_some() {
+        let ih = IndexHeader::parse(page);
+        let deleted = records(page).iter().filter(|r| r.deleted).count() as u32;
+        Some(IndexInfo {
+            format: ih.format,
+            index_id: ih.index_id,
+            level: ih.level,
+            n_recs: ih.n_recs,
+            deleted_recs: deleted,
+        })
+    } else {
+        None
+    };
+    let fsp_flags =
+        (h.page_no == 0 && h.page_type == crate::page::page_type::FSP_HDR).then(|| be32(page, 54));
+    FoundPage {
+        offset,
+        page_size: page.len() as u32,
+        status,
+        checksum: algo,
+        space_id: h.space_id,
+        page_no: h.page_no,
+        page_type: h.page_type,
+        lsn: h.lsn,
+        index,
+        fsp_flags,
+        compressed_bytes: None,
+        zip: false,
+    }
+}
+
+/// Physical page sizes of ROW_FORMAT=COMPRESSED tablespaces (KEY_BLOCK_SIZE 1..16).
+pub const ZIP_SIZES: [usize; 5] = [1024, 2048, 4096, 8192, 16384];
+
+/// The ROW_FORMAT=COMPRESSED detector at `o`: these pages have no LSN trailer and no
+/// infimum string, so a known page type, a nonzero LSN and checksum field come first, then
+/// the zip crc32 checksum of each KEY_BLOCK_SIZE. Only pages that validate are reported.
+pub fn detect_zip_at(buf: &[u8], o: usize, base: u64) -> Option<FoundPage> {
+    if o + 1024 > buf.len() {
+        return None;
+    }
+    let ptype = be16(buf, o + 24);
+    use crate::page::page_type as t;
+    if !matches!(
+        ptype,
+        t::INDEX
+            | t::RTREE
+            | t::FSP_HDR
+            | t::XDES
+            | t::INODE
+            | t::IBUF_BITMAP
+            | t::ZBLOB
+            | t::ZBLOB2
+    ) {
+        return None;
+    }
+    let stored = be32(buf, o);
+    if stored == 0 || be64(buf, o + 16) == 0 {
+        return None;
+    }
+    for s in ZIP_SIZES {
+        if o + s > buf.len() {
+            break;
+        }
+        let page = &buf[o..o + s];
+        if checksum::zip_crc32(page) == stored {
+            let h = FilHeader::parse(page);
+            let index = (ptype == t::INDEX || ptype == t::RTREE).then(|| {
+                let ih = IndexHeader::parse(page);
+                IndexInfo {
+                    format: RowFormat::Compressed,
+                    index_id: ih.index_id,
+                    level: ih.level,
+                    n_recs: ih.n_recs,
+                    deleted_recs: 0,
+                }
+            });
+            let fsp_flags = (h.page_no == 0 && ptype == t::FSP_HDR).then(|| be32(page, 54));
+            return Some(FoundPage {
+                offset: base + o as u64,
+                page_size: s as u32,
+                status: Status::Intact,
+                checksum: Some(Algorithm::Crc32),
+                space_id: h.space_id,
+                page_no: h.page_no,
+                page_type: ptype,
+                lsn: h.lsn,
+                index,
+                fsp_flags,
+                compressed_bytes: None,
+                zip: true,
+            });
+        }
+    }
+    None
+}
+
+/// The MariaDB full_crc32 page_compressed detector at `o`: page type with bit 15 set, payload
+/// size `(type & 0x7FFF) << 8`, CRC-32C of the payload but its last 4 bytes stored in them.
+pub fn compressed_payload_at(buf: &[u8], o: usize) -> Option<usize> {
+    if o + 38 > buf.len() {
+        return None;
+    }
+    let ptype = be16(buf, o + 24);
+    if ptype & 0x8000 == 0 {
+        return None;
+    }
+    let size = ((ptype & 0x7FFF) as usize) << 8;
+    if !(64..=65536).contains(&size) || o + size > buf.len() {
+        return None;
+    }
+    if be64(buf, o + 16) == 0 {
+        return None;
+    }
+    (checksum::crc32c(&buf[o..o + size - 4]) == be32(buf, o + size - 4)).then_some(size)
+}
+
+/// The header/trailer detector at `o` for page size `s`; returns the classified page.
+#[inline]
+pub fn detect_at(buf: &[u8], o: usize, s: usize, base: u64) -> Option<FoundPage> {
+    if o + s > buf.len() {
+        return None;
+    }
+    let lsn_lo = be32(buf, o + 20);
+    let full_layout = be32(buf, o + s - 8) == lsn_lo;
+    let old_layout = be32(buf, o + s - 4) == lsn_lo;
+    if !full_layout && !old_layout {
+        return None;
+    }
+    let lsn_hi = be32(buf, o + 16);
+    let ptype = be16(buf, o + 24);
+    if lsn_lo == 0 && lsn_hi == 0 && ptype == 0 {
+        return None; // zeros: never a written page
+    }
+    // Cheap structural checks before any checksum: a known page type (uncompressed: the
+    // full_crc32 page_compressed layout has no LSN trailer) and a header that is not one
+    // repeated byte (0xFF-filled or patterned free space would otherwise cost a checksum of
+    // every size at every step).
+    if ptype & 0x8000 != 0 || page_type_name(ptype).is_none() {
+        return None;
+    }
+    let page = &buf[o..o + s];
+    if page[..38].iter().all(|&b| b == page[0]) {
+        return None;
+    }
+    if let Some(algo) = checksum::verify(page) {
+        return Some(classify(page, base + o as u64, Status::Intact, Some(algo)));
+    }
+    // Torn: the frame is right but no checksum matches. Demand a known, uncompressed page
+    // type other than ALLOCATED, a nonzero LSN and a header that is not one repeated byte (filler patterns).
+    if lsn_lo == 0 && lsn_hi == 0 {
+        return None;
+    }
+    // ALLOCATED (0) is excluded: filesystem metadata (XFS inodes, logs) often repeats a
+    // 32-bit word 4, 8 or 16 KiB apart with a zero type field.
+    if ptype == 0 {
+        return None;
+    }
+    if is_index_type(ptype) && system_records(page).is_none() {
+        return None;
+    }
+    Some(classify(page, base + o as u64, Status::Torn, None))
+}
+
+/// Infers the size of an INDEX page from its page directory: the first slot (at S-10) points
+/// to the infimum.
+pub fn infer_index_size(buf: &[u8], o: usize, format: RowFormat, sizes: &[usize]) -> Option<usize> {
+    let inf = match format {
+        RowFormat::Compact => crate::page::COMPACT_INFIMUM,
+        RowFormat::Redundant => crate::page::REDUNDANT_INFIMUM,
+        RowFormat::Compressed => return None,
+    } as u16;
+    sizes
+        .iter()
+        .copied()
+        .find(|&s| o + s <= buf.len() && be16(buf, o + s - 10) == inf)
+}
+
+/// Scans `buf`, whose first byte is at source offset `base`, for pages starting before
+/// `limit` (bytes past `limit` are overlap, read so that pages starting before it are whole).
+/// `base` must be a multiple of `opts.step`. Appends pages in offset order to `out` and
+/// pages cut short by the end of the buffer to `warnings` when `at_end`.
+pub fn scan_buffer(
+    buf: &[u8],
+    base: u64,
+    limit: usize,
+    opts: &ScanOptions,
+    at_end: bool,
+    out: &mut Vec<FoundPage>,
+    warnings: &mut Vec<ScanWarning>,
+) {
+    let step = opts.step.max(1);
+    let limit = limit.min(buf.len());
+    // Structure candidates: "infimum\0" at 99 (COMPACT) or 101 (REDUNDANT) from a page start.
+    let mut infimum_starts: Vec<usize> = Vec::new();
+    let search_end = (limit + crate::page::REDUNDANT_INFIMUM + 8).min(buf.len());
+    for h in memchr::memmem::find_iter(&buf[..search_end], b"infimum\0") {
+        for origin in [crate::page::COMPACT_INFIMUM, crate::page::REDUNDANT_INFIMUM] {
+            if h >= origin {
+                let st = h - origin;
+                if st < limit && (base + st as u64).is_multiple_of(step as u64) {
+                    infimum_starts.push(st);
+                }
+            }
+        }
+    }
+    infimum_starts.sort_unstable();
+    let mut next_struct = 0usize;
+    let first = ((step as u64 - base % step as u64) % step as u64) as usize;
+    let mut o = first;
+    let min_size = *opts.page_sizes.iter().min().unwrap_or(&16384);
+    let mut last_size: Option<usize> = None;
+    let mut last_space: Option<u32> = None;
+    while o < limit {
+        let mut found = None;
+        if o + min_size <= buf.len() {
+            for &s in &opts.page_sizes {
+                if let Some(p) = detect_at(buf, o, s, base) {
+                    found = Some(p);
+                    break;
+                }
+            }
+        }
+        if found.is_none() {
+            found = detect_zip_at(buf, o, base);
+        }
+        if found.is_none() {
+            if let Some(size) = compressed_payload_at(buf, o) {
+                let slot = if opts.page_sizes.len() == 1 {
+                    opts.page_sizes[0]
+                } else {
+                    last_size.unwrap_or(16384)
+                };
+                if size <= slot {
+                    let h = FilHeader::parse(&buf[o..]);
+                    found = Some(FoundPage {
+                        offset: base + o as u64,
+                        page_size: slot as u32,
+                        status: Status::Intact,
+                        checksum: Some(Algorithm::FullCrc32),
+                        space_id: last_space.unwrap_or(u32::MAX),
+                        page_no: h.page_no,
+                        page_type: h.page_type,
+                        lsn: h.lsn,
+                        index: None,
+                        fsp_flags: None,
+                        compressed_bytes: Some(size as u32),
+                        zip: false,
+                    });
+                }
+            }
+        }
+        if found.is_none() {
+            while next_struct < infimum_starts.len() && infimum_starts[next_struct] < o {
+                next_struct += 1;
+            }
+            if next_struct < infimum_starts.len() && infimum_starts[next_struct] == o {
+                if let Some(format) = system_records(&buf[o..]) {
+                    let ptype = be16(buf, o + 24);
+                    if is_index_type(ptype) {
+                        // Size from the page directory, else the only size allowed, else the
+                        // size of the last whole page seen here, else 16K.
+                        let fallback = if opts.page_sizes.len() == 1 {
+                            opts.page_sizes[0]
+                        } else {
+                            last_size.unwrap_or(16384)
+                        };
+                        let size = infer_index_size(buf, o, format, &opts.page_sizes)
+                            .or_else(|| (o + fallback <= buf.len()).then_some(fallback));
+                        match size {
+                            Some(s) => {
+                                found = Some(classify(
+                                    &buf[o..o + s],
+                                    base + o as u64,
+                                    Status::Heuristic,
+                                    None,
+                                ))
+                            }
+                            None if at_end && o + min_size > buf.len() => {
+                                let h = FilHeader::parse(&buf[o..]);
+                                warnings.push(ScanWarning {
+                                    offset: base + o as u64,
+                                    message: format!(
+                                        "INDEX page (space {}, page {}) is cut short: the source ends {} bytes after its start",
+                                        h.space_id,
+                                        h.page_no,
+                                        buf.len() - o
+                                    ),
+                                });
+                            }
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+        match found {
+            Some(p) => {
+                let s = p.extent() as usize;
+                if p.status != Status::Heuristic && p.compressed_bytes.is_none() {
+                    last_size = Some(p.page_size as usize);
+                    last_space = Some(p.space_id);
+                }
+                out.push(p);
+                o += s.div_ceil(step) * step;
+            }
+            None => o += step,
+        }
+    }
+}
+
+/// Keeps, among pages whose byte ranges overlap, the best recognised one. Input sorted by offset.
+pub fn resolve_overlaps(pages: Vec<FoundPage>) -> Vec<FoundPage> {
+    let mut out: Vec<FoundPage> = Vec::with_capacity(pages.len());
+    for p in pages {
+        if let Some(q) = out.last_mut() {
+            if p.offset < q.offset + q.extent() {
+                if p.status.rank() > q.status.rank() {
+                    *q = p;
+                }
+                continue;
+            }
+        }
+        out.push(p);
+    }
+    out
+}
+
+pub use crate::io::read_full_at;
+
+/// Bytes read per work unit of a file scan.
+pub const CHUNK: usize = 8 << 20;
+/// Overlap read past each chunk so that pages starting in it are whole.
+pub const OVERLAP: usize = 64 << 10;
+
+/// Result of scanning one source.
+#[derive(Clone, Debug, Default)]
+pub struct ScanOutcome {
+    /// Pages found, sorted by offset, overlaps resolved.
+    pub pages: Vec<FoundPage>,
+    /// Problems noticed.
+    pub warnings: Vec<ScanWarning>,
+}
+
+/// Scans `len` bytes of `file` with `threads` threads (large sequential reads or a
+/// read-only memory map when `use_mmap`, one chunk per work unit). `progress(bytes_done,
+/// pages_found)` is called from the workers after each chunk.
+pub fn scan_file(
+    file: &File,
+    len: u64,
+    opts: &ScanOptions,
+    threads: usize,
+    use_mmap: bool,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> std::io::Result<ScanOutcome> {
+    let found = AtomicU64::new(0);
+    let prog = |d: u64| progress(d, found.load(Ordering::Relaxed));
+    let init = || (Vec::new(), Vec::new());
+    let work = |st: &mut (Vec<FoundPage>, Vec<ScanWarning>), c: crate::io::Chunk<'_>| {
+        let before = st.0.len();
+        scan_buffer(
+            c.data, c.start, c.limit, opts, c.at_end, &mut st.0, &mut st.1,
+        );
+        found.fetch_add((st.0.len() - before) as u64, Ordering::Relaxed);
+    };
+    let states = crate::io::for_each_chunk(
+        file, len, use_mmap, threads, CHUNK, OVERLAP, &prog, &init, &work,
+    )?;
+    let mut pages = Vec::new();
+    let mut warnings = Vec::new();
+    for (p, w) in states {
+        pages.extend(p);
+        warnings.extend(w);
+    }
+    pages.sort_by_key(|p| p.offset);
+    let pages = resolve_overlaps(pages);
+    // A source cut inside a page: the bytes after the last page start the next page of the
+    // same tablespace but end too early.
+    if let Some(last) = pages.last().filter(|p| p.compressed_bytes.is_none()) {
+        let end = last.offset + last.page_size as u64;
+        if end < len && len - end < last.page_size as u64 && len - end >= 38 {
+            let mut tail = vec![0u8; (len - end) as usize];
+            let n = read_full_at(file, &mut tail, end)?;
+            if n >= 38 {
+                let h = FilHeader::parse(&tail);
+                if h.space_id == last.space_id
+                    && h.page_no == last.page_no.wrapping_add(1)
+                    && h.lsn != 0
+                {
+                    warnings.push(ScanWarning {
+                        offset: end,
+                        message: format!(
+                            "page {} of space {} is cut short: the source ends {} bytes after its start (truncated image?)",
+                            h.page_no, h.space_id, n
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    warnings.sort_by_key(|w| w.offset);
+    warnings.dedup();
+    Ok(ScanOutcome { pages, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checksum;
+    use crate::page::page_type;
+
+    /// A synthetic page of size `s`: FIL header, some content, trailer and checksum.
+    fn make_page(s: usize, full: bool, page_no: u32, ptype: u16) -> Vec<u8> {
+        let mut p = vec![0u8; s];
+        p[4..8].copy_from_slice(&page_no.to_be_bytes());
+        p[16..24].copy_from_slice(&0x1_2345_6789u64.to_be_bytes());
+        p[24..26].copy_from_slice(&ptype.to_be_bytes());
+        p[34..38].copy_from_slice(&77u32.to_be_bytes());
+        for (i, b) in p[38..s - 8].iter_mut().enumerate() {
+            *b = (i * 31 % 253) as u8;
+        }
+        if full {
+            p[s - 8..s - 4].copy_from_slice(&0x2345_6789u32.to_be_bytes());
+            let c = checksum::full_crc32(&p);
+            p[s - 4..].copy_from_slice(&c.to_be_bytes());
+        } else {
+            p[s - 4..].copy_from_slice(&0x2345_6789u32.to_be_bytes());
+            let c = checksum::crc32(&p);
+            p[..4].copy_from_slice(&c.to_be_bytes());
+            p[s - 8..s - 4].copy_from_slice(&c.to_be_bytes());
+        }
+        p
+    }
+
+    fn scan(buf: &[u8]) -> Vec<FoundPage> {
+        let mut out = Vec::new();
+        let mut w = Vec::new();
+        scan_buffer(
+            buf,
+            0,
+            buf.len(),
+            &ScanOptions::default(),
+            true,
+            &mut out,
+            &mut w,
+        );
+        out
+    }
+
+    #[test]
+    fn every_page_size_and_layout_at_odd_offsets() {
+        for &s in &PAGE_SIZES {
+            for full in [true, false] {
+                let mut buf = vec![0xFFu8; 3 * 512];
+                buf.extend(make_page(s, full, 9, page_type::BLOB));
+                buf.extend(vec![0x5Au8; 512]);
+                buf.extend(make_page(s, full, 10, page_type::UNDO_LOG));
+                buf.extend(vec![0u8; 70000]);
+                let found = scan(&buf);
+                assert_eq!(found.len(), 2, "size {s} full {full}: {found:?}");
+                assert_eq!(found[0].offset, 1536);
+                assert_eq!(found[0].page_size as usize, s);
+                assert_eq!(found[1].page_no, 10);
+                let algo = if full {
+                    Algorithm::FullCrc32
+                } else {
+                    Algorithm::Crc32
+                };
+                assert_eq!(found[0].checksum, Some(algo));
+                assert_eq!(found[0].status, Status::Intact);
+            }
+        }
+    }
+
+    #[test]
+    fn pages_across_chunk_boundaries_are_found_once() {
+        use std::io::Write;
+        let mut data = vec![0u8; 2 * CHUNK + 65536];
+        // A 16K page straddling the first chunk boundary, a 64K one straddling the second.
+        let a = CHUNK - 8192 + 512;
+        data[a..a + 16384].copy_from_slice(&make_page(16384, true, 1, page_type::BLOB));
+        let b = 2 * CHUNK - 1024;
+        data[b..b + 65536].copy_from_slice(&make_page(65536, false, 2, page_type::UNDO_LOG));
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        for (threads, mmap) in [(1, false), (2, true)] {
+            let o = scan_file(
+                &f,
+                data.len() as u64,
+                &ScanOptions::default(),
+                threads,
+                mmap,
+                &|_, _| {},
+            )
+            .unwrap();
+            let offs: Vec<u64> = o.pages.iter().map(|p| p.offset).collect();
+            assert_eq!(offs, [a as u64, b as u64], "threads {threads} mmap {mmap}");
+            assert_eq!(o.pages[1].page_size, 65536);
+        }
+    }
+
+    #[test]
+    fn damaged_page_is_torn_and_filler_is_nothing() {
+        let mut p = make_page(8192, true, 3, page_type::BLOB);
+        p[4000] ^= 1;
+        let found = scan(&p);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].status, Status::Torn);
+        assert!(scan(&vec![0xFFu8; 200_000]).is_empty());
+        assert!(scan(&vec![0u8; 200_000]).is_empty());
+        let pattern: Vec<u8> = (0..200_000).map(|i| (i % 512) as u8).collect();
+        assert!(scan(&pattern).is_empty());
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/innodb")
+            .join(name);
+        std::fs::read(p).unwrap()
+    }
+
+    #[test]
+    fn records_of_a_real_redundant_page() {
+        let d = fixture("shop_quad.ibd");
+        let p = &d[3 * 16384..4 * 16384];
+        assert_eq!(crate::page::system_records(p), Some(RowFormat::Redundant));
+        let recs = records(p);
+        let heaps: Vec<u16> = recs.iter().map(|r| r.heap_no).collect();
+        assert_eq!(heaps, [2, 3, 4, 5]);
+        // (7,3,7,8) was inserted second: heap 3; its fields are 2-byte SMALLINTs.
+        let r = recs.iter().find(|r| r.heap_no == 3).unwrap();
+        let o = r.origin as usize;
+        assert_eq!(&p[o..o + 8], &[0x80, 7, 0x80, 3, 0x80, 7, 0x80, 8]);
+        let f = crate::page::redundant_fields(p, o).unwrap();
+        assert_eq!(f[0], (2, false));
+    }
+
+    #[test]
+    fn dictionary_of_a_real_ibdata1() {
+        let d = fixture("ibdata1_16k_head");
+        let mut dict = crate::dict::Dictionary::default();
+        for p in d.chunks(16384) {
+            dict.add_page(p);
+        }
+        assert_eq!(
+            dict.name_of(5, 23),
+            Some(("shop/orders".into(), "PRIMARY".into()))
+        );
+        assert_eq!(
+            dict.name_of(8, 26),
+            Some(("shop/nopk".into(), "GEN_CLUST_INDEX".into()))
+        );
+        let t = dict
+            .tables
+            .values()
+            .find(|t| t.name == "shop/legacy")
+            .unwrap();
+        assert_eq!(t.space, 13);
+        let gone = dict
+            .tables
+            .values()
+            .find(|t| t.name == "shop/gone")
+            .unwrap();
+        assert!(gone.dropped);
+    }
+}

@@ -1,0 +1,1446 @@
+//! `dbio innodb pages` and `dbio innodb grep`: find lost InnoDB data on a raw device, a disk
+//! image, ibdata files or .ibd files. Sources are always opened read-only.
+
+use crate::cli::usage;
+use anyhow::{bail, Context};
+use dbio_innodb::checksum::Algorithm;
+use dbio_innodb::dict::{Dictionary, SYS_INDEXES_ID, SYS_TABLES_ID};
+use dbio_innodb::encode::{self, IntType};
+use dbio_innodb::grep::{self, Location, Pattern, RawHit};
+use dbio_innodb::page::{
+    is_blob_type, page_type_name, physical_page_size_from_flags, RowFormat, PAGE_SIZES,
+};
+use dbio_innodb::scan::{self, read_full_at, FoundPage, ScanOptions, ScanWarning, Status};
+use dbio_report::export::{Exporter, JsonExporter};
+use dbio_report::units::{format_size, format_size_approx};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `dbio innodb`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    cmd: Sub,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Sub {
+    /// Find InnoDB pages in devices, images, ibdata or .ibd files and write them out grouped by
+    /// (space id, index id), with a manifest tracing every page back to its source offset.
+    Pages(Box<PagesArgs>),
+    /// Binary grep that understands InnoDB: hex patterns, text and typed values, each hit tied
+    /// to its page and record.
+    Grep(Box<GrepArgs>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+struct ScanFlags {
+    /// Candidate page starts are multiples of this many bytes.
+    #[arg(long, default_value = "512", value_parser = crate::cli::parse_size_arg)]
+    step: u64,
+    /// Page size (4k, 8k, 16k, 32k, 64k); default: auto (FSP flags of page 0, else checksums).
+    #[arg(long, value_parser = crate::cli::parse_size_arg)]
+    page_size: Option<u64>,
+    /// Worker threads (default: all CPUs).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Read regular files with pread instead of a read-only memory map (block devices are
+    /// always read with pread).
+    #[arg(long)]
+    no_mmap: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Write the result to FILE instead of stdout.
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+struct PagesArgs {
+    /// Block devices, disk images, ibdata files or .ibd files (read-only).
+    #[arg(required = true)]
+    sources: Vec<PathBuf>,
+    /// Directory for the recovered pages and manifest.json.
+    #[arg(long)]
+    out: PathBuf,
+    /// Allow DIR on the filesystem or device being scanned (it may overwrite the very data
+    /// being recovered).
+    #[arg(long)]
+    allow_same_device: bool,
+    /// Write into a non-empty DIR.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    scan: ScanFlags,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum AllIn {
+    Record,
+    Page,
+}
+
+#[derive(clap::Args, Debug)]
+struct GrepArgs {
+    /// A hex pattern (when no -e/--text/typed pattern is given), then the sources.
+    #[arg(value_name = "PATTERN|SOURCE")]
+    args: Vec<String>,
+    /// Hex pattern: bytes, `??` wildcards, `{n}` repeats (`80 07 ??{22} 80 03`). Repeatable.
+    #[arg(short = 'e', long = "hex", value_name = "HEX")]
+    hex: Vec<String>,
+    /// Text, as UTF-8 bytes.
+    #[arg(long)]
+    text: Vec<String>,
+    /// INT value(s); a comma list is one pattern of adjacent columns (`7,3,7,8`).
+    #[arg(long, allow_hyphen_values = true)]
+    int: Vec<String>,
+    /// SMALLINT value(s); a comma list is one pattern of adjacent columns.
+    #[arg(long, allow_hyphen_values = true)]
+    smallint: Vec<String>,
+    /// TINYINT value(s); a comma list is one pattern of adjacent columns.
+    #[arg(long, allow_hyphen_values = true)]
+    tinyint: Vec<String>,
+    /// MEDIUMINT value(s); a comma list is one pattern of adjacent columns.
+    #[arg(long, allow_hyphen_values = true)]
+    mediumint: Vec<String>,
+    /// BIGINT value(s); a comma list is one pattern of adjacent columns.
+    #[arg(long, allow_hyphen_values = true)]
+    bigint: Vec<String>,
+    /// The integer columns are UNSIGNED.
+    #[arg(long)]
+    unsigned: bool,
+    /// DATE value (YYYY-MM-DD).
+    #[arg(long)]
+    date: Vec<String>,
+    /// DATETIME value ('YYYY-MM-DD hh:mm:ss[.ffffff]'); fsp = --fsp or the digits given.
+    #[arg(long)]
+    datetime: Vec<String>,
+    /// TIMESTAMP value in --tz (converted to UTC).
+    #[arg(long)]
+    timestamp: Vec<String>,
+    /// Time zone of --timestamp values: UTC, +05:30, or a name like Europe/Berlin.
+    #[arg(long, default_value = "UTC")]
+    tz: String,
+    /// TIME value ('[-]hh:mm:ss[.ffffff]').
+    #[arg(long, allow_hyphen_values = true)]
+    time: Vec<String>,
+    /// Fractional seconds precision of the DATETIME/TIMESTAMP/TIME column (0-6).
+    #[arg(long)]
+    fsp: Option<u8>,
+    /// DECIMAL as P,S:VALUE (`10,2:1234.56`).
+    #[arg(long, allow_hyphen_values = true)]
+    decimal: Vec<String>,
+    /// CHAR as N:VALUE (`10:abc`), space-padded to N bytes, in --charset.
+    #[arg(long = "char")]
+    char_: Vec<String>,
+    /// VARCHAR/TEXT value, in --charset.
+    #[arg(long)]
+    varchar: Vec<String>,
+    /// Character set of --char/--varchar values: utf8mb4, utf8mb3, latin1, ascii, binary.
+    #[arg(long, default_value = "utf8mb4")]
+    charset: String,
+    /// Print the bytes each pattern becomes (on stdout and exit when no source is given).
+    #[arg(long)]
+    show_bytes: bool,
+    /// Keep only hits where every pattern occurs in one record or one page.
+    #[arg(long, value_enum)]
+    all_in: Option<AllIn>,
+    /// Show a hex dump of N bytes either side of each hit.
+    #[arg(short = 'C', long, default_value = "0")]
+    context: usize,
+    #[command(flatten)]
+    scan: ScanFlags,
+}
+
+/// Runs `dbio innodb`.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    match args.cmd {
+        Sub::Pages(a) => pages(*a),
+        Sub::Grep(a) => grep_cmd(*a),
+    }
+}
+
+// ------------------------------------------------------------------ sources
+
+struct Source {
+    path: PathBuf,
+    file: File,
+    len: u64,
+    /// Regular files are memory-mapped (read-only); block devices are read with pread so a
+    /// bad sector is an I/O error, not a SIGBUS.
+    mmap: bool,
+}
+
+fn open_source(path: &Path, no_mmap: bool) -> anyhow::Result<Source> {
+    // Read-only, always.
+    let file = File::open(path).with_context(|| {
+        format!(
+            "cannot open source {} read-only: check the path and permissions",
+            path.display()
+        )
+    })?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot stat source {}", path.display()))?;
+    let len = if meta.file_type().is_block_device() {
+        use std::io::Seek;
+        (&file)
+            .seek(std::io::SeekFrom::End(0))
+            .with_context(|| format!("cannot read the size of block device {}", path.display()))?
+    } else if meta.is_file() {
+        meta.len()
+    } else {
+        bail!(
+            "source {} is neither a regular file nor a block device",
+            path.display()
+        );
+    };
+    // Read one byte to fail early on unreadable sources (EIO, directories opened as files).
+    let mut b = [0u8; 1];
+    if len > 0 {
+        read_full_at(&file, &mut b, 0)
+            .with_context(|| format!("cannot read source {}: check the device", path.display()))?;
+    }
+    Ok(Source {
+        path: path.to_path_buf(),
+        file,
+        len,
+        mmap: meta.is_file() && !no_mmap,
+    })
+}
+
+fn scan_options(f: &ScanFlags) -> anyhow::Result<ScanOptions> {
+    if f.step == 0 || !f.step.is_multiple_of(512) {
+        return Err(usage(format!(
+            "--step {} must be a positive multiple of 512",
+            f.step
+        )));
+    }
+    let page_sizes = match f.page_size {
+        None => PAGE_SIZES.to_vec(),
+        Some(s) if PAGE_SIZES.contains(&(s as usize)) => vec![s as usize],
+        Some(s) => {
+            return Err(usage(format!(
+                "--page-size {s} is not an InnoDB page size: use 4k, 8k, 16k, 32k or 64k"
+            )))
+        }
+    };
+    Ok(ScanOptions {
+        step: f.step as usize,
+        page_sizes,
+    })
+}
+
+fn threads(f: &ScanFlags) -> usize {
+    f.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(1)
+}
+
+/// Progress on stderr, at most once a second, only when stderr is a terminal.
+struct Progress {
+    enabled: bool,
+    start: Instant,
+    total: u64,
+    last: std::sync::Mutex<Instant>,
+}
+
+impl Progress {
+    fn new(total: u64) -> Progress {
+        // SAFETY: isatty only inspects the file descriptor number; fd 2 always exists.
+        let tty = unsafe { libc::isatty(2) } == 1;
+        Progress {
+            enabled: tty,
+            start: Instant::now(),
+            total,
+            last: std::sync::Mutex::new(Instant::now()),
+        }
+    }
+    fn report(&self, done: u64, found: Option<u64>) {
+        if !self.enabled {
+            return;
+        }
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if last.elapsed().as_millis() < 1000 {
+            return;
+        }
+        *last = Instant::now();
+        let secs = self.start.elapsed().as_secs_f64().max(1e-3);
+        let rate = done as f64 / secs;
+        let eta = if rate > 0.0 {
+            (self.total.saturating_sub(done)) as f64 / rate
+        } else {
+            0.0
+        };
+        let pages = found.map(|f| format!(", {f} pages")).unwrap_or_default();
+        eprint!(
+            "\r{} of {} ({}/s){pages}, ETA {:.0}s   ",
+            format_size_approx(done as f64),
+            format_size_approx(self.total as f64),
+            format_size_approx(rate),
+            eta
+        );
+    }
+    fn finish(&self) {
+        if self.enabled && self.start.elapsed().as_millis() >= 1000 {
+            eprintln!();
+        }
+    }
+}
+
+// ------------------------------------------------------------------ same-device check
+
+fn dev_of_block(rdev: u64) -> (u32, u32) {
+    (libc::major(rdev), libc::minor(rdev))
+}
+
+/// The dev_t values a block device source covers: itself, its partitions and everything
+/// built on them (holders: dm, md), and for a loop device the filesystem of its backing file.
+fn block_device_family(rdev: u64) -> BTreeSet<u64> {
+    let mut out = BTreeSet::new();
+    let mut todo = vec![rdev];
+    while let Some(d) = todo.pop() {
+        if !out.insert(d) {
+            continue;
+        }
+        let (ma, mi) = dev_of_block(d);
+        let sys = PathBuf::from(format!("/sys/dev/block/{ma}:{mi}"));
+        let Ok(sys) = std::fs::canonicalize(&sys) else {
+            continue;
+        };
+        let mut dirs = vec![sys.join("holders")];
+        if let Ok(rd) = std::fs::read_dir(&sys) {
+            for e in rd.flatten() {
+                if e.path().join("partition").exists() {
+                    dirs.push(e.path());
+                }
+            }
+        }
+        if let Ok(bf) = std::fs::read_to_string(sys.join("loop/backing_file")) {
+            if let Ok(m) = std::fs::metadata(bf.trim()) {
+                out.insert(m.dev());
+            }
+        }
+        for dir in dirs {
+            let devs: Vec<PathBuf> = if dir.ends_with("holders") {
+                std::fs::read_dir(&dir)
+                    .map(|r| r.flatten().map(|e| e.path()).collect())
+                    .unwrap_or_default()
+            } else {
+                vec![dir]
+            };
+            for p in devs {
+                if let Ok(s) = std::fs::read_to_string(p.join("dev")) {
+                    if let Some((a, b)) = s.trim().split_once(':') {
+                        if let (Ok(a), Ok(b)) = (a.parse(), b.parse()) {
+                            todo.push(libc::makedev(a, b));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn check_out_dir(
+    sources: &[Source],
+    out: &Path,
+    allow_same: bool,
+    force: bool,
+) -> anyhow::Result<()> {
+    // The filesystem DIR will be on: DIR itself, or its nearest existing ancestor.
+    let mut probe = out.to_path_buf();
+    let out_dev = loop {
+        match std::fs::metadata(&probe) {
+            Ok(m) => break m.dev(),
+            Err(_) => {
+                probe = match probe.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+            }
+        }
+    };
+    if !allow_same {
+        for s in sources {
+            let m = s.file.metadata()?;
+            let family = if m.file_type().is_block_device() {
+                block_device_family(m.rdev())
+            } else {
+                BTreeSet::from([m.dev()])
+            };
+            if family.contains(&out_dev) {
+                return Err(usage(format!(
+                    "--out {} is on the filesystem or device being scanned ({}): writing there can overwrite the data being recovered; choose a directory on another device, or pass --allow-same-device",
+                    out.display(),
+                    s.path.display()
+                )));
+            }
+        }
+    }
+    if out.exists() {
+        let non_empty = std::fs::read_dir(out)
+            .with_context(|| format!("--out {} is not a readable directory", out.display()))?
+            .next()
+            .is_some();
+        if non_empty && !force {
+            return Err(usage(format!(
+                "--out {} is not empty: choose an empty directory, or pass --force to write into it",
+                out.display()
+            )));
+        }
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("cannot create --out directory {}", out.display()))?;
+    Ok(())
+}
+
+// ------------------------------------------------------------------ pages
+
+#[derive(Serialize)]
+struct SourceRow {
+    path: String,
+    bytes: u64,
+    pages_found: usize,
+}
+
+#[derive(Serialize)]
+struct SpaceRow {
+    space_id: u32,
+    page_size: u32,
+    /// "fsp_flags" (page 0 found) or "checksum" (inferred from the pages found).
+    page_size_from: &'static str,
+    pages: usize,
+}
+
+#[derive(Serialize, Default, Clone)]
+struct StatusCounts {
+    intact: usize,
+    torn: usize,
+    heuristic: usize,
+}
+
+impl StatusCounts {
+    fn add(&mut self, s: Status) {
+        match s {
+            Status::Intact => self.intact += 1,
+            Status::Torn => self.torn += 1,
+            Status::Heuristic => self.heuristic += 1,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct IndexRow {
+    space_id: u32,
+    index_id: u64,
+    table: Option<String>,
+    index: Option<String>,
+    /// The dictionary rows naming it are delete-marked or purged (DROP TABLE/DATABASE).
+    dropped: bool,
+    format: RowFormat,
+    pages: usize,
+    records: u64,
+    levels: u16,
+    deleted_records: u64,
+    checksum: StatusCounts,
+    file: String,
+}
+
+/// Pages written one file per page: BLOB/LOB pages, and MariaDB page_compressed pages
+/// (written as found, still compressed).
+#[derive(Serialize)]
+struct PageFileRow {
+    space_id: u32,
+    kind: &'static str,
+    pages: usize,
+    dir: String,
+}
+
+/// A table named by the dictionary (SYS_TABLES/SYS_INDEXES) read from the sources.
+#[derive(Serialize)]
+struct DictTable {
+    table_id: u64,
+    name: String,
+    space_id: u32,
+    dropped: bool,
+    indexes: Vec<DictIndex>,
+}
+
+#[derive(Serialize)]
+struct DictIndex {
+    index_id: u64,
+    name: String,
+    root_page: u32,
+    /// Pages of this index found in the sources.
+    pages_found: usize,
+}
+
+#[derive(Serialize)]
+struct PagesReport {
+    out_dir: String,
+    sources: Vec<SourceRow>,
+    bytes_scanned: u64,
+    elapsed_s: f64,
+    bytes_per_s: f64,
+    pages_found: usize,
+    pages_written: usize,
+    duplicates_dropped: usize,
+    checksum_algorithms: BTreeMap<String, usize>,
+    spaces: Vec<SpaceRow>,
+    indexes: Vec<IndexRow>,
+    page_files: Vec<PageFileRow>,
+    other_pages: BTreeMap<String, usize>,
+    /// Every table the dictionary names (dropped ones too), with its indexes.
+    dictionary: Vec<DictTable>,
+    warnings: Vec<String>,
+}
+
+#[derive(Serialize, Clone)]
+struct Copy {
+    source: String,
+    source_offset: u64,
+    lsn: u64,
+    status: Status,
+}
+
+#[derive(Serialize)]
+struct ManifestEntry {
+    file: String,
+    file_offset: u64,
+    source: String,
+    source_offset: u64,
+    space_id: u32,
+    page_no: u32,
+    page_type: String,
+    index_id: Option<u64>,
+    level: Option<u16>,
+    page_size: u32,
+    /// Payload bytes of a MariaDB page_compressed page.
+    compressed_bytes: Option<u32>,
+    lsn: u64,
+    status: Status,
+    checksum: Option<Algorithm>,
+    /// Older copies of the same (space id, page number) that were not kept.
+    older_copies: Vec<Copy>,
+}
+
+#[derive(Serialize)]
+struct Manifest {
+    version: u32,
+    pages: Vec<ManifestEntry>,
+}
+
+fn type_name(t: u16) -> String {
+    page_type_name(t).map_or_else(|| format!("TYPE_{t}"), str::to_string)
+}
+
+fn pages(a: PagesArgs) -> anyhow::Result<u8> {
+    let opts = scan_options(&a.scan)?;
+    let sources: Vec<Source> = a
+        .sources
+        .iter()
+        .map(|p| open_source(p, a.scan.no_mmap))
+        .collect::<anyhow::Result<_>>()?;
+    check_out_dir(&sources, &a.out, a.allow_same_device, a.force)?;
+    let nthreads = threads(&a.scan);
+    let start = Instant::now();
+    let total: u64 = sources.iter().map(|s| s.len).sum();
+    let progress = Progress::new(total);
+    let mut found: Vec<(usize, FoundPage)> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    let mut done_before = 0u64;
+    for (si, s) in sources.iter().enumerate() {
+        let cb = |d: u64, f: u64| progress.report(done_before + d, Some(f));
+        let outcome =
+            scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, &cb).with_context(|| {
+                format!("cannot read source {}: check the device", s.path.display())
+            })?;
+        done_before += s.len;
+        for ScanWarning { offset, message } in outcome.warnings {
+            warnings.push(format!(
+                "{} at offset {offset}: {message}",
+                s.path.display()
+            ));
+        }
+        rows.push(SourceRow {
+            path: s.path.display().to_string(),
+            bytes: s.len,
+            pages_found: outcome.pages.len(),
+        });
+        found.extend(outcome.pages.into_iter().map(|p| (si, p)));
+    }
+    progress.finish();
+    let elapsed = start.elapsed().as_secs_f64();
+    let pages_found = found.len();
+    if pages_found == 0 {
+        warnings.push("no InnoDB pages found in the sources".to_string());
+    }
+
+    // Page sizes per space: FSP flags of page 0 where present, else what the checksums said.
+    let mut flags_size: BTreeMap<u32, u32> = BTreeMap::new();
+    for (_, p) in &found {
+        if let Some(f) = p.fsp_flags {
+            if let Some(sz) = physical_page_size_from_flags(f) {
+                flags_size.insert(p.space_id, sz as u32);
+            }
+        }
+    }
+    let mut space_rows: BTreeMap<u32, SpaceRow> = BTreeMap::new();
+    for (_, p) in &found {
+        let r = space_rows.entry(p.space_id).or_insert(SpaceRow {
+            space_id: p.space_id,
+            page_size: flags_size.get(&p.space_id).copied().unwrap_or(p.page_size),
+            page_size_from: if flags_size.contains_key(&p.space_id) {
+                "fsp_flags"
+            } else {
+                "checksum"
+            },
+            pages: 0,
+        });
+        r.pages += 1;
+    }
+    for r in space_rows.values() {
+        if r.page_size_from == "checksum" {
+            warnings.push(format!(
+                "space {}: page 0 not found; page size {} inferred from the pages' checksums",
+                r.space_id,
+                format_size(r.page_size as u64)
+            ));
+        }
+    }
+
+    // Keep the newest LSN of each (space id, page number) (and page size: pages of different
+    // sizes cannot belong to one tablespace).
+    let mut best: BTreeMap<(u32, u32, u32), (usize, Vec<Copy>)> = BTreeMap::new();
+    let mut dups = 0usize;
+    for (i, (si, p)) in found.iter().enumerate() {
+        let copy = Copy {
+            source: sources[*si].path.display().to_string(),
+            source_offset: p.offset,
+            lsn: p.lsn,
+            status: p.status,
+        };
+        match best.get_mut(&(p.space_id, p.page_no, p.page_size)) {
+            None => {
+                best.insert((p.space_id, p.page_no, p.page_size), (i, Vec::new()));
+            }
+            Some((j, older)) => {
+                dups += 1;
+                let q = &found[*j].1;
+                let newer = (p.lsn, status_rank(p.status)) > (q.lsn, status_rank(q.status));
+                if newer {
+                    let qsi = found[*j].0;
+                    older.push(Copy {
+                        source: sources[qsi].path.display().to_string(),
+                        source_offset: q.offset,
+                        lsn: q.lsn,
+                        status: q.status,
+                    });
+                    *j = i;
+                } else {
+                    older.push(copy);
+                }
+            }
+        }
+    }
+    if dups > 0 {
+        warnings.push(format!(
+            "{dups} page(s) were found more than once (same space id and page number); the copy with the newest LSN is kept, the others are listed in manifest.json"
+        ));
+    }
+
+    // Dictionary from space 0.
+    let mut dict = Dictionary::default();
+    for (i, _) in best.values() {
+        let (si, p) = &found[*i];
+        if p.space_id == 0 {
+            if let Some(ix) = &p.index {
+                if ix.index_id == SYS_TABLES_ID || ix.index_id == SYS_INDEXES_ID {
+                    let mut buf = vec![0u8; p.page_size as usize];
+                    read_full_at(&sources[*si].file, &mut buf, p.offset)?;
+                    dict.add_page(&buf);
+                }
+            }
+        }
+    }
+
+    // Group and write.
+    let mut index_groups: BTreeMap<(u32, u64), Vec<usize>> = BTreeMap::new();
+    let mut blob_groups: BTreeMap<(u32, &'static str), Vec<usize>> = BTreeMap::new();
+    let mut other: BTreeMap<String, usize> = BTreeMap::new();
+    let mut algos: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, _) in best.values() {
+        let p = &found[*i].1;
+        *algos
+            .entry(p.checksum.map_or(p.status.name(), |a| a.name()).to_string())
+            .or_default() += 1;
+        if let Some(ix) = &p.index {
+            index_groups
+                .entry((p.space_id, ix.index_id))
+                .or_default()
+                .push(*i);
+        } else if p.compressed_bytes.is_some() {
+            blob_groups
+                .entry((p.space_id, "COMPRESSED"))
+                .or_default()
+                .push(*i);
+        } else if is_blob_type(p.page_type) {
+            blob_groups
+                .entry((p.space_id, "BLOB"))
+                .or_default()
+                .push(*i);
+        } else {
+            *other.entry(type_name(p.page_type)).or_default() += 1;
+        }
+    }
+    let mut manifest = Vec::new();
+    let mut written = 0usize;
+    let mut index_rows = Vec::new();
+    let mut buf = Vec::new();
+    let older_of: BTreeMap<usize, Vec<Copy>> =
+        best.values().map(|(i, o)| (*i, o.clone())).collect();
+    let mut write_page = |file: &mut File,
+                          rel: &str,
+                          off: &mut u64,
+                          i: usize,
+                          manifest: &mut Vec<ManifestEntry>|
+     -> anyhow::Result<()> {
+        let (si, p) = &found[i];
+        buf.resize(p.page_size as usize, 0);
+        let n = read_full_at(&sources[*si].file, &mut buf, p.offset).with_context(|| {
+            format!(
+                "cannot re-read page at offset {} of {}",
+                p.offset,
+                sources[*si].path.display()
+            )
+        })?;
+        // A page_compressed page is its payload; the rest of its slot is a hole in the
+        // tablespace file, written as zeros (what a read of the file returns).
+        let n = match p.compressed_bytes {
+            Some(c) => {
+                buf[(c as usize).min(n)..].fill(0);
+                buf.len()
+            }
+            None => n,
+        };
+        file.write_all(&buf[..n]).with_context(|| {
+            format!(
+                "cannot write {rel} in {}: check free space",
+                a.out.display()
+            )
+        })?;
+        manifest.push(ManifestEntry {
+            file: rel.to_string(),
+            file_offset: *off,
+            source: sources[*si].path.display().to_string(),
+            source_offset: p.offset,
+            space_id: p.space_id,
+            page_no: p.page_no,
+            page_type: type_name(p.page_type),
+            index_id: p.index.map(|x| x.index_id),
+            level: p.index.map(|x| x.level),
+            page_size: p.page_size,
+            compressed_bytes: p.compressed_bytes,
+            lsn: p.lsn,
+            status: p.status,
+            checksum: p.checksum,
+            older_copies: older_of.get(&i).cloned().unwrap_or_default(),
+        });
+        *off += n as u64;
+        Ok(())
+    };
+    for ((space, index_id), mut list) in index_groups {
+        list.sort_by_key(|&i| {
+            let p = &found[i].1;
+            (p.index.map_or(0, |x| x.level), p.page_no)
+        });
+        let dir = a.out.join(space.to_string());
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let rel = format!("{space}/{index_id}.pages");
+        let path = a.out.join(&rel);
+        let mut f = File::create(&path).with_context(|| {
+            format!(
+                "cannot create {}: check permissions and free space",
+                path.display()
+            )
+        })?;
+        let mut off = 0u64;
+        let mut counts = StatusCounts::default();
+        let (mut recs, mut deleted, mut max_level) = (0u64, 0u64, 0u16);
+        let mut format = RowFormat::Compact;
+        for &i in &list {
+            write_page(&mut f, &rel, &mut off, i, &mut manifest)?;
+            written += 1;
+            let p = &found[i].1;
+            counts.add(p.status);
+            if let Some(ix) = p.index {
+                if ix.level == 0 {
+                    recs += ix.n_recs as u64;
+                    deleted += ix.deleted_recs as u64;
+                }
+                max_level = max_level.max(ix.level);
+                format = ix.format;
+            }
+        }
+        let names = dict.name_of(space, index_id);
+        index_rows.push(IndexRow {
+            space_id: space,
+            index_id,
+            table: names.as_ref().map(|n| n.0.clone()),
+            index: names.map(|n| n.1),
+            dropped: dict.is_dropped(index_id),
+            format,
+            pages: list.len(),
+            records: recs,
+            levels: max_level + 1,
+            deleted_records: deleted,
+            checksum: counts,
+            file: rel,
+        });
+    }
+    let mut blob_rows = Vec::new();
+    for ((space, kind), list) in blob_groups {
+        let reldir = format!("{space}/{kind}");
+        std::fs::create_dir_all(a.out.join(&reldir))
+            .with_context(|| format!("cannot create {}", a.out.join(&reldir).display()))?;
+        for &i in &list {
+            let p = &found[i].1;
+            let rel = format!("{reldir}/{}.page", p.page_no);
+            let path = a.out.join(&rel);
+            let mut f =
+                File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+            let mut off = 0;
+            write_page(&mut f, &rel, &mut off, i, &mut manifest)?;
+            written += 1;
+        }
+        blob_rows.push(PageFileRow {
+            space_id: space,
+            kind,
+            pages: list.len(),
+            dir: reldir,
+        });
+    }
+    let man = Manifest {
+        version: 1,
+        pages: manifest,
+    };
+    let mpath = a.out.join("manifest.json");
+    crate::output::write_file(&mpath, JsonExporter.to_string(&man)?.as_bytes())?;
+
+    let found_per_index: BTreeMap<(u32, u64), usize> = index_rows
+        .iter()
+        .map(|r| ((r.space_id, r.index_id), r.pages))
+        .collect();
+    let dictionary: Vec<DictTable> = dict
+        .tables
+        .values()
+        .map(|t| DictTable {
+            table_id: t.id,
+            name: t.name.clone(),
+            space_id: t.space,
+            dropped: t.dropped,
+            indexes: dict
+                .indexes
+                .values()
+                .filter(|ix| ix.table_id == t.id)
+                .map(|ix| DictIndex {
+                    index_id: ix.id,
+                    name: ix.name.clone(),
+                    root_page: ix.page_no,
+                    pages_found: found_per_index
+                        .get(&(ix.space, ix.id))
+                        .copied()
+                        .unwrap_or(0),
+                })
+                .collect(),
+        })
+        .collect();
+    let report = PagesReport {
+        out_dir: a.out.display().to_string(),
+        sources: rows,
+        bytes_scanned: total,
+        elapsed_s: elapsed,
+        bytes_per_s: total as f64 / elapsed.max(1e-9),
+        pages_found,
+        pages_written: written,
+        duplicates_dropped: dups,
+        checksum_algorithms: algos,
+        spaces: space_rows.into_values().collect(),
+        indexes: index_rows,
+        page_files: blob_rows,
+        other_pages: other,
+        dictionary,
+        warnings,
+    };
+    for w in &report.warnings {
+        eprintln!("dbio: warning: {w}");
+    }
+    let bytes = match a.scan.format {
+        Format::Json => JsonExporter.to_string(&report)?.into_bytes(),
+        Format::Text => render_pages(&report).into_bytes(),
+    };
+    crate::output::emit(a.scan.output.as_deref(), &bytes)?;
+    Ok(0)
+}
+
+fn status_rank(s: Status) -> u8 {
+    match s {
+        Status::Intact => 3,
+        Status::Torn => 2,
+        Status::Heuristic => 1,
+    }
+}
+
+fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut w: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: Vec<String>, out: &mut String| {
+        let s: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<width$}", width = w[i]))
+            .collect();
+        out.push_str(s.join("  ").trim_end());
+        out.push('\n');
+    };
+    line(header.iter().map(|s| s.to_string()).collect(), &mut out);
+    for r in rows {
+        line(r.clone(), &mut out);
+    }
+    out
+}
+
+fn render_pages(r: &PagesReport) -> String {
+    let mut s = String::new();
+    for src in &r.sources {
+        s.push_str(&format!(
+            "source {}: {}, {} pages\n",
+            src.path,
+            format_size(src.bytes),
+            src.pages_found
+        ));
+    }
+    s.push_str(&format!(
+        "scanned {} in {:.2}s ({}/s); {} pages found, {} written to {}, {} duplicates dropped\n",
+        format_size(r.bytes_scanned),
+        r.elapsed_s,
+        format_size_approx(r.bytes_per_s),
+        r.pages_found,
+        r.pages_written,
+        r.out_dir,
+        r.duplicates_dropped
+    ));
+    let algos: Vec<String> = r
+        .checksum_algorithms
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    s.push_str(&format!("checksums: {}\n\n", algos.join(", ")));
+    let rows: Vec<Vec<String>> = r
+        .spaces
+        .iter()
+        .map(|x| {
+            vec![
+                x.space_id.to_string(),
+                format_size(x.page_size as u64),
+                x.page_size_from.to_string(),
+                x.pages.to_string(),
+            ]
+        })
+        .collect();
+    s.push_str(&table(&["SPACE", "PAGE_SIZE", "FROM", "PAGES"], &rows));
+    s.push('\n');
+    let rows: Vec<Vec<String>> = r
+        .indexes
+        .iter()
+        .map(|x| {
+            vec![
+                x.space_id.to_string(),
+                x.index_id.to_string(),
+                match (&x.table, x.dropped) {
+                    (Some(t), true) => format!("{t} (dropped)"),
+                    (Some(t), false) => t.clone(),
+                    (None, _) => "-".into(),
+                },
+                x.index.clone().unwrap_or_else(|| "-".into()),
+                format!("{:?}", x.format).to_uppercase(),
+                x.pages.to_string(),
+                x.records.to_string(),
+                x.levels.to_string(),
+                x.deleted_records.to_string(),
+                x.checksum.intact.to_string(),
+                x.checksum.torn.to_string(),
+                x.checksum.heuristic.to_string(),
+            ]
+        })
+        .collect();
+    s.push_str(&table(
+        &[
+            "SPACE",
+            "INDEX_ID",
+            "TABLE",
+            "INDEX",
+            "FORMAT",
+            "PAGES",
+            "RECORDS",
+            "LEVELS",
+            "DELETED",
+            "INTACT",
+            "TORN",
+            "HEURISTIC",
+        ],
+        &rows,
+    ));
+    if !r.page_files.is_empty() {
+        s.push('\n');
+        for b in &r.page_files {
+            s.push_str(&format!(
+                "space {}: {} {} pages in {}/\n",
+                b.space_id, b.pages, b.kind, b.dir
+            ));
+        }
+    }
+    if !r.dictionary.is_empty() {
+        let dropped: Vec<&str> = r
+            .dictionary
+            .iter()
+            .filter(|t| t.dropped)
+            .map(|t| t.name.as_str())
+            .collect();
+        let missing = r
+            .dictionary
+            .iter()
+            .filter(|t| t.indexes.iter().all(|i| i.pages_found == 0))
+            .count();
+        s.push_str(&format!(
+            "\ndictionary: {} tables named ({} dropped{}), {} without any page found (--format json lists them)\n",
+            r.dictionary.len(),
+            dropped.len(),
+            if dropped.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", dropped.join(", "))
+            },
+            missing
+        ));
+    }
+    if !r.other_pages.is_empty() {
+        let o: Vec<String> = r
+            .other_pages
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        s.push_str(&format!("\nother pages (not written): {}\n", o.join(", ")));
+    }
+    s
+}
+
+// ------------------------------------------------------------------ grep
+
+fn build_patterns(a: &GrepArgs) -> anyhow::Result<(Vec<Pattern>, Vec<String>)> {
+    let enc = |r: Result<Vec<u8>, dbio_innodb::Error>| r.map_err(|e| usage(e.to_string()));
+    let mut pats = Vec::new();
+    for h in &a.hex {
+        pats.push(Pattern::parse_hex(h).map_err(|e| usage(e.to_string()))?);
+    }
+    for t in &a.text {
+        pats.push(Pattern::literal(format!("text:{t}"), t.as_bytes().to_vec()));
+    }
+    let ints = [
+        (&a.tinyint, IntType::Tiny, "tinyint"),
+        (&a.smallint, IntType::Small, "smallint"),
+        (&a.mediumint, IntType::Medium, "mediumint"),
+        (&a.int, IntType::Int, "int"),
+        (&a.bigint, IntType::Big, "bigint"),
+    ];
+    for (vals, ty, name) in ints {
+        for v in vals {
+            let mut bytes = Vec::new();
+            for part in v.split(',') {
+                bytes.extend(enc(encode::int(ty, a.unsigned, part))?);
+            }
+            pats.push(Pattern::literal(format!("{name}:{v}"), bytes));
+        }
+    }
+    for v in &a.date {
+        pats.push(Pattern::literal(format!("date:{v}"), enc(encode::date(v))?));
+    }
+    for v in &a.datetime {
+        pats.push(Pattern::literal(
+            format!("datetime:{v}"),
+            enc(encode::datetime(v, a.fsp))?,
+        ));
+    }
+    for v in &a.timestamp {
+        let t = encode::parse_local(v).map_err(|e| usage(e.to_string()))?;
+        let epoch = epoch_in_tz(&t, &a.tz)?;
+        pats.push(Pattern::literal(
+            format!("timestamp:{v} {}", a.tz),
+            enc(encode::timestamp(v, epoch, t.usec, t.digits, a.fsp))?,
+        ));
+    }
+    for v in &a.time {
+        pats.push(Pattern::literal(
+            format!("time:{v}"),
+            enc(encode::time(v, a.fsp))?,
+        ));
+    }
+    for v in &a.decimal {
+        let bad = || {
+            usage(format!(
+                "--decimal {v:?}: write it as P,S:VALUE, e.g. 10,2:1234.56"
+            ))
+        };
+        let (ps, val) = v.split_once(':').ok_or_else(bad)?;
+        let (p, s) = ps.split_once(',').ok_or_else(bad)?;
+        let (p, s): (u32, u32) = (
+            p.trim().parse().map_err(|_| bad())?,
+            s.trim().parse().map_err(|_| bad())?,
+        );
+        pats.push(Pattern::literal(
+            format!("decimal({p},{s}):{val}"),
+            enc(encode::decimal(p, s, val))?,
+        ));
+    }
+    for v in &a.char_ {
+        let bad = || usage(format!("--char {v:?}: write it as N:VALUE, e.g. 10:abc"));
+        let (n, val) = v.split_once(':').ok_or_else(bad)?;
+        let n: usize = n.trim().parse().map_err(|_| bad())?;
+        pats.push(Pattern::literal(
+            format!("char({n}):{val}"),
+            enc(encode::char_n(n, val, &a.charset))?,
+        ));
+    }
+    for v in &a.varchar {
+        pats.push(Pattern::literal(
+            format!("varchar:{v}"),
+            enc(encode::charset_bytes(v, &a.charset))?,
+        ));
+    }
+    let mut sources = a.args.clone();
+    if pats.is_empty() {
+        if sources.is_empty() {
+            return Err(usage(
+                "no pattern given: pass a hex PATTERN, -e HEX, --text or a typed value such as --int 837492636",
+            ));
+        }
+        let first = sources.remove(0);
+        pats.push(Pattern::parse_hex(&first).map_err(|e| usage(e.to_string()))?);
+    }
+    Ok((pats, sources))
+}
+
+/// Seconds since the epoch of a local time in `tz`: fixed offsets are computed here, zone
+/// names through the C library's zone database (TZ + mktime).
+fn epoch_in_tz(t: &encode::LocalTime, tz: &str) -> anyhow::Result<i64> {
+    if let Some(off) = encode::parse_fixed_tz(tz) {
+        return Ok(encode::epoch_at_offset(t, off));
+    }
+    let zone = Path::new("/usr/share/zoneinfo").join(tz);
+    if tz.contains("..") || !zone.is_file() {
+        return Err(usage(format!(
+            "--tz {tz:?} is not a known time zone: use UTC, an offset like +02:00, or a name from /usr/share/zoneinfo"
+        )));
+    }
+    let c = std::ffi::CString::new(tz).map_err(|_| usage(format!("--tz {tz:?} has a NUL byte")))?;
+    let key = std::ffi::CString::new("TZ").expect("static string");
+    // SAFETY: setenv/mktime (which reads TZ as tzset does) are called from the main thread before any worker thread
+    // starts; the strings are valid NUL-terminated C strings and `tm` is fully initialised.
+    let epoch = unsafe {
+        libc::setenv(key.as_ptr(), c.as_ptr(), 1);
+        let mut tm: libc::tm = std::mem::zeroed();
+        tm.tm_year = t.year - 1900;
+        tm.tm_mon = t.month as i32 - 1;
+        tm.tm_mday = t.day as i32;
+        tm.tm_hour = t.hour as i32;
+        tm.tm_min = t.minute as i32;
+        tm.tm_sec = t.second as i32;
+        tm.tm_isdst = -1;
+        libc::mktime(&mut tm)
+    };
+    if epoch == -1 {
+        return Err(usage(format!(
+            "cannot convert the time to UTC in time zone {tz}"
+        )));
+    }
+    Ok(epoch)
+}
+
+#[derive(Serialize)]
+struct PatternRow {
+    label: String,
+    hex: String,
+}
+
+#[derive(Serialize)]
+struct HitRow {
+    source: String,
+    offset: u64,
+    pattern: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page: Option<HitPage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context_hex: Option<String>,
+}
+
+#[derive(Serialize)]
+struct HitPage {
+    page_offset_in_source: u64,
+    page_size: u32,
+    space_id: u32,
+    page_no: u32,
+    page_type: String,
+    index_id: Option<u64>,
+    level: Option<u16>,
+    status: Status,
+    checksum: Option<Algorithm>,
+    offset_in_page: u32,
+    record: Option<dbio_innodb::page::Record>,
+}
+
+#[derive(Serialize)]
+struct GrepReport {
+    patterns: Vec<PatternRow>,
+    all_in: Option<String>,
+    bytes_searched: u64,
+    elapsed_s: f64,
+    bytes_per_s: f64,
+    hits: Vec<HitRow>,
+}
+
+fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
+    let opts = scan_options(&a.scan)?;
+    let (pats, source_names) = build_patterns(&a)?;
+    if a.show_bytes {
+        let mut s = String::new();
+        for p in &pats {
+            s.push_str(&format!("{}: {}\n", p.label, p.to_hex()));
+        }
+        if source_names.is_empty() {
+            crate::output::emit(None, s.as_bytes())?;
+            return Ok(0);
+        }
+        eprint!("{s}");
+    }
+    if source_names.is_empty() {
+        return Err(usage(
+            "no SOURCE given: name a device, image or tablespace file to search",
+        ));
+    }
+    let sources: Vec<Source> = source_names
+        .iter()
+        .map(|p| open_source(Path::new(p), a.scan.no_mmap))
+        .collect::<anyhow::Result<_>>()?;
+    let nthreads = threads(&a.scan);
+    let start = Instant::now();
+    let total: u64 = sources.iter().map(|s| s.len).sum();
+    let progress = Progress::new(total);
+    let mut rows: Vec<HitRow> = Vec::new();
+    let mut done_before = 0u64;
+    for s in &sources {
+        let cb = |d: u64| progress.report(done_before + d, None);
+        let hits =
+            grep::search_file(&s.file, s.len, &pats, nthreads, s.mmap, &cb).with_context(|| {
+                format!("cannot read source {}: check the device", s.path.display())
+            })?;
+        done_before += s.len;
+        let locs = grep::locate_hits(
+            &s.file,
+            s.len,
+            &hits,
+            opts.step,
+            Some(&opts.page_sizes),
+            s.mmap,
+        )
+        .with_context(|| format!("cannot read source {}", s.path.display()))?;
+        let keep = filter_all_in(&hits, &locs, pats.len(), a.all_in);
+        for (i, (h, loc)) in hits.iter().zip(locs).enumerate() {
+            if !keep[i] {
+                continue;
+            }
+            let context_hex = if a.context > 0 {
+                Some(hexdump(&s.file, s.len, h.offset, a.context)?)
+            } else {
+                None
+            };
+            rows.push(HitRow {
+                source: s.path.display().to_string(),
+                offset: h.offset,
+                pattern: pats[h.pattern].label.clone(),
+                page: loc.map(hit_page),
+                context_hex,
+            });
+        }
+    }
+    progress.finish();
+    let elapsed = start.elapsed().as_secs_f64();
+    let report = GrepReport {
+        patterns: pats
+            .iter()
+            .map(|p| PatternRow {
+                label: p.label.clone(),
+                hex: p.to_hex(),
+            })
+            .collect(),
+        all_in: a.all_in.map(|x| format!("{x:?}").to_lowercase()),
+        bytes_searched: total,
+        elapsed_s: elapsed,
+        bytes_per_s: total as f64 / elapsed.max(1e-9),
+        hits: rows,
+    };
+    let in_pages = report.hits.iter().filter(|h| h.page.is_some()).count();
+    eprintln!(
+        "dbio: {} hits ({} inside InnoDB pages) in {} searched in {:.2}s ({}/s)",
+        report.hits.len(),
+        in_pages,
+        format_size(total),
+        elapsed,
+        format_size_approx(report.bytes_per_s)
+    );
+    let bytes = match a.scan.format {
+        Format::Json => JsonExporter.to_string(&report)?.into_bytes(),
+        Format::Text => render_grep(&report).into_bytes(),
+    };
+    crate::output::emit(a.scan.output.as_deref(), &bytes)?;
+    Ok(0)
+}
+
+fn hit_page(l: Location) -> HitPage {
+    HitPage {
+        page_offset_in_source: l.page.offset,
+        page_size: l.page.page_size,
+        space_id: l.page.space_id,
+        page_no: l.page.page_no,
+        page_type: type_name(l.page.page_type),
+        index_id: l.page.index.map(|x| x.index_id),
+        level: l.page.index.map(|x| x.level),
+        status: l.page.status,
+        checksum: l.page.checksum,
+        offset_in_page: l.page_offset,
+        record: l.record,
+    }
+}
+
+/// Which hits to keep under `--all-in`: groups (one page, or one record) holding every pattern.
+fn filter_all_in(
+    hits: &[RawHit],
+    locs: &[Option<Location>],
+    npat: usize,
+    all_in: Option<AllIn>,
+) -> Vec<bool> {
+    let Some(mode) = all_in else {
+        return vec![true; hits.len()];
+    };
+    let key = |i: usize| -> Option<(u64, u16)> {
+        let l = locs[i].as_ref()?;
+        match mode {
+            AllIn::Page => Some((l.page.offset, 0)),
+            AllIn::Record => l.record.map(|r| (l.page.offset, r.origin)),
+        }
+    };
+    let mut groups: BTreeMap<(u64, u16), BTreeSet<usize>> = BTreeMap::new();
+    for (i, h) in hits.iter().enumerate() {
+        if let Some(k) = key(i) {
+            groups.entry(k).or_default().insert(h.pattern);
+        }
+    }
+    (0..hits.len())
+        .map(|i| key(i).is_some_and(|k| groups[&k].len() == npat))
+        .collect()
+}
+
+fn hexdump(file: &File, len: u64, at: u64, n: usize) -> anyhow::Result<String> {
+    let lo = at.saturating_sub(n as u64) / 16 * 16;
+    let hi = (at + n as u64).min(len);
+    let mut buf = vec![0u8; (hi - lo) as usize];
+    let got = read_full_at(file, &mut buf, lo)?;
+    buf.truncate(got);
+    let mut s = String::new();
+    for (i, line) in buf.chunks(16).enumerate() {
+        let off = lo + i as u64 * 16;
+        let hex: Vec<String> = line.iter().map(|b| format!("{b:02x}")).collect();
+        let asc: String = line
+            .iter()
+            .map(|&b| {
+                if (0x20..0x7f).contains(&b) {
+                    b as char
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        s.push_str(&format!("{off:012x}  {:<47}  |{asc}|\n", hex.join(" ")));
+    }
+    Ok(s)
+}
+
+fn render_grep(r: &GrepReport) -> String {
+    let mut s = String::new();
+    for h in &r.hits {
+        s.push_str(&format!(
+            "{}:{} (0x{:x}) {}",
+            h.source, h.offset, h.offset, h.pattern
+        ));
+        match &h.page {
+            Some(p) => {
+                s.push_str(&format!(
+                    "  space {} page {} {} ",
+                    p.space_id, p.page_no, p.page_type
+                ));
+                if let Some(ix) = p.index_id {
+                    s.push_str(&format!("index {ix} level {} ", p.level.unwrap_or(0)));
+                }
+                s.push_str(&format!(
+                    "({}{}) page@{} +0x{:x}",
+                    p.status.name(),
+                    p.checksum
+                        .map(|a| format!(" {}", a.name()))
+                        .unwrap_or_default(),
+                    p.page_offset_in_source,
+                    p.offset_in_page
+                ));
+                if let Some(rec) = &p.record {
+                    s.push_str(&format!(
+                        " record heap {} at 0x{:x}{}",
+                        rec.heap_no,
+                        rec.origin,
+                        if rec.purged {
+                            " purged"
+                        } else if rec.deleted {
+                            " deleted"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+            }
+            None => s.push_str("  (not inside a recognised page)"),
+        }
+        s.push('\n');
+        if let Some(c) = &h.context_hex {
+            s.push_str(c);
+        }
+    }
+    s
+}

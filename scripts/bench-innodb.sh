@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Performance of `dbio innodb pages` and `dbio innodb grep` (a measurement, not a test).
+#
+# Builds an image (default 2 GiB, in /dev/shm) that mixes, in 1 MiB slices, random data, zeros
+# and copies of the real tablespaces in testdata/innodb (MariaDB full_crc32 and crc32, 16K and
+# 8K pages, the ibdata1 head) written at odd 512-byte offsets, as on a device after DROP
+# DATABASE. It counts the pages and hits that are really there independently (by
+# construction, and with GNU grep), then times dbio from the page cache and reports GB/s and
+# the ratio against `grep -c -aobUP` on the same image. The image is deleted at the end.
+#
+# Usage: scripts/bench-innodb.sh [SIZE_GIB]      (env: IMG=/dev/shm/..., OUT=/tmp/...)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GIB=${1:-2}
+IMG=${IMG:-/dev/shm/dbio-innodb-bench.img}
+OUT=${OUT:-$(mktemp -d /tmp/dbio-innodb-bench-out.XXXXXX)}
+cleanup() { [ -n "${KEEP:-}" ] || rm -f "$IMG"; rm -rf "$OUT"; }
+trap cleanup EXIT
+
+cargo build --release -q -p dbio
+DBIO=target/release/dbio
+
+echo "building a ${GIB} GiB image in $IMG" >&2
+EXPECT=$(python3 - "$IMG" "$GIB" <<'PY'
+import os, sys, random
+img, gib = sys.argv[1], int(sys.argv[2])
+td = "testdata/innodb"
+files = []
+for name in sorted(os.listdir(td)):
+    data = open(os.path.join(td, name), "rb").read()
+    # physical page size from the FSP flags of page 0 (full_crc32 marker bit 4, ZIP_SSIZE,
+    # PAGE_SSIZE), read here independently of dbio
+    flags = int.from_bytes(data[54:58], "big")
+    if flags & 0x10:
+        ps = 512 << (flags & 0xF)
+    elif (flags >> 1) & 0xF:
+        ps = 512 << ((flags >> 1) & 0xF)
+    else:
+        ps = 16384 if ((flags >> 6) & 0xF) == 0 else 512 << ((flags >> 6) & 0xF)
+    written = sum(1 for i in range(0, len(data) - ps + 1, ps) if any(data[i + 16:i + 24]))
+    files.append((name, data, written))
+rng = random.Random(42)
+MiB = 1 << 20
+total = gib * 1024 * MiB
+pages = 0
+orders = 0
+rand_block = os.urandom(64 * MiB)
+with open(img, "wb") as f:
+    pos = 0
+    k = 0
+    while pos < total:
+        kind = k % 3
+        k += 1
+        if kind == 0:
+            off = rng.randrange(0, len(rand_block) - MiB)
+            chunk = rand_block[off:off + MiB]
+        elif kind == 1:
+            chunk = bytes(MiB)
+        else:
+            # a few tablespaces at odd 512-byte offsets, padded to 1 MiB with random bytes
+            parts = []
+            used = 0
+            while True:
+                name, data, written = files[rng.randrange(len(files))]
+                gap = (2 * rng.randrange(0, 8) + 1) * 512
+                if used + gap + len(data) > MiB:
+                    break
+                parts.append(os.urandom(gap))
+                parts.append(data)
+                used += gap + len(data)
+                pages += written
+                if name == "shop_orders.ibd":
+                    orders += 1
+            parts.append(os.urandom(MiB - used))
+            chunk = b"".join(parts)
+        f.write(chunk[: total - pos])
+        pos += len(chunk)
+print(pages, orders)
+PY
+)
+read -r PAGES ORDERS <<<"$EXPECT"
+SIZE=$(stat -c %s "$IMG")
+echo "image: $SIZE bytes; pages placed: $PAGES; copies of shop_orders.ibd (INT 837492636): $ORDERS" >&2
+cat "$IMG" >/dev/null # into the page cache
+
+# Output through a pipe: GNU grep stops at the first match when stdout is /dev/null.
+t() { local s e; s=$(date +%s.%N); "$@" 2>/dev/null | cat >/dev/null; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
+gbs() { echo "scale=2; $SIZE / $1 / 1000000000" | bc -l; }
+
+# Each timing is the best of 3 runs (the machine is shared); output goes through a pipe.
+best() { local b=999999 x; for _ in 1 2 3; do x=$(t "$@"); b=$(echo "if ($x < $b) $x else $b" | bc -l); done; echo "$b"; }
+PT=$(best $DBIO innodb pages "$IMG" --out "$OUT" --force --format json)
+FOUND=$($DBIO innodb pages "$IMG" --out "$OUT" --force --format json 2>/dev/null | python3 -c "import json,sys;print(json.load(sys.stdin)['pages_found'])")
+GT=$(best $DBIO innodb grep --int 837492636 "$IMG")
+HITS=$($DBIO innodb grep --int 837492636 "$IMG" --format json 2>/dev/null | python3 -c "import json,sys;h=json.load(sys.stdin)['hits'];print(len(h), sum(1 for x in h if x.get('page')))")
+read -r GHITS GINPAGE <<<"$HITS"
+# GNU grep on the same image
+GREP_COUNT=$(LC_ALL=C grep -aobUP '\xB1\xEB\x1F\x9C' "$IMG" | wc -l)
+RT=$(best env LC_ALL=C grep -c -aobUP '\xB1\xEB\x1F\x9C' "$IMG")
+echo
+echo "image                 $(numfmt --to=iec "$SIZE") in /dev/shm (page cache), $(nproc) CPUs"
+printf 'dbio innodb pages     %6.2fs  %5s GB/s  pages found %s of %s placed\n' "$PT" "$(gbs "$PT")" "$FOUND" "$PAGES"
+printf 'dbio innodb grep      %6.2fs  %5s GB/s  hits %s (%s inside pages; %s placed), grep -aobUP counts %s\n' "$GT" "$(gbs "$GT")" "$GHITS" "$GINPAGE" "$ORDERS" "$GREP_COUNT"
+printf 'grep -c -aobUP        %6.2fs  %5s GB/s  dbio grep is %.1fx faster\n' "$RT" "$(gbs "$RT")" "$(echo "$RT / $GT" | bc -l)"
+[ "$FOUND" = "$PAGES" ] || { echo "MISMATCH: dbio found $FOUND pages, $PAGES were placed" >&2; exit 1; }
+[ "$GHITS" = "$GREP_COUNT" ] || { echo "MISMATCH: dbio grep $GHITS hits, GNU grep $GREP_COUNT" >&2; exit 1; }

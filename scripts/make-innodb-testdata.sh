@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Makes the real InnoDB tablespaces in testdata/innodb/ with throwaway MariaDB servers.
+#
+# Two throwaway servers are started on their own datadir and Unix socket, without TCP
+# (--skip-networking: no port can clash with the main server or another run; the main
+# server's data is never touched): one with 16K pages, one with innodb_page_size=8k. Each is
+# stopped with every page flushed (innodb_fast_shutdown=1 or 0) and its datadir is removed.
+# Tables: COMPACT, REDUNDANT, DYNAMIC, ROW_FORMAT=COMPRESSED and PAGE_COMPRESSED, a table
+# without a primary key, a table with a BLOB, rows with known values of every type `dbio innodb
+# grep` encodes, some rows deleted. full_crc32 tablespaces are made with the default
+# innodb_checksum_algorithm=full_crc32, crc32 ones after SET GLOBAL
+# innodb_checksum_algorithm=crc32 (dynamic: it applies to tablespaces created afterwards); one
+# is rewritten with the legacy `innodb` checksum and read back by the server. The first pages
+# of ibdata1 (the data dictionary) are kept too. Needs mariadb-server and python3; about 10 s.
+#
+# Usage: scripts/make-innodb-testdata.sh [OUTDIR]   (default testdata/innodb)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-testdata/innodb}
+mkdir -p "$OUT"
+MARIADBD=${MARIADBD:-/usr/sbin/mariadbd}
+WORK=$(mktemp -d /tmp/dbio-innodb-mk.XXXXXX)
+chmod 755 "$WORK"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  sleep 1
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+start() { # name page_size
+  local name=$1 ps=$2 dir=$WORK/$1
+  mkdir -p "$dir/data"
+  chown -R mysql:mysql "$dir" 2>/dev/null || true
+  mariadb-install-db --no-defaults --user=mysql --datadir="$dir/data" --auth-root-authentication-method=normal \
+    --innodb-page-size="$ps" --innodb-data-file-path=ibdata1:12M:autoextend >"$dir/install.log" 2>&1 ||
+    { echo "make-innodb-testdata: mariadb-install-db failed for $name:" >&2; cat "$dir/install.log" >&2; exit 1; }
+  "$MARIADBD" --no-defaults --user=mysql --datadir="$dir/data" --socket="$dir/sock" \
+    --skip-networking --innodb-page-size="$ps" \
+    --innodb-data-file-path=ibdata1:12M:autoextend --innodb-buffer-pool-size=32M \
+    --innodb-log-file-size=8M --skip-grant-tables --pid-file="$dir/pid" \
+    --log-error="$dir/error.log" &
+  pids+=($!)
+  for _ in $(seq 1 60); do
+    mariadb --no-defaults -S "$dir/sock" -uroot -e 'select 1' >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  echo "make-innodb-testdata: server $name did not start; see $dir/error.log" >&2
+  cat "$dir/error.log" >&2
+  exit 1
+}
+sql() { mariadb --no-defaults -S "$WORK/$1/sock" -uroot "${@:2}"; }
+stop() { # name fast_shutdown
+  sql "$1" -e "set global innodb_fast_shutdown=${2:-0}; shutdown"
+  for _ in $(seq 1 60); do [ -e "$WORK/$1/pid" ] || return 0; sleep 0.5; done
+  echo "make-innodb-testdata: server $1 did not stop in 30 s" >&2
+  exit 1
+}
+
+# ---------------------------------------------------------------- 16K server
+start s16 16k
+# A read view held open from before the DELETEs keeps the deleted rows delete-marked (purge
+# may not remove them); the server is then stopped with innodb_fast_shutdown=1, which flushes
+# every page but does not finish purge.
+sql s16 -e 'create database shop'
+sql s16 -e 'start transaction with consistent snapshot; select sleep(120)' >/dev/null 2>&1 &
+pids+=($!)
+sleep 1
+sql s16 <<'SQL'
+
+use shop;
+-- COMPACT, the row with INT 837492636, a deleted row
+create table orders (id int primary key, qty smallint, note varchar(40)) row_format=compact;
+insert into orders values (1,10,'first order'),(837492636,3,'the lost order'),(5,7,'to be deleted'),(6,1,'after it');
+delete from orders where id=5;
+-- REDUNDANT, four smallints 7,3,7,8 in one row
+create table quad (a smallint, b smallint, c smallint, d smallint, primary key(a,b,c,d)) row_format=redundant;
+insert into quad values (1,2,3,4),(7,3,7,8),(9,9,9,9),(7,3,1,1);
+-- DYNAMIC, every type dbio encodes
+create table typed (
+  id int primary key,
+  ti tinyint, si smallint, mi mediumint, bi bigint, iu int unsigned,
+  d date, dt datetime, dt6 datetime(6), ts timestamp null, tm time,
+  dec1 decimal(10,2), ch char(10), vc varchar(64)
+) row_format=dynamic;
+insert into typed values
+ (1, -5, 7, -100000, 9000000000000000001, 4000000000, '2019-05-13', '2019-05-13 14:35:07',
+  '2019-05-13 14:35:07.123456', '2019-05-13 12:00:00', '-12:34:56', 1234.56, 'abc', 'Grüße aus Köln'),
+ (2, 5, 8, 100000, -9000000000000000001, 17, '2001-01-01', '2001-01-01 00:00:00',
+  '2001-01-01 00:00:00.000001', '2001-01-01 00:00:00', '01:02:03', -1234.56, 'zzz', 'deleted varchar row');
+delete from typed where id=2;
+-- no primary key (DB_ROW_ID clustered index)
+create table nopk (k int, v varchar(20)) row_format=dynamic;
+insert into nopk values (42,'forty-two'),(43,'forty-three');
+-- BLOB stored off page
+create table blobs (id int primary key, b longblob) row_format=dynamic;
+insert into blobs values (1, repeat('BLOBDATA', 4000));
+-- ROW_FORMAT=COMPRESSED, 8K compressed pages in a 16K server (not full_crc32: MariaDB keeps
+-- the older tablespace format for it)
+create table zipped (id int primary key, v varchar(100)) row_format=compressed key_block_size=8;
+insert into zipped values (1, 'zipped row one'), (777001, 'zipped target');
+-- MariaDB page_compressed (full_crc32: compressed pages carry bit 15 of the page type)
+create table packed (id int primary key, v varchar(200)) page_compressed=1;
+insert into packed values (1, repeat('compressible ', 15)), (2, 'packed row two'), (424242, 'packed target');
+SQL
+# A dropped table: its tablespace is copied first (FLUSH TABLES ... FOR EXPORT makes it
+# consistent on disk), as if read back from the device after DROP; the dictionary rows naming
+# it stay delete-marked in ibdata1 (the read view above holds purge off).
+mkdir -p "$WORK/keep"
+sql s16 <<SQL
+create table shop.gone (id int primary key, v varchar(20)) row_format=dynamic;
+insert into shop.gone values (1, 'dropped row'), (31337, 'gone but found');
+flush tables shop.gone for export;
+system cp $WORK/s16/data/shop/gone.ibd $WORK/keep/shop_gone.ibd
+unlock tables;
+drop table shop.gone;
+SQL
+[ -s "$WORK/keep/shop_gone.ibd" ] || { echo "make-innodb-testdata: copying shop/gone.ibd failed" >&2; exit 1; }
+sql s16 -e "set global innodb_checksum_algorithm=crc32"
+sql s16 <<'SQL'
+use shop;
+create table legacy (id int primary key, v varchar(20)) row_format=compact;
+insert into legacy values (1,'crc32 page'),(2,'second');
+SQL
+sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >"$WORK/s16.spaces"
+stop s16 1
+# Keep the files as they are now: the restart below would purge the delete-marked rows.
+for t in orders quad typed nopk blobs packed zipped legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
+# ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
+# and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.
+dd if="$WORK/s16/data/ibdata1" of="$WORK/keep/ibdata1_16k_head" bs=16k count=13 status=none
+# The legacy `innodb` checksum (fold-based), which MariaDB 10.11 still reads but no longer
+# writes: rewrite shop/legacy.ibd with it, then let the real server read every row and CHECK
+# the table, so the fixture is one MariaDB accepts.
+python3 - "$WORK/s16/data/shop/legacy.ibd" <<'PY'
+import sys
+M, M2, MASK = 1463735687, 1653893711, (1 << 64) - 1
+def fold(b):
+    f = 0
+    for x in b:
+        f = (((((f ^ x ^ M2) << 8) & MASK) + f ^ M) + x) & MASK
+    return f
+path = sys.argv[1]
+d = bytearray(open(path, "rb").read())
+S = 16384
+for i in range(len(d) // S):
+    p = d[i * S:(i + 1) * S]
+    if not any(p[16:24]):
+        continue  # never written
+    new = (fold(p[4:26]) + fold(p[38:S - 8])) & 0xFFFFFFFF
+    p[0:4] = new.to_bytes(4, "big")
+    old = fold(p[0:26]) & 0xFFFFFFFF
+    p[S - 8:S - 4] = old.to_bytes(4, "big")
+    d[i * S:(i + 1) * S] = p
+open(path, "wb").write(d)
+PY
+start s16 16k
+rows=$(sql s16 -N -e "select count(*) from shop.legacy; check table shop.legacy" | tr '\t\n' '  ')
+case "$rows" in
+  "2 shop.legacy check status OK "*) ;;
+  *) echo "make-innodb-testdata: MariaDB did not accept the innodb checksums: $rows" >&2; cat "$WORK/s16/error.log" >&2; exit 1 ;;
+esac
+stop s16 1
+# ---------------------------------------------------------------- 8K server
+start s8 8k
+sql s8 -e 'create database small'
+# move the space and index ids past those of the 16K server, so the two sets do not collide
+for i in $(seq 1 15); do sql s8 -e "create table small.filler$i (a int); drop table small.filler$i"; done
+sql s8 <<'SQL'
+use small;
+create table pages8 (id int primary key, v varchar(30)) row_format=dynamic;
+insert into pages8 values (1,'eight k full_crc32'),(2,'second row');
+SQL
+sql s8 -e "set global innodb_checksum_algorithm=crc32"
+sql s8 <<'SQL'
+use small;
+create table pages8c (id int primary key, v varchar(30)) row_format=compact;
+insert into pages8c values (1,'eight k crc32'),(2,'second row');
+SQL
+stop s8
+
+cp "$WORK"/keep/* "$OUT"/
+cp "$WORK/s16/data/shop/legacy.ibd" "$OUT/shop_legacy_innodb.ibd"
+for t in pages8 pages8c; do cp "$WORK/s8/data/small/$t.ibd" "$OUT/small_$t.ibd"; done
+cat "$WORK/s16.spaces" >&2
+ls -l "$OUT" >&2
