@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 scripts/setup-test-env.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-cargo test --workspace
+DBIO_TESTS_REQUIRE_ALL=1 cargo test --workspace
