@@ -5,6 +5,7 @@
 #
 #   scripts/bench-peers.sh            # ~2 minutes
 #   TIME=4 scripts/bench-peers.sh     # shorter: TIME whole seconds per tool and workload
+#   KEEP_RAW=/tmp/peers scripts/bench-peers.sh   # also keep each tool's JSON/text output there
 #
 # Each comparison runs in the order dbio, peer, peer, dbio, each leg TIME/2 seconds, and
 # reports the mean of the two legs: drift (a virtual disk warming up, other processes on the
@@ -57,6 +58,9 @@ cleanup() {
         fi
         rmdir "$d" 2>/dev/null || log "left $d (not empty)"
     done
+    if [ -n "${KEEP_RAW:-}" ]; then                  # every tool's raw output, for a closer look
+        mkdir -p "$KEEP_RAW" && cp "$OUT"/* "$KEEP_RAW"/ && log "raw outputs in $KEEP_RAW"
+    fi
     rm -rf "$OUT"
 }
 trap cleanup EXIT
