@@ -64,6 +64,7 @@ mod tests {
             file_total_size_bytes: 1 << 30,
             threads: 1,
             iodepth: 1,
+            submit_batch: 1,
             time_s: Some(Duration::from_secs(1)),
             events: 0,
             warmup_s: Duration::ZERO,

@@ -148,6 +148,9 @@ pub struct Plan {
     pub log: Option<(u32, u64)>,
     /// Commit mode: sync after each record (false when O_DSYNC/O_SYNC make writes durable).
     pub sync_each_commit: bool,
+    /// Async engines: submit as soon as this many I/Os are queued (1: each at once; iodepth:
+    /// one submission per refill).
+    pub submit_batch: u32,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -309,6 +312,16 @@ impl<'a> State<'a> {
     }
 }
 
+/// Sets the submission time of queued slots (and, without a rate, their intended start).
+fn stamp(st: &mut State<'_>, slots: &[u32], t: u64) {
+    for &s in slots {
+        st.slots[s as usize].submit_ns = t;
+        if !st.rated {
+            st.slots[s as usize].intended_ns = t;
+        }
+    }
+}
+
 /// Runs one worker to the end: until the deadline, its share of events, or `stop`.
 /// Sends one snapshot per interval boundary crossed and a final one (`last`).
 pub fn run<E: Engine>(
@@ -356,6 +369,7 @@ pub fn run<E: Engine>(
     let mut now = clock.now_ns();
     st.next_intended = now as f64;
     let inline = engine.completes_inline();
+    let submit_batch = (plan.submit_batch.max(1) as usize).min(depth);
 
     'run: loop {
         st.tick(now);
@@ -364,6 +378,7 @@ pub fn run<E: Engine>(
             || st.error.is_some();
         // Fill free slots.
         batch.clear();
+        let mut submitted = 0;
         // Once stopping, only syncs that are due still go out: a record written before the
         // deadline is made durable, as its writer would.
         while !st.free.is_empty() && (!stopping || !st.sync_due.is_empty()) {
@@ -433,7 +448,18 @@ pub fn run<E: Engine>(
                         break;
                     }
                 }
-                Queued::Queued => batch.push(slot),
+                Queued::Queued => {
+                    batch.push(slot);
+                    if batch.len() - submitted >= submit_batch {
+                        // A full batch goes out now, not when every free slot is filled.
+                        stamp(&mut st, &batch[submitted..], clock.now_ns());
+                        submitted = batch.len();
+                        if let Err(e) = engine.commit() {
+                            st.error.get_or_insert_with(|| format!("io_uring: {e}"));
+                            break;
+                        }
+                    }
+                }
                 Queued::Busy => {
                     // Cannot happen with our own slot accounting; give the slot back.
                     st.free.push(slot);
@@ -443,15 +469,10 @@ pub fn run<E: Engine>(
                 }
             }
         }
-        // Submission time of the batch: just before the system call that submits it.
-        if !batch.is_empty() {
-            let t = clock.now_ns();
-            for &s in &batch {
-                st.slots[s as usize].submit_ns = t;
-                if !st.rated {
-                    st.slots[s as usize].intended_ns = t;
-                }
-            }
+        // Submission time of what is left of the batch: just before the system call (in the
+        // reap below) that submits it.
+        if submitted < batch.len() {
+            stamp(&mut st, &batch[submitted..], clock.now_ns());
         }
         if st.in_flight > 0 {
             comps.clear();

@@ -237,6 +237,9 @@ pub struct Spec {
     pub threads: u32,
     /// I/Os in flight per thread (1 for the sync engine).
     pub iodepth: u32,
+    /// Async engines: I/Os queued before they are submitted together (1: each at once).
+    #[serde(default = "one")]
+    pub submit_batch: u32,
     /// Measured run time, after warmup; `None` when only `events` limits the run.
     #[serde(with = "opt_secs")]
     pub time_s: Option<Duration>,
@@ -700,6 +703,10 @@ pub struct BenchResult {
     pub intervals: Vec<Interval>,
     /// The whole measured run.
     pub summary: Summary,
+}
+
+fn one() -> u32 {
+    1
 }
 
 mod secs {

@@ -115,7 +115,10 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
     let depth = if spec.engine == EngineKind::Sync {
         String::new()
     } else {
-        format!(", iodepth {}", spec.iodepth)
+        format!(
+            ", iodepth {}, submit batch {}",
+            spec.iodepth, spec.submit_batch
+        )
     };
     let _ = writeln!(
         s,

@@ -408,33 +408,51 @@ fn io_uring_batches_submissions_and_counts_every_io() {
         .arg(d)
         .assert()
         .success();
-    let r = bench(
-        d,
-        &[
-            &SMALL[..],
+    let run = |batch: &str| {
+        bench(
+            d,
             &[
-                "run",
-                "--mode",
-                "rndrd",
-                "--engine",
-                "uring",
-                "--iodepth",
-                "32",
-                "--events",
-                "20000",
-            ],
-        ]
-        .concat(),
-    );
+                &SMALL[..],
+                &[
+                    "run",
+                    "--mode",
+                    "rndrd",
+                    "--engine",
+                    "uring",
+                    "--iodepth",
+                    "32",
+                    "--submit-batch",
+                    batch,
+                    "--events",
+                    "20000",
+                ],
+            ]
+            .concat(),
+        )
+    };
+    // --submit-batch 32: one io_uring_enter submits a whole refill.
+    let r = run("32");
     let s = &r["summary"];
     assert_eq!(u(&s["read"]["count"]), 20000);
     assert_eq!(u(&s["engine_calls"]["reads"]), 20000);
+    assert_eq!(r["spec"]["submit_batch"], 32);
+    let batched = u(&s["engine_calls"]["syscalls"]);
     assert!(
-        u(&s["engine_calls"]["syscalls"]) < 20000,
-        "one io_uring_enter per batch, not per I/O: {}",
+        batched < 20000,
+        "batched: fewer io_uring_enter calls than I/Os: {}",
         s["engine_calls"]
     );
     assert!(u(&s["read"]["lat_ns"]["min"]) > 0);
+    // --submit-batch 1 (the default): every I/O is submitted as soon as it is queued.
+    let r = run("1");
+    let s = &r["summary"];
+    assert_eq!(u(&s["read"]["count"]), 20000);
+    assert!(
+        u(&s["engine_calls"]["syscalls"]) >= 20000,
+        "{}",
+        s["engine_calls"]
+    );
+    assert!(u(&s["engine_calls"]["syscalls"]) > batched);
 }
 
 #[test]

@@ -84,6 +84,10 @@ pub struct Args {
     /// I/Os in flight per thread (uring, null).
     #[arg(long, default_value = "1")]
     pub iodepth: u32,
+    /// Async engines: submit once this many I/Os are queued (1: each as soon as it is queued,
+    /// like fio's iodepth_batch_submit=1; --iodepth: one submission per refill).
+    #[arg(long, default_value = "1")]
+    pub submit_batch: u32,
     /// Open with O_DIRECT (the default): bypass the page cache as InnoDB does.
     #[arg(long, overrides_with = "buffered")]
     pub direct: bool,
@@ -198,6 +202,7 @@ impl Args {
                 .unwrap_or(if is_dev { 0 } else { 1 << 30 }),
             threads: self.threads,
             iodepth: self.iodepth,
+            submit_batch: self.submit_batch,
             time_s: match (self.time, self.events) {
                 (Some(t), _) => Some(t),
                 (None, 0) => Some(Duration::from_secs(10)),
