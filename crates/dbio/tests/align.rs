@@ -2,6 +2,9 @@
 //! sfdisk, parted, sgdisk, mkfs.xfs and mkfs.ext4 (cross-checked with `sfdisk --json` and
 //! `parted -m unit s print`).
 
+mod common;
+use common::{is_root, skip};
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
@@ -456,14 +459,6 @@ fn parted_made_table_with_4k_sector_aligned_partition() {
     );
 }
 
-fn is_root() -> bool {
-    Std::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
-
 /// LVM2 PV label: pvcreate needs a block device, so this one uses a loop device (root only).
 #[test]
 fn lvm_pv_data_area_alignment() {
@@ -650,15 +645,4 @@ fn gpt_with_4k_sectors_from_an_image() {
         4096
     );
     assert_eq!(v["partitions"][1]["alignment"]["aligned_4k"], true);
-}
-
-/// A prerequisite of a test is missing. Under `scripts/test.sh` (which sets
-/// `DBIO_TESTS_REQUIRE_ALL=1`) that is a failure, so a test can never pass without running;
-/// elsewhere (a developer's laptop without root) it is reported and the test returns.
-fn skip(why: &str) {
-    assert!(
-        std::env::var_os("DBIO_TESTS_REQUIRE_ALL").is_none(),
-        "prerequisite missing: {why}"
-    );
-    eprintln!("{why}");
 }

@@ -2,6 +2,8 @@
 //! directory's filesystem), real io_uring, real signals. Counts are checked against the kernel's
 //! own accounting (/proc/self/io of the dbio process) and against the bytes found in the files.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -886,6 +888,7 @@ fn time_limited_runs_end_in_the_last_interval_and_sync_what_they_wrote() {
 /// A loop device over a fresh image file, detached (and the image removed) on drop.
 struct Loop {
     dev: String,
+    _lo: common::LoopDev,
     _dir: tempfile::TempDir,
 }
 
@@ -897,30 +900,16 @@ impl Loop {
     fn with_sector(size_mb: u64, sector: u32) -> Loop {
         let dir = disk();
         let img = dir.path().join("disk.img");
-        let f = std::fs::File::create(&img).unwrap();
-        f.set_len(size_mb << 20).unwrap();
-        let out = std::process::Command::new("losetup")
-            .args(["--find", "--show", "--sector-size", &sector.to_string()])
-            .arg(&img)
-            .output()
+        std::fs::File::create(&img)
+            .unwrap()
+            .set_len(size_mb << 20)
             .unwrap();
-        assert!(
-            out.status.success(),
-            "losetup needs root: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let lo = common::LoopDev::attach(&img, &["--sector-size", &sector.to_string()]);
         Loop {
-            dev: String::from_utf8(out.stdout).unwrap().trim().to_string(),
+            dev: lo.dev.clone(),
+            _lo: lo,
             _dir: dir,
         }
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("losetup")
-            .args(["-d", &self.dev])
-            .status();
     }
 }
 

@@ -2,6 +2,9 @@
 //! of each output format, the Nagios exit codes, and live audits of real mounts (the root
 //! filesystem, and loop-mounted ext4/XFS images when running as root).
 
+mod common;
+use common::{is_root, skip};
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -307,14 +310,6 @@ fn live_root_filesystem() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/path"));
 }
 
-fn is_root() -> bool {
-    Std::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
-
 /// A loop-mounted image, unmounted and detached on drop.
 struct LoopMount {
     dev: String,
@@ -522,15 +517,4 @@ fn installed_tool_that_fails_is_unknown() {
     );
     assert!(s.contains("stderr: \"Invalid controller number.\""), "{s}");
     assert_eq!(rule_statuses(&v, "mount.atime").len(), 1);
-}
-
-/// A prerequisite of a test is missing. Under `scripts/test.sh` (which sets
-/// `DBIO_TESTS_REQUIRE_ALL=1`) that is a failure, so a test can never pass without running;
-/// elsewhere (a developer's laptop without root) it is reported and the test returns.
-fn skip(why: &str) {
-    assert!(
-        std::env::var_os("DBIO_TESTS_REQUIRE_ALL").is_none(),
-        "prerequisite missing: {why}"
-    );
-    eprintln!("{why}");
 }

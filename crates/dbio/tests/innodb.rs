@@ -2,6 +2,9 @@
 //! (testdata/innodb, see testdata/README.md), alone and hidden at odd 512-byte offsets in an
 //! image of random data and zeros.
 
+mod common;
+use common::skip;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -888,15 +891,4 @@ fn empty_or_random_source_finds_nothing_and_says_so() {
         assert_eq!(v["pages_found"], 0, "{}: {v}", src.display());
         assert!(v["warnings"].to_string().contains("no InnoDB pages found"));
     }
-}
-
-/// A prerequisite of a test is missing. Under `scripts/test.sh` (which sets
-/// `DBIO_TESTS_REQUIRE_ALL=1`) that is a failure, so a test can never pass without running;
-/// elsewhere (a developer's laptop without root) it is reported and the test returns.
-fn skip(why: &str) {
-    assert!(
-        std::env::var_os("DBIO_TESTS_REQUIRE_ALL").is_none(),
-        "prerequisite missing: {why}"
-    );
-    eprintln!("{why}");
 }

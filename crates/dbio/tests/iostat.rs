@@ -3,6 +3,9 @@
 //! iostat on the same two samples, selection flags, every output format, live sampling and
 //! record/replay.
 
+mod common;
+use common::skip;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -873,15 +876,4 @@ fn closed_pipe_ends_quietly() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// A prerequisite of a test is missing. Under `scripts/test.sh` (which sets
-/// `DBIO_TESTS_REQUIRE_ALL=1`) that is a failure, so a test can never pass without running;
-/// elsewhere (a developer's laptop without root) it is reported and the test returns.
-fn skip(why: &str) {
-    assert!(
-        std::env::var_os("DBIO_TESTS_REQUIRE_ALL").is_none(),
-        "prerequisite missing: {why}"
-    );
-    eprintln!("{why}");
 }

@@ -2,6 +2,9 @@
 //! device), a path that does not exist, device nodes, and a real partitioned loop device with
 //! ext4 mounted on its first partition.
 
+mod common;
+use common::skip;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::os::unix::fs::MetadataExt;
@@ -341,15 +344,4 @@ fn overlay_has_no_block_device_but_names_its_upper_layer() {
         );
         assert!(notes.contains(&format!("device {top}")), "{notes}");
     }
-}
-
-/// A prerequisite of a test is missing. Under `scripts/test.sh` (which sets
-/// `DBIO_TESTS_REQUIRE_ALL=1`) that is a failure, so a test can never pass without running;
-/// elsewhere (a developer's laptop without root) it is reported and the test returns.
-fn skip(why: &str) {
-    assert!(
-        std::env::var_os("DBIO_TESTS_REQUIRE_ALL").is_none(),
-        "prerequisite missing: {why}"
-    );
-    eprintln!("{why}");
 }
