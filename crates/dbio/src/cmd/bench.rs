@@ -266,26 +266,31 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let console = Console {
         to_stdout: matches!(args.format, Format::Text | Format::Sysbench),
     };
+    // Prepare and cleanup lines belong to the text output only: in sysbench format stdout keeps
+    // sysbench's exact layout, so they go to stderr there (as they do for JSON and CSV).
+    let notes = Console {
+        to_stdout: args.format == Format::Text,
+    };
     let dir = match &spec.target {
         Target::Dir(d) => Some(d.clone()),
         Target::Device(_) => None,
     };
     match (args.phase, &dir) {
-        (Some(Phase::Prepare), Some(d)) => prepare(&spec, d, &console, stop).map(|_| 0),
-        (Some(Phase::Cleanup), Some(d)) => cleanup(d, &console).map(|_| 0),
+        (Some(Phase::Prepare), Some(d)) => prepare(&spec, d, &notes, stop).map(|_| 0),
+        (Some(Phase::Cleanup), Some(d)) => cleanup(d, &notes).map(|_| 0),
         (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
             "prepare and cleanup work on a --dir file set; a --device is used as it is (nothing to prepare or remove)",
         )),
         (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, false),
         (None, Some(d)) => {
-            let prepared = prepare(&spec, d, &console, stop);
+            let prepared = prepare(&spec, d, &notes, stop);
             let result = match prepared {
                 Ok(true) => run_phase(&args, &spec, &console, stop, true),
                 Ok(false) => Ok(1),
                 Err(e) => Err(e),
             };
             if !args.keep && d.join(fileset::MARKER).exists() {
-                let c = cleanup(d, &console);
+                let c = cleanup(d, &notes);
                 if let (Ok(_), Err(e)) = (&result, c) {
                     return Err(e);
                 }
