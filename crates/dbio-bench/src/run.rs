@@ -53,7 +53,23 @@ fn open_flags(spec: &Spec, write: bool) -> (i32, Vec<String>) {
         flags |= libc::O_SYNC;
         names.push("O_SYNC".into());
     }
+    if spec.noatime {
+        flags |= libc::O_NOATIME;
+        names.push("O_NOATIME".into());
+    }
     (flags, names)
+}
+
+/// Drops O_NOATIME from the flag names when the kernel did not grant it (it needs file
+/// ownership or CAP_FOWNER; `open_one` then opens without it).
+fn granted(names: &mut Vec<String>, f: Option<&File>) {
+    if let Some(f) = f {
+        // SAFETY: F_GETFL on an open descriptor only returns its status flags.
+        let fl = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) };
+        if fl >= 0 && fl & libc::O_NOATIME == 0 {
+            names.retain(|n| n != "O_NOATIME");
+        }
+    }
 }
 
 fn open_one(
@@ -68,7 +84,15 @@ fn open_one(
     if create {
         o.create(true).truncate(true);
     }
-    o.open(path).map_err(|e| {
+    let opened = match o.open(path) {
+        // O_NOATIME is refused (EPERM) on files the user does not own: open without it.
+        Err(e) if e.raw_os_error() == Some(libc::EPERM) && flags & libc::O_NOATIME != 0 => {
+            o.custom_flags(flags & !libc::O_NOATIME);
+            o.open(path)
+        }
+        r => r,
+    };
+    opened.map_err(|e| {
         if e.raw_os_error() == Some(libc::EINVAL) && flags & libc::O_DIRECT != 0 {
             BenchError::DirectUnsupported {
                 path: path.to_path_buf(),
@@ -142,6 +166,8 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                     .iter()
                     .map(|n| open_one(&dir.join(n), true, true, flags, &fs))
                     .collect::<Result<Vec<_>, _>>()?;
+                let mut names = names;
+                granted(&mut names, files.first());
                 return Ok(Target {
                     files: Vec::new(),
                     file_count: 0,
@@ -170,6 +196,8 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                 .iter()
                 .map(|p| open_one(p, write, false, flags, &fs))
                 .collect::<Result<Vec<_>, _>>()?;
+            let mut names = names;
+            granted(&mut names, files.first());
             Ok(Target {
                 files,
                 file_count: spec.file_num,
@@ -238,6 +266,8 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                     dev.display()
                 )));
             }
+            let mut names = names;
+            granted(&mut names, Some(&f));
             Ok(Target {
                 files: vec![f],
                 file_count: 1,

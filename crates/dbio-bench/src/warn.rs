@@ -71,6 +71,7 @@ mod tests {
             direct,
             dsync: false,
             sync: false,
+            noatime: true,
             fsync_every: 0,
             fsync_mode: FsyncMode::Fdatasync,
             fsync_end: false,

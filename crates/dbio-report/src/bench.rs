@@ -254,6 +254,9 @@ pub struct Spec {
     pub dsync: bool,
     /// O_SYNC.
     pub sync: bool,
+    /// O_NOATIME: reads do not touch the files' access times (as on a datadir mounted noatime).
+    #[serde(default)]
+    pub noatime: bool,
     /// After this many writes to one file by one thread, that thread syncs that file (0: never).
     pub fsync_every: u64,
     /// How files are synced.

@@ -40,6 +40,7 @@ fn spec(rate: Option<f64>) -> Spec {
         direct: true,
         dsync: false,
         sync: false,
+        noatime: true,
         fsync_every: 100,
         fsync_mode: FsyncMode::Fdatasync,
         fsync_end: true,

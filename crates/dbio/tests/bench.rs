@@ -1141,3 +1141,69 @@ fn device_figures_sit_next_to_the_application_figures() {
         "one sync thread keeps at most one I/O in flight: {c}"
     );
 }
+
+#[test]
+fn reads_leave_access_times_alone_unless_asked() {
+    // On the disk (ext4, relatime): an access time older than a day is updated by the next read,
+    // unless the file is opened O_NOATIME, as dbio does by default.
+    let tmp = disk();
+    let d = tmp.path();
+    let one = [
+        "--file-num",
+        "1",
+        "--file-total-size",
+        "1M",
+        "--block-size",
+        "4k",
+    ];
+    dbio()
+        .args(["bench", "prepare"])
+        .args(one)
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .success();
+    let file = d.join("dbio-file.0");
+    let set_old_atime = || {
+        let st = std::process::Command::new("touch")
+            .args(["-a", "-d", "2001-01-01"])
+            .arg(&file)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    };
+    let atime_year = || {
+        let t = std::fs::metadata(&file).unwrap().accessed().unwrap();
+        1970 + t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() / 31_557_600
+    };
+    set_old_atime();
+    let r = bench(
+        d,
+        &[&one[..], &["run", "--mode", "rndrd", "--events", "50"]].concat(),
+    );
+    assert!(r["environment"]["open_flags"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("O_NOATIME")));
+    assert_eq!(
+        atime_year(),
+        2001,
+        "O_NOATIME: the read left the access time alone"
+    );
+    let r = bench(
+        d,
+        &[
+            &one[..],
+            &["run", "--mode", "rndrd", "--events", "50", "--atime"],
+        ]
+        .concat(),
+    );
+    assert!(!r["environment"]["open_flags"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("O_NOATIME")));
+    assert!(
+        atime_year() > 2020,
+        "--atime: the read updated the access time"
+    );
+}

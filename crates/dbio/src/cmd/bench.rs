@@ -100,6 +100,10 @@ pub struct Args {
     /// Open with O_SYNC.
     #[arg(long)]
     pub sync: bool,
+    /// Let reads update the files' access times (by default dbio opens with O_NOATIME, so
+    /// atime bookkeeping, which a datadir mounted noatime never does, stays out of the figures).
+    #[arg(long)]
+    pub atime: bool,
     /// Sync a file after every N writes to it by the same thread (0: never).
     #[arg(long, default_value = "0")]
     pub fsync_every: u64,
@@ -213,6 +217,7 @@ impl Args {
             direct: !self.buffered,
             dsync: self.dsync,
             sync: self.sync,
+            noatime: !self.atime,
             fsync_every: self.fsync_every,
             fsync_mode: self.fsync_mode,
             fsync_end: self.fsync_end,
