@@ -17,7 +17,7 @@ pub fn validate(spec: &Spec) -> Result<(), BenchError> {
     let bs = spec.block_size_bytes;
     if bs == 0 || bs > MAX_BLOCK {
         return bad(format!(
-            "--block-size {bs} is out of range: use 512 bytes to 64MiB, e.g. 16k"
+            "--block-size {bs} is out of range: use 1 byte to 64MiB (a multiple of 512 with O_DIRECT), e.g. 16k"
         ));
     }
     if spec.threads == 0 || spec.threads > 4096 {
