@@ -56,6 +56,27 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
+/// One 1 MiB file of 4 KiB blocks.
+const ONE_FILE: [&str; 6] = [
+    "--file-num",
+    "1",
+    "--file-total-size",
+    "1M",
+    "--block-size",
+    "4k",
+];
+
+/// `dbio bench prepare` of a file set in `dir`.
+fn prepare(dir: &Path, args: &[&str]) {
+    dbio()
+        .args(["bench", "prepare"])
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .assert()
+        .success();
+}
+
 const SMALL: [&str; 6] = [
     "--file-num",
     "4",
@@ -105,13 +126,7 @@ fn full_run_prepares_runs_and_removes_only_its_files() {
 fn sync_engine_counts_agree_with_the_kernels_accounting() {
     for tmp in [shm(), disk()] {
         let d = tmp.path();
-        dbio()
-            .args(["bench", "prepare"])
-            .args(SMALL)
-            .arg("--dir")
-            .arg(d)
-            .assert()
-            .success();
+        prepare(d, &SMALL);
         let r = bench(
             d,
             &[&SMALL[..], &["run", "--mode", "rndrd", "--events", "3000"]].concat(),
@@ -171,13 +186,7 @@ fn written_blocks_land_where_the_engine_says_for_sync_and_uring() {
             "--block-size",
             "4k",
         ];
-        dbio()
-            .args(["bench", "prepare"])
-            .args(args)
-            .arg("--dir")
-            .arg(d)
-            .assert()
-            .success();
+        prepare(d, &args);
         // Sequential writes over the whole 1 MiB file: 256 blocks, each stamped with its offset.
         let r = bench(
             d,
@@ -221,13 +230,7 @@ fn misalign_shifts_every_offset() {
         "--misalign",
         "4k",
     ];
-    dbio()
-        .args(["bench", "prepare"])
-        .args(args)
-        .arg("--dir")
-        .arg(d)
-        .assert()
-        .success();
+    prepare(d, &args);
     let r = bench(
         d,
         &[&args[..], &["run", "--mode", "rndwr", "--events", "200"]].concat(),
@@ -248,21 +251,8 @@ fn fsync_cadence_is_per_file_per_thread() {
     // 1 thread, 1 file: 1000 writes, a sync every 10 writes = exactly 100 syncs.
     let tmp = shm();
     let d = tmp.path();
-    let one = [
-        "--file-num",
-        "1",
-        "--file-total-size",
-        "1M",
-        "--block-size",
-        "4k",
-    ];
-    dbio()
-        .args(["bench", "prepare"])
-        .args(one)
-        .arg("--dir")
-        .arg(d)
-        .assert()
-        .success();
+    let one = ONE_FILE;
+    prepare(d, &one);
     let r = bench(
         d,
         &[
@@ -403,13 +393,7 @@ fn commit_mode_syncs_every_record_unless_odsync() {
 fn io_uring_batches_submissions_and_counts_every_io() {
     let tmp = shm();
     let d = tmp.path();
-    dbio()
-        .args(["bench", "prepare"])
-        .args(SMALL)
-        .arg("--dir")
-        .arg(d)
-        .assert()
-        .success();
+    prepare(d, &SMALL);
     let run = |batch: &str| {
         bench(
             d,
@@ -564,13 +548,7 @@ fn cleanup_never_deletes_what_dbio_did_not_create() {
     let tmp = shm();
     let d = tmp.path();
     std::fs::write(d.join("ibdata1"), b"precious").unwrap();
-    dbio()
-        .args(["bench", "prepare"])
-        .args(SMALL)
-        .arg("--dir")
-        .arg(d)
-        .assert()
-        .success();
+    prepare(d, &SMALL);
     dbio()
         .args(["bench", "cleanup"])
         .arg("--dir")
@@ -1148,21 +1126,8 @@ fn reads_leave_access_times_alone_unless_asked() {
     // unless the file is opened O_NOATIME, as dbio does by default.
     let tmp = disk();
     let d = tmp.path();
-    let one = [
-        "--file-num",
-        "1",
-        "--file-total-size",
-        "1M",
-        "--block-size",
-        "4k",
-    ];
-    dbio()
-        .args(["bench", "prepare"])
-        .args(one)
-        .arg("--dir")
-        .arg(d)
-        .assert()
-        .success();
+    let one = ONE_FILE;
+    prepare(d, &one);
     let file = d.join("dbio-file.0");
     let set_old_atime = || {
         let st = std::process::Command::new("touch")
