@@ -640,59 +640,65 @@ fn bad_input_gets_a_clear_error() {
     let tmp = shm();
     let d = tmp.path().to_str().unwrap().to_string();
     let missing = format!("{d}/no/such/dir");
-    fails(&["--dir", &missing], 2, "does not exist");
-    fails(
-        &["--dir", &d, "--file-total-size", "100T"],
-        2,
-        "free on the filesystem",
-    );
-    fails(
-        &["--dir", &d, "--mode", "randread"],
-        2,
-        "invalid value 'randread'",
-    );
-    fails(
-        &["--dir", &d, "--block-size", "0"],
-        2,
-        "--block-size 0 is out of range",
-    );
-    fails(&["--dir", &d, "--block-size", "1T"], 2, "out of range");
-    fails(
-        &["--dir", &d, "--block-size", "1000"],
-        2,
-        "not a multiple of 512, which O_DIRECT requires",
-    );
-    fails(
-        &["--dir", &d, "--misalign", "100"],
-        2,
-        "--misalign 100 breaks O_DIRECT alignment",
-    );
-    fails(
-        &["--dir", &d, "--block-size", "sixteen"],
-        2,
-        "is not a size",
-    );
-    fails(&["--dir", &d, "--time", "0"], 2, "--time 0");
-    fails(&["--dir", &d, "--threads", "0"], 2, "--threads 0");
-    fails(&["--dir", &d, "--iodepth", "8"], 2, "needs an async engine");
-    fails(
-        &["--dir", &d, "--distribution", "zipf"],
-        2,
-        "not a distribution",
-    );
-    fails(
-        &["--device", "/etc/passwd"],
-        2,
-        "/etc/passwd is not a block device",
-    );
-    fails(&["run", "--dir", &d], 2, "no dbio file set");
-    // A mode that writes on a device needs the explicit flag (checked before anything is opened
-    // for writing).
-    fails(
-        &["--device", "/dev/loop0", "--mode", "rndwr"],
-        2,
-        "add --allow-device-writes",
-    );
+    let dir = |extra: &[&'static str]| -> Vec<String> {
+        ["--dir", d.as_str()]
+            .iter()
+            .chain(extra)
+            .map(|a| a.to_string())
+            .collect()
+    };
+    // (arguments, the message that names the value and says what to do); every one exits 2.
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["--dir".into(), missing.clone()], "does not exist"),
+        (
+            dir(&["--file-total-size", "100T"]),
+            "free on the filesystem",
+        ),
+        (dir(&["--mode", "randread"]), "invalid value 'randread'"),
+        (
+            dir(&["--block-size", "0"]),
+            "--block-size 0 is out of range",
+        ),
+        (dir(&["--block-size", "1T"]), "out of range"),
+        (
+            dir(&["--block-size", "1000"]),
+            "not a multiple of 512, which O_DIRECT requires",
+        ),
+        (
+            dir(&["--misalign", "100"]),
+            "--misalign 100 breaks O_DIRECT alignment",
+        ),
+        (dir(&["--block-size", "sixteen"]), "is not a size"),
+        (dir(&["--time", "0"]), "--time 0"),
+        (dir(&["--threads", "0"]), "--threads 0"),
+        (dir(&["--iodepth", "8"]), "needs an async engine"),
+        (dir(&["--distribution", "zipf"]), "not a distribution"),
+        (
+            vec!["--device".into(), "/etc/passwd".into()],
+            "/etc/passwd is not a block device",
+        ),
+        (
+            ["run"]
+                .iter()
+                .map(|a| a.to_string())
+                .chain(dir(&[]))
+                .collect(),
+            "no dbio file set",
+        ),
+        // A mode that writes on a device needs the explicit flag (checked before anything is
+        // opened for writing).
+        (
+            ["--device", "/dev/loop0", "--mode", "rndwr"]
+                .iter()
+                .map(|a| a.to_string())
+                .collect(),
+            "add --allow-device-writes",
+        ),
+    ];
+    for (args, msg) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        fails(&args, 2, msg);
+    }
     assert_eq!(
         std::fs::read_dir(&d).unwrap().count(),
         0,
