@@ -12,6 +12,7 @@ pub mod fileset;
 pub mod rng;
 pub mod run;
 pub mod spec;
+pub mod timer;
 pub mod warn;
 pub mod worker;
 

@@ -6,6 +6,7 @@ use crate::dist::BlockPicker;
 use crate::engine::{NullEngine, SyncEngine, UringEngine};
 use crate::error::BenchError;
 use crate::fileset;
+use crate::timer::{Calibration, ClockChoice};
 use crate::worker::{self, Clock, OpAcc, Plan, Snapshot, READ, SYNC, WRITE};
 use crate::{env, spec};
 use dbio_report::bench::*;
@@ -18,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 use std::sync::{Barrier, OnceLock};
-use std::time::Instant;
 
 /// The opened target: files (or the device) and what the run needs to know about them.
 pub struct Target {
@@ -600,6 +600,8 @@ pub struct RunOutput {
     pub fs: String,
     /// When the run started (wall clock).
     pub started_at: std::time::SystemTime,
+    /// The clock that timed the I/Os ([`crate::timer::Timer::describe`]).
+    pub clock: String,
 }
 
 /// Runs the benchmark on an opened target. `on_interval` sees each interval as soon as every
@@ -612,6 +614,8 @@ pub fn run(
     stop: &AtomicBool,
     on_interval: &mut dyn FnMut(&Interval),
 ) -> Result<RunOutput, BenchError> {
+    // The counter's calibration runs while the workers set up their engines.
+    let calibration = Calibration::begin(ClockChoice::Auto);
     probe_direct(spec, target)?;
     let threads = spec.threads as usize;
     let plans: Vec<Plan> = (0..spec.threads).map(|i| plan(spec, target, i)).collect();
@@ -666,7 +670,7 @@ pub fn run(
         drop(tx);
         ready.wait();
         let clock = Clock {
-            start: Instant::now(),
+            timer: calibration.finish(),
             warmup_ns,
             interval_ns,
             deadline_ns,
@@ -787,5 +791,6 @@ pub fn run(
         open_flags: target.open_flags.clone(),
         fs: target.fs.clone(),
         started_at,
+        clock: clock.timer.describe(),
     })
 }

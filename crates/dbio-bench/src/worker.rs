@@ -5,11 +5,11 @@
 use crate::dist::BlockPicker;
 use crate::engine::{Completion, Engine, Io, Op, Queued};
 use crate::rng::Rng;
+use crate::timer::Timer;
 use dbio_report::bench::{EngineCalls, Mode};
 use dbio_report::LatencyHistogram;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
-use std::time::Instant;
 
 /// Per-operation accumulators of one interval.
 #[derive(Clone, Debug, Default)]
@@ -73,8 +73,8 @@ impl Snapshot {
 /// warmup and measured I/O.
 #[derive(Clone, Copy, Debug)]
 pub struct Clock {
-    /// When the run started.
-    pub start: Instant,
+    /// Reads 0 when the run started.
+    pub timer: Timer,
     /// Warmup length (ns).
     pub warmup_ns: u64,
     /// Report interval (ns, > 0).
@@ -85,9 +85,9 @@ pub struct Clock {
 
 impl Clock {
     /// Nanoseconds since the start.
-    #[inline]
+    #[inline(always)]
     pub fn now_ns(&self) -> u64 {
-        self.start.elapsed().as_nanos() as u64
+        self.timer.now_ns()
     }
     /// The first interval boundary strictly after `t`.
     pub fn next_boundary(&self, t: u64) -> u64 {

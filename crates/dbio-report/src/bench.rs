@@ -322,6 +322,10 @@ pub struct Environment {
     pub open_flags: Vec<String>,
     /// How prepare left the page cache (`dropped`: the run starts cold).
     pub page_cache: Option<String>,
+    /// The clock that timed every I/O: `tsc (<rate> MHz, calibrated against CLOCK_MONOTONIC)`
+    /// or `CLOCK_MONOTONIC` (absent in results of older versions).
+    #[serde(default)]
+    pub clock: Option<String>,
 }
 
 /// Latency statistics of one operation in one interval.

@@ -120,6 +120,16 @@ fn full_run_prepares_runs_and_removes_only_its_files() {
         .as_array()
         .unwrap()
         .contains(&Value::from("O_DIRECT")));
+    // The clock that timed the I/Os: the TSC wherever the kernel keeps time with it.
+    let clock = r["environment"]["clock"].as_str().unwrap();
+    let kernel_source =
+        std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+            .unwrap_or_default();
+    if cfg!(target_arch = "x86_64") && kernel_source.trim() == "tsc" {
+        assert!(clock.starts_with("tsc ("), "{clock}");
+    } else {
+        assert_eq!(clock, "CLOCK_MONOTONIC");
+    }
 }
 
 #[test]
@@ -811,6 +821,7 @@ fn json_schema_snapshot() {
         ".environment.mount_point" => "[mount]",
         ".environment.mount_options" => "[options]",
         ".environment.devices" => "[devices]",
+        ".environment.clock" => "[clock]",
         ".intervals[].start_s" => "[s]",
         ".intervals[].end_s" => "[s]",
         ".intervals[].*.iops" => "[rate]",

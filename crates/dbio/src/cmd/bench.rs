@@ -447,6 +447,7 @@ fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: boo
         open_flags,
         page_cache: (prepared_now && spec.mode != Mode::Commit && spec.engine != EngineKind::Null)
             .then(|| "dropped after prepare: the run started cold".into()),
+        clock: None,
     }
 }
 
@@ -519,6 +520,8 @@ fn run_phase(
         return Err(e);
     }
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    let mut environment = environment;
+    environment.clock = Some(out.clock);
     let result = BenchResult {
         schema: BENCH_SCHEMA.into(),
         dbio_version: env!("CARGO_PKG_VERSION").into(),
