@@ -357,6 +357,8 @@ struct Shared<'a> {
     go: &'a Barrier,
     start: &'a OnceLock<Clock>,
     stop: &'a AtomicBool,
+    /// Filesystem type of the target.
+    fs: &'a str,
 }
 
 fn run_worker(
@@ -372,6 +374,7 @@ fn run_worker(
         go,
         start,
         stop,
+        fs,
     } = *sh;
     // A private copy of the descriptor table for this worker: with the table shared by every
     // thread, each pread/pwrite pays for reference counting in the kernel's fd lookup; a
@@ -383,6 +386,7 @@ fn run_worker(
     }
     let block = spec.block_size_bytes as usize;
     let depth = spec.iodepth.max(1) as usize;
+    let memory_fs = matches!(fs, "tmpfs" | "ramfs");
     enum Any {
         Sync(SyncEngine),
         Uring(Box<UringEngine>),
@@ -391,7 +395,7 @@ fn run_worker(
     let engine: Result<Any, String> = match spec.engine {
         EngineKind::Sync => Ok(Any::Sync(SyncEngine::new(fds, block, spec.fsync_mode))),
         EngineKind::Null => Ok(Any::Null(NullEngine::new(depth, block))),
-        EngineKind::Uring => UringEngine::new(&fds, depth, block, spec.fsync_mode)
+        EngineKind::Uring => UringEngine::new(&fds, depth, block, spec.fsync_mode, memory_fs)
             .map(|e| Any::Uring(Box::new(e)))
             .map_err(|e| format!("cannot set up io_uring: {e} (is io_uring disabled by kernel.io_uring_disabled or a seccomp profile? use --engine sync)")),
     };
@@ -459,6 +463,7 @@ struct Reporter {
     total: [OpAcc; 3],
     per_thread: Vec<ThreadSummary>,
     calls: EngineCalls,
+    engine: Option<String>,
     first_error: Option<BenchError>,
     last_end: u64,
     intervals: Vec<Interval>,
@@ -481,6 +486,7 @@ impl Reporter {
                 })
                 .collect(),
             calls: EngineCalls::default(),
+            engine: None,
             first_error: None,
             last_end: 0,
             intervals: Vec::new(),
@@ -520,6 +526,9 @@ impl Reporter {
         if snap.last {
             self.done[t] = true;
             self.calls.add(&snap.calls);
+            if self.engine.is_none() {
+                self.engine.clone_from(&snap.engine);
+            }
             self.last_end = self.last_end.max(snap.end_ns);
             if let Some(e) = &snap.error {
                 self.first_error.get_or_insert(BenchError::Worker {
@@ -602,6 +611,9 @@ pub struct RunOutput {
     pub started_at: std::time::SystemTime,
     /// The clock that timed the I/Os ([`crate::timer::Timer::describe`]).
     pub clock: String,
+    /// How the engine was set up ([`crate::engine::Engine::describe`]; `None` when no worker
+    /// got as far as setting one up).
+    pub engine: Option<String>,
 }
 
 /// Runs the benchmark on an opened target. `on_interval` sees each interval as soon as every
@@ -661,6 +673,7 @@ pub fn run(
                 go: &go,
                 start: &start,
                 stop,
+                fs: &target.fs,
             };
             std::thread::Builder::new()
                 .name(format!("dbio-worker-{i}"))
@@ -720,6 +733,7 @@ pub fn run(
         total,
         per_thread,
         calls,
+        engine,
         first_error,
         last_end,
         ..
@@ -792,5 +806,6 @@ pub fn run(
         fs: target.fs.clone(),
         started_at,
         clock: clock.timer.describe(),
+        engine,
     })
 }

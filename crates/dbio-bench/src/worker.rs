@@ -49,6 +49,8 @@ pub struct Snapshot {
     pub calls: EngineCalls,
     /// The error that stopped this worker (final snapshot only).
     pub error: Option<String>,
+    /// How the worker's engine was set up (final snapshot only).
+    pub engine: Option<String>,
 }
 
 impl Snapshot {
@@ -65,6 +67,7 @@ impl Snapshot {
         self.busy_ns = 0;
         self.calls = EngineCalls::default();
         self.error = None;
+        self.engine = None;
     }
 }
 
@@ -562,6 +565,7 @@ pub fn run<E: Engine>(
     last.end_ns = now;
     last.last = true;
     last.calls = engine.calls();
+    last.engine = Some(engine.describe());
     last.error = st.error.take();
     let _ = tx.send(last);
 }

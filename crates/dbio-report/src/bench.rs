@@ -326,6 +326,9 @@ pub struct Environment {
     /// or `CLOCK_MONOTONIC` (absent in results of older versions).
     #[serde(default)]
     pub clock: Option<String>,
+    /// How the I/O engine was set up (io_uring setup flags, registrations, io-wq limits).
+    #[serde(default)]
+    pub engine: Option<String>,
 }
 
 /// Latency statistics of one operation in one interval.

@@ -82,6 +82,9 @@ fn environment() -> Environment {
         open_flags: vec!["O_RDWR".into(), "O_DIRECT".into()],
         page_cache: Some("dropped".into()),
         clock: Some("tsc (2100.00 MHz, calibrated against CLOCK_MONOTONIC)".into()),
+        engine: Some(
+            "sync: pread/pwrite and fsync/fdatasync system calls, one I/O at a time".into(),
+        ),
     }
 }
 

@@ -451,6 +451,73 @@ fn io_uring_batches_submissions_and_counts_every_io() {
     assert!(u(&s["engine_calls"]["syscalls"]) > batched);
 }
 
+/// The io-wq worker threads (`iou-wrk-*`) of a running process, counted from /proc.
+fn iowq_threads(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|tasks| {
+            tasks
+                .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .filter(|comm| comm.starts_with("iou-wrk"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Runs uring QD 32 rndrd on `dir` for 2 s and returns (the most io-wq threads seen at once
+/// while it ran, the result).
+fn uring_run_watching_iowq(dir: &Path) -> (usize, Value) {
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    let child = std::process::Command::new(bin)
+        .args([
+            "bench",
+            "run",
+            "--mode",
+            "rndrd",
+            "--engine",
+            "uring",
+            "--iodepth",
+            "32",
+        ])
+        .args(ONE_FILE)
+        .args(["--time", "2s", "--format", "json", "--dir"])
+        .arg(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut most = 0;
+    for _ in 0..150 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        most = most.max(iowq_threads(child.id()));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (most, json(&o.stdout))
+}
+
+#[test]
+fn io_uring_on_tmpfs_keeps_one_iowq_worker() {
+    // tmpfs reads all go through io-wq (no FMODE_NOWAIT); the engine caps it at one worker,
+    // which the process's own thread list shows, and the result says so.
+    let tmp = shm();
+    prepare(tmp.path(), &ONE_FILE);
+    let (most, r) = uring_run_watching_iowq(tmp.path());
+    assert!(
+        most <= 1,
+        "{most} io-wq threads at once during the tmpfs run"
+    );
+    let engine = r["environment"]["engine"].as_str().unwrap();
+    assert!(engine.starts_with("io_uring: "), "{engine}");
+    assert!(engine.contains("io-wq capped at 1 worker"), "{engine}");
+    assert!(u(&r["summary"]["read"]["count"]) > 10_000);
+    // On the disk, O_DIRECT reads are issued without io-wq, and nothing is capped.
+    let tmp = disk();
+    prepare(tmp.path(), &ONE_FILE);
+    let (_, r) = uring_run_watching_iowq(tmp.path());
+    let engine = r["environment"]["engine"].as_str().unwrap();
+    assert!(!engine.contains("io-wq capped"), "{engine}");
+}
+
 #[test]
 fn intervals_are_per_interval_and_add_up_to_the_summary() {
     let tmp = shm();

@@ -448,6 +448,7 @@ fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: boo
         page_cache: (prepared_now && spec.mode != Mode::Commit && spec.engine != EngineKind::Null)
             .then(|| "dropped after prepare: the run started cold".into()),
         clock: None,
+        engine: None,
     }
 }
 
@@ -522,6 +523,7 @@ fn run_phase(
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
     let mut environment = environment;
     environment.clock = Some(out.clock);
+    environment.engine = out.engine;
     let result = BenchResult {
         schema: BENCH_SCHEMA.into(),
         dbio_version: env!("CARGO_PKG_VERSION").into(),
