@@ -61,10 +61,11 @@ pub trait Engine {
     fn queue(&mut self, io: &Io) -> Queued;
     /// Submits every queued I/O.
     fn commit(&mut self) -> io::Result<()>;
-    /// Submits what is queued and appends at least `min` completions to `out` (more when more
-    /// are ready). `out` must have room for `iodepth` entries: reaping never allocates.
-    fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()>;
-    /// Like `reap(1, out)`, but gives up after `timeout_ns` (used by rate-limited runs).
+    /// Submits what is queued and appends at least `min` and at most `max` completions to
+    /// `out` (fio's iodepth_batch_complete_min/max). `out` must have room for `max` entries:
+    /// reaping never allocates.
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<()>;
+    /// Like `reap(1, iodepth, out)`, but gives up after `timeout_ns` (rate-limited runs).
     fn reap_timeout(&mut self, timeout_ns: u64, out: &mut Vec<Completion>) -> io::Result<()>;
     /// The buffer of a slot (filled before a write is queued).
     fn buffer(&mut self, slot: u32) -> &mut [u8];
@@ -182,7 +183,7 @@ impl Engine for SyncEngine {
     fn commit(&mut self) -> io::Result<()> {
         Ok(())
     }
-    fn reap(&mut self, _min: usize, _out: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> io::Result<()> {
         Ok(())
     }
     fn reap_timeout(&mut self, _t: u64, _out: &mut Vec<Completion>) -> io::Result<()> {
@@ -250,15 +251,17 @@ impl Engine for NullEngine {
     fn commit(&mut self) -> io::Result<()> {
         Ok(())
     }
-    fn reap(&mut self, _min: usize, out: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(&mut self, _min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<()> {
         if !self.pending.is_empty() {
             self.calls.syscalls += 1;
         }
-        out.append(&mut self.pending);
+        // Oldest first, as a ring would hand them back.
+        let n = max.min(self.pending.len());
+        out.extend(self.pending.drain(..n));
         Ok(())
     }
     fn reap_timeout(&mut self, _t: u64, out: &mut Vec<Completion>) -> io::Result<()> {
-        self.reap(1, out)
+        self.reap(1, usize::MAX, out)
     }
     fn buffer(&mut self, slot: u32) -> &mut [u8] {
         self.bufs.slot(slot)
@@ -403,9 +406,10 @@ mod uring {
             }
         }
 
-        fn drain_cq(&mut self, out: &mut Vec<Completion>) -> usize {
+        /// Moves up to `max` completions from the ring to `out`.
+        fn drain_cq(&mut self, out: &mut Vec<Completion>, max: usize) -> usize {
             let mut n = 0;
-            for cqe in self.ring.completion() {
+            for cqe in self.ring.completion().take(max) {
                 out.push(Completion {
                     slot: cqe.user_data() as u32,
                     result: cqe.result() as i64,
@@ -461,10 +465,10 @@ mod uring {
             self.enter(n, 0)
         }
 
-        fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()> {
+        fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<()> {
             let to_submit = self.pending.len() as u32;
             self.push_pending();
-            let mut got = self.drain_cq(out);
+            let mut got = self.drain_cq(out, max);
             if got >= min && to_submit == 0 {
                 return Ok(()); // completions were ready in the shared ring: no system call
             }
@@ -476,21 +480,21 @@ mod uring {
             // on tmpfs, where every read goes through io-wq).
             if to_submit > 0 {
                 self.enter(to_submit, 0)?;
-                got += self.drain_cq(out);
+                got += self.drain_cq(out, max - got);
             }
             // (With nothing to submit, the waiting enter below runs the deferred completions
             // first and returns at once when they suffice.)
             while got < min && self.in_flight > 0 {
                 let want = (min - got).min(self.in_flight) as u32;
                 self.enter(0, want)?;
-                got += self.drain_cq(out);
+                got += self.drain_cq(out, max - got);
             }
             Ok(())
         }
 
         fn reap_timeout(&mut self, timeout_ns: u64, out: &mut Vec<Completion>) -> io::Result<()> {
             self.push_pending();
-            if self.drain_cq(out) > 0 || self.in_flight == 0 {
+            if self.drain_cq(out, usize::MAX) > 0 || self.in_flight == 0 {
                 return Ok(());
             }
             let ts = types::Timespec::new()
@@ -503,7 +507,7 @@ mod uring {
                 Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR)) => {}
                 Err(e) => return Err(e),
             }
-            self.drain_cq(out);
+            self.drain_cq(out, usize::MAX);
             Ok(())
         }
 

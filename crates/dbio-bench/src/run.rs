@@ -347,6 +347,7 @@ fn plan(spec: &Spec, t: &Target, id: u32) -> Plan {
         log: (spec.mode == Mode::Commit).then(|| (0, (t.file_size / block).max(1))),
         sync_each_commit: !(spec.dsync || spec.sync),
         submit_batch: spec.submit_batch,
+        reap_batch: spec.reap_batch,
     }
 }
 

@@ -38,6 +38,12 @@ pub fn validate(spec: &Spec) -> Result<(), BenchError> {
             spec.submit_batch, spec.iodepth
         ));
     }
+    if spec.reap_batch == 0 || spec.reap_batch > spec.iodepth.max(1) {
+        return bad(format!(
+            "--reap-batch {} is out of range: use 1 to --iodepth ({})",
+            spec.reap_batch, spec.iodepth
+        ));
+    }
     if spec.iodepth > 1 && spec.engine == EngineKind::Sync {
         return bad(format!("--iodepth {} needs an async engine: add --engine uring (the sync engine has one I/O in flight per thread; use --threads for more)", spec.iodepth));
     }

@@ -65,6 +65,7 @@ mod tests {
             threads: 1,
             iodepth: 1,
             submit_batch: 1,
+            reap_batch: 1,
             time_s: Some(Duration::from_secs(1)),
             events: 0,
             warmup_s: Duration::ZERO,

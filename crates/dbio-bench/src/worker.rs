@@ -154,6 +154,9 @@ pub struct Plan {
     /// Async engines: submit as soon as this many I/Os are queued (1: each at once; iodepth:
     /// one submission per refill).
     pub submit_batch: u32,
+    /// Async engines: completions taken per reap, at most (1: each finished I/O is replaced
+    /// before the next completion is looked at).
+    pub reap_batch: u32,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -373,6 +376,7 @@ pub fn run<E: Engine>(
     st.next_intended = now as f64;
     let inline = engine.completes_inline();
     let submit_batch = (plan.submit_batch.max(1) as usize).min(depth);
+    let reap_batch = (plan.reap_batch.max(1) as usize).min(depth);
 
     'run: loop {
         st.tick(now);
@@ -486,7 +490,7 @@ pub fn run<E: Engine>(
                     &mut comps,
                 )
             } else {
-                engine.reap(1, &mut comps)
+                engine.reap(1, reap_batch, &mut comps)
             };
             if let Err(e) = r {
                 st.error.get_or_insert_with(|| format!("io_uring: {e}"));
@@ -548,7 +552,7 @@ pub fn run<E: Engine>(
             let result = match engine.queue(&io) {
                 Queued::Completed(r) => r,
                 _ => {
-                    if let Err(e) = engine.reap(1, &mut comps) {
+                    if let Err(e) = engine.reap(1, 1, &mut comps) {
                         st.error.get_or_insert_with(|| format!("io_uring: {e}"));
                     }
                     comps.first().map_or(-(libc::EIO as i64), |c| c.result)

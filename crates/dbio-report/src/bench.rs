@@ -240,6 +240,10 @@ pub struct Spec {
     /// Async engines: I/Os queued before they are submitted together (1: each at once).
     #[serde(default = "one")]
     pub submit_batch: u32,
+    /// Async engines: completions taken per pass, at most (1: each is answered with a new I/O
+    /// before the next is looked at, so `iodepth` I/Os stay in flight, as fio does).
+    #[serde(default = "one")]
+    pub reap_batch: u32,
     /// Measured run time, after warmup; `None` when only `events` limits the run.
     #[serde(with = "opt_secs")]
     pub time_s: Option<Duration>,

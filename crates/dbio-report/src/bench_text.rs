@@ -116,8 +116,8 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
         String::new()
     } else {
         format!(
-            ", iodepth {}, submit batch {}",
-            spec.iodepth, spec.submit_batch
+            ", iodepth {}, submit batch {}, reap batch {}",
+            spec.iodepth, spec.submit_batch, spec.reap_batch
         )
     };
     let _ = writeln!(

@@ -34,6 +34,7 @@ fn spec(rate: Option<f64>) -> Spec {
         threads: 2,
         iodepth: 1,
         submit_batch: 1,
+        reap_batch: 1,
         time_s: Some(Duration::from_secs(2)),
         events: 0,
         warmup_s: Duration::from_secs(1),
