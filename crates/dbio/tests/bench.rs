@@ -432,6 +432,8 @@ fn io_uring_batches_submissions_and_counts_every_io() {
     assert_eq!(u(&s["read"]["count"]), 20000);
     assert_eq!(u(&s["engine_calls"]["reads"]), 20000);
     assert_eq!(r["spec"]["submit_batch"], 32);
+    // --reap-batch follows --submit-batch unless given: a refill has 32 free slots to batch.
+    assert_eq!(r["spec"]["reap_batch"], 32);
     let batched = u(&s["engine_calls"]["syscalls"]);
     assert!(
         batched < 20000,

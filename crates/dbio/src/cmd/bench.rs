@@ -90,9 +90,10 @@ pub struct Args {
     pub submit_batch: u32,
     /// Async engines: completions handled per pass, at most (1: each finished I/O is replaced
     /// before the next completion is looked at, like fio's iodepth_batch_complete_max=1, so
-    /// --iodepth I/Os stay in flight; N: up to N finished I/Os are taken and refilled together).
-    #[arg(long, default_value = "1")]
-    pub reap_batch: u32,
+    /// --iodepth I/Os stay in flight; N: up to N finished I/Os are taken and refilled together)
+    /// [default: --submit-batch, so that a submit batch has that many free slots to fill].
+    #[arg(long)]
+    pub reap_batch: Option<u32>,
     /// Open with O_DIRECT (the default): bypass the page cache as InnoDB does.
     #[arg(long, overrides_with = "buffered")]
     pub direct: bool,
@@ -212,7 +213,7 @@ impl Args {
             threads: self.threads,
             iodepth: self.iodepth,
             submit_batch: self.submit_batch,
-            reap_batch: self.reap_batch,
+            reap_batch: self.reap_batch.unwrap_or(self.submit_batch),
             time_s: match (self.time, self.events) {
                 (Some(t), _) => Some(t),
                 (None, 0) => Some(Duration::from_secs(10)),
