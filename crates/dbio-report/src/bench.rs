@@ -340,6 +340,9 @@ pub struct Environment {
 pub struct IntervalLat {
     /// Median.
     pub p50: u64,
+    /// 95th percentile (sysbench's default, for its interval lines).
+    #[serde(default)]
+    pub p95: u64,
     /// 99th percentile.
     pub p99: u64,
     /// Maximum.
@@ -372,6 +375,7 @@ impl OpInterval {
             bytes_per_s: per_s(bytes as f64),
             lat_ns: IntervalLat {
                 p50: h.percentile(50.0),
+                p95: h.percentile(95.0),
                 p99: h.percentile(99.0),
                 max: h.max(),
             },
