@@ -77,6 +77,17 @@ fn prepare(dir: &Path, args: &[&str]) {
         .success();
 }
 
+/// `run` of random reads through io_uring with 32 I/Os in flight.
+const URING_QD32_RNDRD: [&str; 7] = [
+    "run",
+    "--mode",
+    "rndrd",
+    "--engine",
+    "uring",
+    "--iodepth",
+    "32",
+];
+
 const SMALL: [&str; 6] = [
     "--file-num",
     "4",
@@ -409,19 +420,8 @@ fn io_uring_batches_submissions_and_counts_every_io() {
             d,
             &[
                 &SMALL[..],
-                &[
-                    "run",
-                    "--mode",
-                    "rndrd",
-                    "--engine",
-                    "uring",
-                    "--iodepth",
-                    "32",
-                    "--submit-batch",
-                    batch,
-                    "--events",
-                    "20000",
-                ],
+                &URING_QD32_RNDRD,
+                &["--submit-batch", batch, "--events", "20000"],
             ]
             .concat(),
         )
@@ -470,16 +470,8 @@ fn iowq_threads(pid: u32) -> usize {
 fn uring_run_watching_iowq(dir: &Path) -> (usize, Value) {
     let bin = assert_cmd::cargo::cargo_bin("dbio");
     let child = std::process::Command::new(bin)
-        .args([
-            "bench",
-            "run",
-            "--mode",
-            "rndrd",
-            "--engine",
-            "uring",
-            "--iodepth",
-            "32",
-        ])
+        .arg("bench")
+        .args(URING_QD32_RNDRD)
         .args(ONE_FILE)
         .args(["--time", "2s", "--format", "json", "--dir"])
         .arg(dir)
