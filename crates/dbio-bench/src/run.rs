@@ -6,7 +6,7 @@ use crate::dist::BlockPicker;
 use crate::engine::{NullEngine, SyncEngine, UringEngine};
 use crate::error::BenchError;
 use crate::fileset;
-use crate::timer::{Calibration, ClockChoice};
+use crate::timer::Calibration;
 use crate::worker::{self, Clock, OpAcc, Plan, Snapshot, READ, SYNC, WRITE};
 use crate::{env, spec};
 use dbio_report::bench::*;
@@ -628,7 +628,7 @@ pub fn run(
     on_interval: &mut dyn FnMut(&Interval),
 ) -> Result<RunOutput, BenchError> {
     // The counter's calibration runs while the workers set up their engines.
-    let calibration = Calibration::begin(ClockChoice::Auto);
+    let calibration = Calibration::begin();
     probe_direct(spec, target)?;
     let threads = spec.threads as usize;
     let plans: Vec<Plan> = (0..spec.threads).map(|i| plan(spec, target, i)).collect();

@@ -13,15 +13,6 @@ use std::time::{Duration, Instant};
 /// read to within about 20 ns, so the rate is known to about 2 x 20 ns / 25 ms < 2 ppm.
 pub const CALIBRATION: Duration = Duration::from_millis(25);
 
-/// Which clock a run reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClockChoice {
-    /// The counter where the kernel trusts it, else CLOCK_MONOTONIC.
-    Auto,
-    /// CLOCK_MONOTONIC always.
-    Monotonic,
-}
-
 /// Nanoseconds since a start, from the counter or from CLOCK_MONOTONIC.
 #[derive(Clone, Copy, Debug)]
 pub struct Timer {
@@ -88,15 +79,15 @@ fn pair() -> (Instant, u64) {
 }
 
 impl Calibration {
-    /// Starts calibrating (nothing to do for CLOCK_MONOTONIC).
-    pub fn begin(choice: ClockChoice) -> Self {
+    /// Starts calibrating the counter where it is usable (else there is nothing to do, and
+    /// [`Calibration::finish`] gives CLOCK_MONOTONIC).
+    pub fn begin() -> Self {
         #[cfg(target_arch = "x86_64")]
-        if choice == ClockChoice::Auto && tsc_usable() {
+        if tsc_usable() {
             return Calibration {
                 first: Some(pair()),
             };
         }
-        let _ = choice;
         Calibration { first: None }
     }
 
@@ -177,7 +168,7 @@ mod tests {
     /// range instead of failing the test.
     #[test]
     fn auto_timer_agrees_with_monotonic() {
-        let timer = Calibration::begin(ClockChoice::Auto).finish();
+        let timer = Calibration::begin().finish();
         let read = || {
             let a = Instant::now();
             let n = timer.now_ns();
@@ -197,8 +188,8 @@ mod tests {
     }
 
     #[test]
-    fn monotonic_choice_is_honoured() {
-        let timer = Calibration::begin(ClockChoice::Monotonic).finish();
+    fn the_monotonic_fallback_reads_forward() {
+        let timer = Timer::monotonic();
         assert_eq!(timer.describe(), "CLOCK_MONOTONIC");
         let a = timer.now_ns();
         let b = timer.now_ns();
@@ -210,7 +201,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn tsc_is_used_where_the_kernel_trusts_it() {
-        let timer = Calibration::begin(ClockChoice::Auto).finish();
+        let timer = Calibration::begin().finish();
         if tsc_usable() {
             assert!(
                 timer.describe().starts_with("tsc ("),
