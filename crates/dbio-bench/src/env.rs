@@ -95,6 +95,7 @@ pub fn fs_type_name(path: &std::path::Path) -> String {
         0xEF53 => "ext4".into(),
         0x5846_5342 => "xfs".into(),
         0x0102_1994 => "tmpfs".into(),
+        0x8584_58F6 => "ramfs".into(),
         0x9123_683E => "btrfs".into(),
         0x6969 => "nfs".into(),
         0x794C_7630 => "overlay".into(),
@@ -104,6 +105,12 @@ pub fn fs_type_name(path: &std::path::Path) -> String {
         0x6264_6576 => "devtmpfs".into(),
         m => format!("filesystem with magic {m:#x}"),
     }
+}
+
+/// True for a filesystem whose files live in memory ([`fs_type_name`]'s `tmpfs`, `ramfs`): no
+/// read or write on it ever waits for a device.
+pub fn is_memory_fs(name: &str) -> bool {
+    matches!(name, "tmpfs" | "ramfs")
 }
 
 /// Bytes of these files that sit in the page cache now (mmap + mincore), or `None` when it

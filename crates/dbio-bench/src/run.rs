@@ -387,7 +387,7 @@ fn run_worker(
     }
     let block = spec.block_size_bytes as usize;
     let depth = spec.iodepth.max(1) as usize;
-    let memory_fs = matches!(fs, "tmpfs" | "ramfs");
+    let memory_fs = env::is_memory_fs(fs);
     enum Any {
         Sync(SyncEngine),
         Uring(Box<UringEngine>),

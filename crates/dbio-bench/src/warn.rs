@@ -9,8 +9,12 @@ pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> V
         w.push("the null engine does no I/O: the figures measure dbio itself, not storage".into());
         return w;
     }
-    if env.filesystem.as_deref() == Some("tmpfs") {
-        w.push("the target is on tmpfs: no disk is involved, this measures the kernel and dbio's engine, not storage".into());
+    if let Some(fs) = env
+        .filesystem
+        .as_deref()
+        .filter(|fs| crate::env::is_memory_fs(fs))
+    {
+        w.push(format!("the target is on {fs}: no disk is involved, this measures the kernel and dbio's engine, not storage"));
     }
     let buffered = !spec.direct;
     if buffered && spec.mode.reads() {

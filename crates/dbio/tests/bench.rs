@@ -465,14 +465,15 @@ fn iowq_threads(pid: u32) -> usize {
         .unwrap_or(0)
 }
 
-/// Runs uring QD 32 rndrd on `dir` for 2 s and returns (the most io-wq threads seen at once
-/// while it ran, the result).
-fn uring_run_watching_iowq(dir: &Path) -> (usize, Value) {
+/// Runs uring QD 32 rndrd on `dir` for 2 s (with `extra` options) and returns (the most
+/// io-wq threads seen at once while it ran, the result).
+fn uring_run_watching_iowq(dir: &Path, extra: &[&str]) -> (usize, Value) {
     let bin = assert_cmd::cargo::cargo_bin("dbio");
     let child = std::process::Command::new(bin)
         .arg("bench")
         .args(URING_QD32_RNDRD)
         .args(ONE_FILE)
+        .args(extra)
         .args(["--time", "2s", "--format", "json", "--dir"])
         .arg(dir)
         .stdout(std::process::Stdio::piped())
@@ -495,7 +496,7 @@ fn io_uring_on_tmpfs_keeps_one_iowq_worker() {
     // which the process's own thread list shows, and the result says so.
     let tmp = shm();
     prepare(tmp.path(), &ONE_FILE);
-    let (most, r) = uring_run_watching_iowq(tmp.path());
+    let (most, r) = uring_run_watching_iowq(tmp.path(), &[]);
     assert!(
         most <= 1,
         "{most} io-wq threads at once during the tmpfs run"
@@ -504,10 +505,27 @@ fn io_uring_on_tmpfs_keeps_one_iowq_worker() {
     assert!(engine.starts_with("io_uring: "), "{engine}");
     assert!(engine.contains("io-wq capped at 1 worker"), "{engine}");
     assert!(u(&r["summary"]["read"]["count"]) > 10_000);
+    // ramfs is a memory filesystem too (buffered: it refuses O_DIRECT).
+    let (_t, mnt) = mounted("ramfs", "size=8m");
+    prepare(&mnt, &[&ONE_FILE[..], &["--buffered"]].concat());
+    let (most, r) = uring_run_watching_iowq(&mnt, &["--buffered"]);
+    dbio()
+        .args(["bench", "cleanup", "--dir"])
+        .arg(&mnt)
+        .assert()
+        .success();
+    umount(&mnt);
+    assert!(
+        most <= 1,
+        "{most} io-wq threads at once during the ramfs run"
+    );
+    assert_eq!(r["environment"]["filesystem"], "ramfs");
+    let engine = r["environment"]["engine"].as_str().unwrap();
+    assert!(engine.contains("io-wq capped at 1 worker"), "{engine}");
     // On the disk, O_DIRECT reads are issued without io-wq, and nothing is capped.
     let tmp = disk();
     prepare(tmp.path(), &ONE_FILE);
-    let (_, r) = uring_run_watching_iowq(tmp.path());
+    let (_, r) = uring_run_watching_iowq(tmp.path(), &[]);
     let engine = r["environment"]["engine"].as_str().unwrap();
     assert!(!engine.contains("io-wq capped"), "{engine}");
 }
