@@ -871,11 +871,22 @@ fn mounted(kind: &str, opts: &str) -> (tempfile::TempDir, PathBuf) {
     (tmp, mnt)
 }
 
+/// Unmounts `p`, retrying while it is busy: io_uring releases its registered files in a
+/// kernel worker after the process has exited, so a mount used by a uring run can stay busy
+/// for a moment. Fails the test rather than leave a mount behind.
 fn umount(p: &Path) {
-    std::process::Command::new("umount")
-        .arg(p)
-        .status()
-        .unwrap();
+    for _ in 0..100 {
+        let st = std::process::Command::new("umount")
+            .arg(p)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        if st.success() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("cannot unmount {}: still busy after 2 s", p.display());
 }
 
 #[test]
