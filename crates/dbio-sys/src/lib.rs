@@ -1,11 +1,13 @@
 //! Reads of the live Linux system for dbio: `/proc/diskstats`, sysfs queue attributes,
-//! `/proc/self/mountinfo`, and the device stack from a path down to the physical disks.
+//! `/proc/self/mountinfo`, and the device stack from a path down to the physical disks; and
+//! [`atomic::write_atomic`], the one way dbio writes a whole file in place.
 //!
 //! The parsers are pure functions over `&str` and are unit-tested on fixtures; the code that
 //! opens `/proc` and `/sys` is thin and takes its root as a parameter internally ([`sysfs::Sys`]),
 //! so tests can point it at a fixture tree. This crate never prints and never exits.
 #![deny(missing_docs)]
 
+pub mod atomic;
 pub mod diskstats;
 pub mod mounts;
 pub mod stack;

@@ -1,5 +1,6 @@
-//! Where results go: stdout, or `--output FILE` (written whole, then renamed into place so a
-//! reader never sees half a file). Progress and warnings go to stderr.
+//! Where results go: stdout, or `--output FILE` (written whole to a fresh temporary file, then
+//! renamed into place so a reader never sees half a file, see [`dbio_sys::atomic`]).
+//! Progress and warnings go to stderr.
 
 use anyhow::Context;
 use std::io::Write;
@@ -22,28 +23,14 @@ fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes a whole file atomically.
+/// Writes a whole file atomically: a temporary created O_EXCL|O_NOFOLLOW under an
+/// unpredictable name in the same directory, flushed, then renamed into place; on any error the
+/// temporary is removed and `path` is left as it was.
 pub fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .with_context(|| format!("output path {} has no file name", path.display()))?;
-    let tmp = dir.join(format!(".{}.dbio-tmp", name.to_string_lossy()));
-    std::fs::write(&tmp, bytes).with_context(|| {
+    dbio_sys::atomic::write_atomic(path, bytes).with_context(|| {
         format!(
-            "cannot write output file {}: check that the directory exists and is writable",
+            "{} was not written (nothing was left behind): check that its directory exists, is writable and has free space",
             path.display()
         )
-    })?;
-    std::fs::rename(&tmp, path).with_context(|| {
-        format!(
-            "cannot move {} into place as {}",
-            tmp.display(),
-            path.display()
-        )
-    })?;
-    Ok(())
+    })
 }

@@ -1,0 +1,168 @@
+//! Whole-file writes that a reader never sees half done and that never follow a planted
+//! symlink: the bytes go to a new temporary file in the target's directory, created with
+//! `O_CREAT|O_EXCL|O_NOFOLLOW` under an unpredictable name (`.NAME.XXXXXXXXXX.dbio-tmp`), are
+//! flushed to disk, and the temporary is renamed over the target. On every error the
+//! temporary is removed, so a failed write (a full disk, say) leaves the target as it was and
+//! no stray file behind.
+
+use std::fs::{File, OpenOptions, Permissions};
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// The step of [`write_atomic`] that failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Creating the temporary file in the target's directory.
+    Create,
+    /// Writing the bytes into the temporary file.
+    Write,
+    /// Flushing the temporary file to disk (fsync).
+    Sync,
+    /// Renaming the temporary file over the target.
+    Rename,
+}
+
+/// A failed [`write_atomic`]: the target is unchanged and the temporary file is gone.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {path}: {}", match .step {
+    Step::Create => "cannot create a temporary file in its directory",
+    Step::Write => "writing the temporary file failed",
+    Step::Sync => "flushing the temporary file to disk failed",
+    Step::Rename => "renaming the temporary file into place failed",
+})]
+pub struct WriteError {
+    /// The file that was to be written.
+    pub path: PathBuf,
+    /// What failed.
+    pub step: Step,
+    /// The OS error.
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Writes `bytes` to `path` as a whole (see the module documentation). A new file gets mode
+/// 0666 less the umask, as `open(2)` would give it; the target itself may be a symlink, which
+/// is replaced, not followed. The directory is flushed too, so the rename survives a crash.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let err = |step, source| WriteError {
+        path: path.to_path_buf(),
+        step,
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().ok_or_else(|| {
+        err(
+            Step::Create,
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file"),
+        )
+    })?;
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".dbio-tmp")
+        .rand_bytes(10)
+        .permissions(Permissions::from_mode(0o666))
+        .make_in(dir, |p| {
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o666)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(p)
+        })
+        .map_err(|e| err(Step::Create, e))?;
+    // From here on, dropping `tmp` (any `?` below) removes the temporary file.
+    tmp.as_file_mut()
+        .write_all(bytes)
+        .map_err(|e| err(Step::Write, e))?;
+    tmp.as_file().sync_all().map_err(|e| err(Step::Sync, e))?;
+    tmp.persist(path).map_err(|e| err(Step::Rename, e.error))?;
+    // Best effort: the data is safe in the file already; a directory that cannot be opened or
+    // synced (some FUSE filesystems) does not make the write fail.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    fn entries(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn writes_the_whole_file_and_leaves_no_temporary() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("res.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two, longer").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two, longer");
+        assert_eq!(entries(t.path()), ["res.json"]);
+    }
+
+    #[test]
+    fn a_symlink_at_the_old_temporary_name_is_not_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let victim = t.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let d = t.path().join("c");
+        std::fs::create_dir(&d).unwrap();
+        std::os::unix::fs::symlink(&victim, d.join(".res.json.dbio-tmp")).unwrap();
+        write_atomic(&d.join("res.json"), b"result").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(std::fs::read(d.join("res.json")).unwrap(), b"result");
+        assert!(std::fs::symlink_metadata(d.join(".res.json.dbio-tmp"))
+            .unwrap()
+            .is_symlink());
+    }
+
+    #[test]
+    fn a_symlink_target_is_replaced_not_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let victim = t.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let p = t.path().join("out");
+        std::os::unix::fs::symlink(&victim, &p).unwrap();
+        write_atomic(&p, b"result").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(std::fs::symlink_metadata(&p).unwrap().is_file());
+    }
+
+    #[test]
+    fn new_files_get_the_usual_mode() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("f");
+        write_atomic(&p, b"x").unwrap();
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let mask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Umask:"))
+            .map(|m| u32::from_str_radix(m.trim(), 8).unwrap())
+            .unwrap();
+        let mode = std::fs::metadata(&p).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !mask);
+    }
+
+    #[test]
+    fn a_missing_directory_is_named_and_nothing_is_left() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("nope").join("res.json");
+        let e = write_atomic(&p, b"x").unwrap_err();
+        assert_eq!(e.step, Step::Create);
+        assert!(e.to_string().contains("nope/res.json"), "{e}");
+        assert_eq!(entries(t.path()), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,195 @@
+//! Files dbio writes or deletes: `--output` and the innodb manifest never follow a symlink
+//! planted at a temporary name and leave no temporary behind when the disk is full; `dbio
+//! bench` never truncates, writes through or deletes a file it did not create.
+
+mod common;
+use common::{is_root, skip};
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn dbio() -> Command {
+    Command::cargo_bin("dbio").unwrap()
+}
+
+fn entries(d: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A directory on tmpfs (fast, and the inode numbers of deleted files are not handed out
+/// again at once).
+fn shm() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("dbio-files-")
+        .tempdir_in("/dev/shm")
+        .unwrap()
+}
+
+/// An 8 MiB image with an MBR partition at sector 2048, for `dbio align check`.
+fn mbr_image(dir: &Path) -> PathBuf {
+    let img = dir.join("disk.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    let mut c = std::process::Command::new("sfdisk")
+        .arg("-q")
+        .arg(&img)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("sfdisk (util-linux) is installed by scripts/setup-test-env.sh");
+    use std::io::Write;
+    c.stdin
+        .take()
+        .unwrap()
+        .write_all(b"label: dos\nstart=2048\n")
+        .unwrap();
+    assert!(c.wait().unwrap().success());
+    img
+}
+
+/// A victim file outside the output directory and a symlink to it at `link`.
+fn plant(victim: &Path, link: &Path) {
+    std::fs::write(victim, b"precious").unwrap();
+    std::os::unix::fs::symlink(victim, link).unwrap();
+}
+
+fn untouched(victim: &Path) {
+    let now = std::fs::read(victim).unwrap();
+    assert!(
+        now == b"precious",
+        "{} was written through the symlink: {:?}",
+        victim.display(),
+        String::from_utf8_lossy(&now[..now.len().min(80)])
+    );
+}
+
+#[test]
+fn output_never_follows_a_symlink_at_the_old_temporary_name() {
+    let t = shm();
+    let img = mbr_image(t.path());
+    let c = t.path().join("c");
+    std::fs::create_dir(&c).unwrap();
+    let victim = t.path().join("victim");
+    plant(&victim, &c.join(".res.json.dbio-tmp"));
+    dbio()
+        .args(["align", "check", "--format", "json", "-o"])
+        .arg(c.join("res.json"))
+        .arg(&img)
+        .assert()
+        .success();
+    untouched(&victim);
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(c.join("res.json")).unwrap()).unwrap();
+    assert_eq!(v["schema"], "dbio-align-check/1");
+    assert_eq!(entries(&c), [".res.json.dbio-tmp", "res.json"]);
+
+    // The same for bench's --output (written after the run).
+    let victim2 = t.path().join("victim2");
+    plant(&victim2, &c.join(".bench.json.dbio-tmp"));
+    dbio()
+        .args([
+            "bench", "--engine", "null", "--events", "100", "--format", "json",
+        ])
+        .args(["--file-num", "1", "--file-total-size", "1M", "--output"])
+        .arg(c.join("bench.json"))
+        .arg("--dir")
+        .arg(t.path().join("set"))
+        .assert()
+        .success();
+    untouched(&victim2);
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(c.join("bench.json")).unwrap()).unwrap();
+    assert_eq!(v["spec"]["engine"], "null");
+}
+
+#[test]
+fn innodb_manifest_never_follows_a_symlink_at_the_old_temporary_name() {
+    let t = shm();
+    let out = t.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let victim = t.path().join("victim");
+    plant(&victim, &out.join(".manifest.json.dbio-tmp"));
+    let ibd = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/innodb/shop_orders.ibd");
+    dbio()
+        .args(["innodb", "pages", "--format", "json", "--force", "--out"])
+        .arg(&out)
+        .arg(&ibd)
+        .assert()
+        .success();
+    untouched(&victim);
+    let man: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert!(!man["pages"].as_array().unwrap().is_empty());
+}
+
+/// A tmpfs of `size` mounted on a fresh directory, unmounted on drop.
+struct Tmpfs {
+    _dir: tempfile::TempDir,
+    mnt: PathBuf,
+}
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<Tmpfs> {
+        if !is_root() {
+            skip("mounting a tmpfs of a fixed size needs root");
+            return None;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("dbio-files-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        let mnt = dir.path().join("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        let st = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&mnt)
+            .status()
+            .unwrap();
+        assert!(st.success(), "mount -t tmpfs -o size={size} failed");
+        Some(Tmpfs { _dir: dir, mnt })
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let st = std::process::Command::new("umount")
+            .arg(&self.mnt)
+            .status()
+            .unwrap();
+        assert!(st.success(), "cannot unmount {}", self.mnt.display());
+    }
+}
+
+#[test]
+fn a_full_disk_leaves_no_temporary_and_names_the_output() {
+    let Some(fs) = Tmpfs::mount("64k") else {
+        return;
+    };
+    let t = shm();
+    let img = mbr_image(t.path());
+    // Fill the filesystem: the result (a few KiB) is bigger than what is left (nothing).
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(fs.mnt.join("filler")).unwrap();
+        let chunk = vec![0xA5u8; 4096];
+        while f.write_all(&chunk).is_ok() {}
+    }
+    let out = fs.mnt.join("res.json");
+    let o = dbio()
+        .args(["align", "check", "--format", "json", "-o"])
+        .arg(&out)
+        .arg(&img)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(&out.display().to_string()), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert_eq!(entries(&fs.mnt), ["filler"]);
+}
