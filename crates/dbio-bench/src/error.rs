@@ -92,6 +92,27 @@ pub enum BenchError {
         /// The marker file name.
         marker: &'static str,
     },
+    /// A file the marker lists is no longer the file dbio created under that name (its device,
+    /// inode or birth time differ, or it is not a regular file now).
+    #[error("{path} is not the file dbio created under that name (it was replaced, or is a link now); dbio will not write to or delete it: move it away, then run `dbio bench cleanup` or prepare again")]
+    Replaced {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A file of the set is missing (an interrupted prepare, or removed by hand).
+    #[error("{path} is missing from the dbio file set (an interrupted prepare, or removed since): run `dbio bench prepare` again with the same --dir")]
+    Incomplete {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A marker written before dbio recorded the identity of the files it creates.
+    #[error("{path} was written by dbio {version}, which did not record the identity (device, inode) of the files it created, so dbio cannot tell them from files put there since and will not delete or reuse them: remove the files it lists and the marker by hand, then run `dbio bench prepare` again")]
+    OldMarker {
+        /// The marker file.
+        path: PathBuf,
+        /// The dbio version that wrote it.
+        version: String,
+    },
     /// `run` or `cleanup` found no file set.
     #[error("no dbio file set in {path} (no {marker}): run `dbio bench prepare` with the same --dir first")]
     NoFileSet {
@@ -146,6 +167,9 @@ impl BenchError {
                 | BenchError::DeviceWritesNotAllowed { .. }
                 | BenchError::DeviceInUse { .. }
                 | BenchError::ForeignFile { .. }
+                | BenchError::Replaced { .. }
+                | BenchError::Incomplete { .. }
+                | BenchError::OldMarker { .. }
                 | BenchError::NoFileSet { .. }
                 | BenchError::FileSetMismatch { .. }
         )

@@ -1,16 +1,18 @@
 //! The file set: `dbio-file.N` data files (and `dbio-log.T` commit logs) in the target
-//! directory, listed in a marker file `.dbio-fileset.json`. The marker is written *before* any
-//! file, so an interrupted prepare can still be cleaned up; cleanup removes only the files the
-//! marker lists (and the directory only if dbio created it and it is empty): dbio never deletes
-//! a file it did not create.
+//! directory, listed in a marker file `.dbio-fileset.json`. Every file is created with
+//! `O_CREAT|O_EXCL|O_NOFOLLOW` (so a file or symlink already there is never truncated or
+//! written through) and listed in the marker with its identity (device, inode, and birth time
+//! where the filesystem keeps one) only once it exists. Opening a file of the set and cleanup
+//! check that identity: dbio writes to and deletes only files it created, and leaves a file
+//! that has been replaced since (and names it).
 
 use crate::error::BenchError;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -28,6 +30,49 @@ pub fn log_file(t: u32) -> String {
     format!("dbio-log.{t}")
 }
 
+/// A file dbio created, as the marker records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owned {
+    /// File name in the directory.
+    pub name: String,
+    /// `st_dev` of the file when dbio created it.
+    pub dev: u64,
+    /// `st_ino` of the file when dbio created it.
+    pub ino: u64,
+    /// Birth time (ns since the epoch) when the filesystem keeps one: it tells a new file from
+    /// an old one that got the same inode number after dbio's file was deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub btime_ns: Option<u64>,
+}
+
+impl Owned {
+    fn of(name: &str, md: &Metadata) -> Owned {
+        Owned {
+            name: name.to_string(),
+            dev: md.dev(),
+            ino: md.ino(),
+            btime_ns: md
+                .created()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .and_then(|d| u64::try_from(d.as_nanos()).ok()),
+        }
+    }
+
+    /// Whether `md` (from `lstat` or `fstat`) is this very file: a regular file with the same
+    /// device and inode, and the same birth time when both are known.
+    pub fn is(&self, md: &Metadata) -> bool {
+        let now = Owned::of(&self.name, md);
+        md.is_file()
+            && now.dev == self.dev
+            && now.ino == self.ino
+            && match (now.btime_ns, self.btime_ns) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    }
+}
+
 /// The marker's content.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Marker {
@@ -41,21 +86,50 @@ pub struct Marker {
     pub file_size_bytes: u64,
     /// Number of data files of the current set.
     pub file_num: u64,
-    /// Every file dbio created here (data files and logs, also of earlier sets).
-    pub files: Vec<String>,
+    /// Every file dbio created here (data files and logs, also of earlier sets), each listed
+    /// after it was created.
+    pub files: Vec<Owned>,
 }
 
-/// Reads the marker of `dir`, if there is one.
+impl Marker {
+    /// The entry of file `name`, if dbio created it.
+    pub fn entry(&self, name: &str) -> Option<&Owned> {
+        self.files.iter().find(|o| o.name == name)
+    }
+
+    fn record(&mut self, o: Owned) {
+        match self.files.iter_mut().find(|e| e.name == o.name) {
+            Some(e) => *e = o,
+            None => self.files.push(o),
+        }
+    }
+}
+
+/// Reads the marker of `dir`, if there is one. A marker of a dbio that did not record file
+/// identities (its `files` are bare names) is refused with [`BenchError::OldMarker`].
 pub fn read_marker(dir: &Path) -> Result<Option<Marker>, BenchError> {
     let p = dir.join(MARKER);
+    let bad = |p: PathBuf, e: serde_json::Error| {
+        BenchError::io(
+            "cannot parse the dbio marker",
+            p,
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    };
     match fs::read(&p) {
-        Ok(b) => serde_json::from_slice(&b).map(Some).map_err(|e| {
-            BenchError::io(
-                "cannot parse the dbio marker",
-                p,
-                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-            )
-        }),
+        Ok(b) => {
+            let v: serde_json::Value = serde_json::from_slice(&b).map_err(|e| bad(p.clone(), e))?;
+            let old = v["files"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|f| f.is_string()));
+            if old {
+                return Err(BenchError::OldMarker {
+                    version: v["version"].as_str().unwrap_or("?").to_string(),
+                    path: p,
+                });
+            }
+            serde_json::from_value(v).map(Some).map_err(|e| bad(p, e))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(BenchError::io("cannot read", p, e)),
     }
@@ -63,42 +137,113 @@ pub fn read_marker(dir: &Path) -> Result<Option<Marker>, BenchError> {
 
 fn write_marker(dir: &Path, m: &Marker) -> Result<(), BenchError> {
     let p = dir.join(MARKER);
-    let tmp = dir.join(format!("{MARKER}.tmp"));
     let body = serde_json::to_vec_pretty(m).expect("marker serialises");
-    let mut f = File::create(&tmp).map_err(|e| BenchError::DirNotWritable {
-        path: dir.to_path_buf(),
-        source: e,
-    })?;
-    f.write_all(&body)
-        .and_then(|_| f.sync_all())
-        .map_err(|e| BenchError::io("cannot write", &tmp, e))?;
-    fs::rename(&tmp, &p).map_err(|e| BenchError::io("cannot write", &p, e))
+    dbio_sys::atomic::write_atomic(&p, &body).map_err(|e| match e.step {
+        dbio_sys::atomic::Step::Create => BenchError::DirNotWritable {
+            path: dir.to_path_buf(),
+            source: e.source,
+        },
+        _ => BenchError::io("cannot write", &p, e.source),
+    })
 }
 
-/// Adds `names` to the marker of `dir` (before creating those files).
-pub fn register(dir: &Path, names: &[String]) -> Result<(), BenchError> {
+/// Creates file `name` in `dir`: O_CREAT|O_EXCL|O_NOFOLLOW, so whatever is there already (a
+/// file, a symlink, even a dangling one) makes it fail with [`BenchError::ForeignFile`].
+fn create_new(dir: &Path, name: &str) -> Result<Owned, BenchError> {
+    let p = dir.join(name);
+    let f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&p)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => BenchError::ForeignFile {
+                path: p.clone(),
+                marker: MARKER,
+            },
+            _ => BenchError::io("cannot create", &p, e),
+        })?;
+    let md = f
+        .metadata()
+        .map_err(|e| BenchError::io("cannot stat", &p, e))?;
+    Ok(Owned::of(name, &md))
+}
+
+/// Makes sure each of `names` exists in `dir` as a file dbio created: a listed file must still
+/// be the one dbio created ([`BenchError::Replaced`] if not); a missing one is created
+/// (O_EXCL|O_NOFOLLOW) and recorded in the marker; an unlisted name that exists is refused
+/// ([`BenchError::ForeignFile`]). Returns the updated marker.
+pub fn claim(dir: &Path, names: &[String]) -> Result<Marker, BenchError> {
     let mut m = read_marker(dir)?.ok_or(BenchError::NoFileSet {
         path: dir.to_path_buf(),
         marker: MARKER,
     })?;
     let mut changed = false;
+    let mut result = Ok(());
     for n in names {
-        if !m.files.contains(n) {
-            let p = dir.join(n);
-            if p.exists() {
-                return Err(BenchError::ForeignFile {
+        let p = dir.join(n);
+        let listed = m.entry(n).cloned();
+        match (fs::symlink_metadata(&p), listed) {
+            (Ok(md), Some(o)) if o.is(&md) => continue,
+            (Ok(_), Some(_)) => result = Err(BenchError::Replaced { path: p }),
+            (Ok(_), None) => {
+                result = Err(BenchError::ForeignFile {
                     path: p,
                     marker: MARKER,
-                });
+                })
             }
-            m.files.push(n.clone());
-            changed = true;
+            (Err(_), _) => match create_new(dir, n) {
+                Ok(o) => {
+                    m.record(o);
+                    changed = true;
+                    continue;
+                }
+                Err(e) => result = Err(e),
+            },
         }
+        break;
     }
     if changed {
         write_marker(dir, &m)?;
     }
-    Ok(())
+    result.map(|_| m)
+}
+
+/// Opens file `name` of the set with `open` (which must not follow symlinks: add
+/// O_NOFOLLOW) and checks that it is the file the marker lists: dbio writes only to files it
+/// created.
+pub fn open_owned(
+    dir: &Path,
+    marker: &Marker,
+    name: &str,
+    open: impl FnOnce(&Path) -> Result<File, BenchError>,
+) -> Result<File, BenchError> {
+    let p = dir.join(name);
+    let lstat = fs::symlink_metadata(&p);
+    let Some(o) = marker.entry(name) else {
+        return Err(match lstat {
+            Ok(_) => BenchError::ForeignFile {
+                path: p,
+                marker: MARKER,
+            },
+            Err(_) => BenchError::Incomplete { path: p },
+        });
+    };
+    match lstat {
+        Ok(md) if o.is(&md) => {}
+        Ok(_) => return Err(BenchError::Replaced { path: p }),
+        Err(_) => return Err(BenchError::Incomplete { path: p }),
+    }
+    let f = open(&p)?;
+    // The name may have been swapped between the check above and the open: check what was
+    // opened.
+    let md = f
+        .metadata()
+        .map_err(|e| BenchError::io("cannot stat", &p, e))?;
+    if !o.is(&md) {
+        return Err(BenchError::Replaced { path: p });
+    }
+    Ok(f)
 }
 
 /// Bytes free for an unprivileged writer on the filesystem of `dir`; `u64::MAX` when the
@@ -165,7 +310,9 @@ fn ensure_dir(dir: &Path) -> Result<bool, BenchError> {
 /// Writes the file set: `file_num` files of `file_size` bytes of random (incompressible) data,
 /// several files at once, then fdatasync and drop each from the page cache (POSIX_FADV_DONTNEED)
 /// so the run starts cold. Refuses when the set does not fit in the free space, and refuses to
-/// touch a file with one of its names that dbio did not create. `progress` gets bytes written.
+/// touch a file with one of its names that dbio did not create. The files are created first
+/// (empty, O_EXCL|O_NOFOLLOW) and recorded in the marker, then filled; files of an earlier set
+/// are reused only while they are the very files dbio created. `progress` gets bytes written.
 pub fn prepare(
     dir: &Path,
     file_num: u64,
@@ -178,18 +325,20 @@ pub fn prepare(
     let created_dir = ensure_dir(dir)?;
     let old = read_marker(dir)?;
     let names: Vec<String> = (0..file_num).map(data_file).collect();
-    let ours = |n: &String| old.as_ref().is_some_and(|m| m.files.contains(n));
     let mut reclaim = 0u64;
     for n in &names {
         let p = dir.join(n);
         if let Ok(md) = fs::symlink_metadata(&p) {
-            if !ours(n) || !md.is_file() {
-                return Err(BenchError::ForeignFile {
-                    path: p,
-                    marker: MARKER,
-                });
+            match old.as_ref().and_then(|m| m.entry(n)) {
+                Some(o) if o.is(&md) => reclaim += md.len(),
+                Some(_) => return Err(BenchError::Replaced { path: p }),
+                None => {
+                    return Err(BenchError::ForeignFile {
+                        path: p,
+                        marker: MARKER,
+                    })
+                }
             }
-            reclaim += md.len();
         }
     }
     let need = file_num * file_size;
@@ -212,12 +361,27 @@ pub fn prepare(
     marker.version = env!("CARGO_PKG_VERSION").into();
     marker.file_size_bytes = file_size;
     marker.file_num = file_num;
+    // The marker goes first (it says whether dbio created the directory), then each file is
+    // created and recorded: the marker never lists a file dbio did not create.
+    write_marker(dir, &marker)?;
+    let mut created = Ok(());
     for n in &names {
-        if !marker.files.contains(n) {
-            marker.files.push(n.clone());
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if fs::symlink_metadata(dir.join(n)).is_ok() {
+            continue; // ours, checked above
+        }
+        match create_new(dir, n) {
+            Ok(o) => marker.record(o),
+            Err(e) => {
+                created = Err(e);
+                break;
+            }
         }
     }
     write_marker(dir, &marker)?;
+    created?;
 
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -225,6 +389,7 @@ pub fn prepare(
         .max(1);
     let next = AtomicU64::new(0);
     let written = AtomicU64::new(0);
+    let marker = &marker;
     let result: Result<(), BenchError> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|w| {
@@ -237,13 +402,17 @@ pub fn prepare(
                         if i >= file_num || stop.load(Ordering::Relaxed) {
                             return Ok(());
                         }
-                        let p = dir.join(&names[i as usize]);
-                        let mut f = OpenOptions::new()
-                            .write(true)
-                            .create(true)
-                            .truncate(true)
-                            .open(&p)
-                            .map_err(|e| BenchError::io("cannot create", &p, e))?;
+                        let n = &names[i as usize];
+                        let p = dir.join(n);
+                        let mut f = open_owned(dir, marker, n, |p| {
+                            OpenOptions::new()
+                                .write(true)
+                                .custom_flags(libc::O_NOFOLLOW)
+                                .open(p)
+                                .map_err(|e| BenchError::io("cannot open", p, e))
+                        })?;
+                        f.set_len(0)
+                            .map_err(|e| BenchError::io("cannot truncate", &p, e))?;
                         let mut left = file_size;
                         while left > 0 && !stop.load(Ordering::Relaxed) {
                             let n = left.min(buf.len() as u64) as usize;
@@ -294,33 +463,38 @@ pub struct Cleaned {
     pub bytes: u64,
     /// Files listed in the marker that were already gone.
     pub missing: u64,
+    /// Files listed in the marker that are not the files dbio created any more (replaced since,
+    /// or a link now): left in place.
+    pub replaced: Vec<PathBuf>,
     /// Whether the directory was removed (dbio created it and it was empty).
     pub removed_dir: bool,
-    /// Files left in the directory that dbio did not create.
+    /// Entries left in the directory (files dbio did not create, including `replaced`).
     pub foreign_left: u64,
 }
 
-/// Removes the files the marker lists (regular files only), the marker, and the directory if
-/// dbio created it and nothing else is in it.
+/// Removes the files the marker lists that are still the files dbio created (same device,
+/// inode and birth time), the marker, and the directory if dbio created it and nothing else
+/// is in it. A listed name that now holds another file is left in place and reported in
+/// [`Cleaned::replaced`].
 pub fn cleanup(dir: &Path) -> Result<Cleaned, BenchError> {
     let marker = read_marker(dir)?.ok_or(BenchError::NoFileSet {
         path: dir.to_path_buf(),
         marker: MARKER,
     })?;
     let mut out = Cleaned::default();
-    for n in &marker.files {
+    for o in &marker.files {
         // Names come from our own marker, but never follow a path out of the directory.
-        if n.contains('/') || n == ".." {
+        if o.name.contains('/') || o.name == ".." || o.name == "." {
             continue;
         }
-        let p = dir.join(n);
+        let p = dir.join(&o.name);
         match fs::symlink_metadata(&p) {
-            Ok(md) if md.is_file() => {
+            Ok(md) if o.is(&md) => {
                 fs::remove_file(&p).map_err(|e| BenchError::io("cannot remove", &p, e))?;
                 out.bytes += md.len();
                 out.removed.push(p);
             }
-            Ok(_) => out.foreign_left += 1,
+            Ok(_) => out.replaced.push(p),
             Err(_) => out.missing += 1,
         }
     }
@@ -329,7 +503,7 @@ pub fn cleanup(dir: &Path) -> Result<Cleaned, BenchError> {
     let left = fs::read_dir(dir)
         .map_err(|e| BenchError::io("cannot list", dir, e))?
         .count() as u64;
-    out.foreign_left += left;
+    out.foreign_left = left;
     if marker.created_dir && left == 0 {
         out.removed_dir = fs::remove_dir(dir).is_ok();
     }
@@ -394,11 +568,99 @@ mod tests {
         let dir = tmp.path().join("new");
         let stop = AtomicBool::new(false);
         prepare(&dir, 1, 4096, 1, &stop, &|_| {}).unwrap();
-        register(&dir, &[log_file(0)]).unwrap();
+        let m = claim(&dir, &[log_file(0)]).unwrap();
+        assert!(m.entry(&log_file(0)).is_some());
         fs::write(dir.join(log_file(0)), b"log").unwrap();
         let c = cleanup(&dir).unwrap();
         assert_eq!(c.removed.len(), 2);
         assert!(c.removed_dir);
         assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_file_put_under_a_listed_name_after_an_interrupted_prepare_survives_cleanup() {
+        let tmp = tempfile::tempdir().unwrap();
+        let stop = AtomicBool::new(true);
+        let p = prepare(tmp.path(), 32, 4096, 1, &stop, &|_| {}).unwrap();
+        assert!(p.interrupted);
+        fs::write(tmp.path().join("dbio-file.20"), b"theirs").unwrap();
+        let c = cleanup(tmp.path()).unwrap();
+        assert_eq!(
+            fs::read(tmp.path().join("dbio-file.20")).unwrap(),
+            b"theirs"
+        );
+        assert_eq!(c.foreign_left, 1);
+        assert!(!tmp.path().join(MARKER).exists());
+    }
+
+    #[test]
+    fn a_replaced_file_is_neither_opened_nor_deleted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let stop = AtomicBool::new(false);
+        prepare(d, 2, 4096, 1, &stop, &|_| {}).unwrap();
+        let m = read_marker(d).unwrap().unwrap();
+        // A new file renamed over dbio-file.1: another inode for certain.
+        fs::write(d.join("theirs"), b"theirs").unwrap();
+        fs::rename(d.join("theirs"), d.join("dbio-file.1")).unwrap();
+        let open = |p: &Path| File::open(p).map_err(|e| BenchError::io("cannot open", p, e));
+        assert!(open_owned(d, &m, "dbio-file.0", open).is_ok());
+        let e = open_owned(d, &m, "dbio-file.1", open).unwrap_err();
+        assert!(matches!(e, BenchError::Replaced { .. }), "{e}");
+        // Prepare again refuses it too.
+        let e = prepare(d, 2, 4096, 1, &stop, &|_| {}).unwrap_err();
+        assert!(matches!(e, BenchError::Replaced { .. }), "{e}");
+        let c = cleanup(d).unwrap();
+        assert_eq!(c.removed, [d.join("dbio-file.0")]);
+        assert_eq!(c.replaced, [d.join("dbio-file.1")]);
+        assert_eq!(fs::read(d.join("dbio-file.1")).unwrap(), b"theirs");
+    }
+
+    #[test]
+    fn claim_never_follows_a_symlink_and_leaves_unlisted_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().join("set");
+        let stop = AtomicBool::new(false);
+        prepare(&d, 0, 4096, 1, &stop, &|_| {}).unwrap();
+        let target = tmp.path().join("elsewhere");
+        std::os::unix::fs::symlink(&target, d.join(log_file(0))).unwrap();
+        let e = claim(&d, &[log_file(0)]).unwrap_err();
+        assert!(matches!(e, BenchError::ForeignFile { .. }), "{e}");
+        assert!(!target.exists());
+        // A listed log that became a symlink is refused as replaced.
+        claim(&d, &[log_file(1)]).unwrap();
+        fs::remove_file(d.join(log_file(1))).unwrap();
+        std::os::unix::fs::symlink(&target, d.join(log_file(1))).unwrap();
+        let e = claim(&d, &[log_file(1)]).unwrap_err();
+        assert!(matches!(e, BenchError::Replaced { .. }), "{e}");
+        assert!(!target.exists());
+    }
+
+    #[test]
+    fn a_foreign_marker_temporary_is_left_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path().join(format!("{MARKER}.tmp"));
+        fs::write(&t, b"precious").unwrap();
+        let stop = AtomicBool::new(false);
+        prepare(tmp.path(), 1, 4096, 1, &stop, &|_| {}).unwrap();
+        cleanup(tmp.path()).unwrap();
+        assert_eq!(fs::read(&t).unwrap(), b"precious");
+    }
+
+    #[test]
+    fn an_old_marker_without_identities_is_refused_with_what_to_do() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(
+            tmp.path().join(MARKER),
+            r#"{"created_by":"dbio","version":"0.0.9","created_dir":false,
+               "file_size_bytes":4096,"file_num":1,"files":["dbio-file.0"]}"#,
+        )
+        .unwrap();
+        fs::write(tmp.path().join("dbio-file.0"), b"?").unwrap();
+        let e = cleanup(tmp.path()).unwrap_err();
+        assert!(matches!(e, BenchError::OldMarker { .. }), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains("0.0.9") && msg.contains("by hand"), "{msg}");
+        assert!(tmp.path().join("dbio-file.0").exists());
     }
 }

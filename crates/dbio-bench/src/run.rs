@@ -161,11 +161,20 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
             })?;
             if spec.mode == Mode::Commit {
                 let logs: Vec<String> = (0..spec.threads).map(fileset::log_file).collect();
-                fileset::register(dir, &logs)?;
+                // Created (O_EXCL|O_NOFOLLOW) and recorded, or reused if still dbio's; then
+                // opened without following links, checked again, and emptied.
+                let marker = fileset::claim(dir, &logs)?;
                 let files = logs
                     .iter()
-                    .map(|n| open_one(&dir.join(n), true, true, flags, &fs))
-                    .collect::<Result<Vec<_>, _>>()?;
+                    .map(|n| {
+                        let f = fileset::open_owned(dir, &marker, n, |p| {
+                            open_one(p, true, false, flags | libc::O_NOFOLLOW, &fs)
+                        })?;
+                        f.set_len(0)
+                            .map_err(|e| BenchError::io("cannot truncate", dir.join(n), e))?;
+                        Ok(f)
+                    })
+                    .collect::<Result<Vec<_>, BenchError>>()?;
                 let mut names = names;
                 granted(&mut names, files.first());
                 return Ok(Target {
@@ -192,9 +201,12 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
             let paths: Vec<PathBuf> = (0..spec.file_num)
                 .map(|i| dir.join(fileset::data_file(i)))
                 .collect();
-            let files = paths
-                .iter()
-                .map(|p| open_one(p, write, false, flags, &fs))
+            let files = (0..spec.file_num)
+                .map(|i| {
+                    fileset::open_owned(dir, &marker, &fileset::data_file(i), |p| {
+                        open_one(p, write, false, flags | libc::O_NOFOLLOW, &fs)
+                    })
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             let mut names = names;
             granted(&mut names, files.first());

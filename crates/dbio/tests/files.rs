@@ -193,3 +193,139 @@ fn a_full_disk_leaves_no_temporary_and_names_the_output() {
     assert!(err.contains("No space left on device"), "{err}");
     assert_eq!(entries(&fs.mnt), ["filler"]);
 }
+
+const SMALL: [&str; 6] = [
+    "--file-num",
+    "4",
+    "--file-total-size",
+    "4M",
+    "--block-size",
+    "4k",
+];
+
+#[test]
+fn prepare_leaves_a_foreign_marker_temporary_alone() {
+    let t = shm();
+    let d = t.path().join("set");
+    std::fs::create_dir(&d).unwrap();
+    let tmp = d.join(".dbio-fileset.json.tmp");
+    std::fs::write(&tmp, b"precious").unwrap();
+    dbio()
+        .args(["bench", "prepare"])
+        .args(SMALL)
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&tmp).unwrap(), b"precious");
+    dbio()
+        .args(["bench", "cleanup", "--dir"])
+        .arg(&d)
+        .assert()
+        .success();
+    assert_eq!(entries(&d), [".dbio-fileset.json.tmp"]);
+    assert_eq!(std::fs::read(&tmp).unwrap(), b"precious");
+
+    // A symlink there is not followed either.
+    std::fs::remove_file(&tmp).unwrap();
+    let victim = t.path().join("victim");
+    plant(&victim, &tmp);
+    dbio()
+        .args(["bench", "prepare"])
+        .args(SMALL)
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .success();
+    untouched(&victim);
+    assert!(std::fs::symlink_metadata(d.join(".dbio-fileset.json"))
+        .unwrap()
+        .is_file());
+}
+
+#[test]
+fn cleanup_spares_a_file_put_under_a_listed_name_after_a_failed_prepare() {
+    use std::os::unix::process::CommandExt;
+    let t = shm();
+    let d = t.path().join("set");
+    // Prepare dies half way: files may grow to 1 MiB only (RLIMIT_FSIZE; SIGXFSZ ignored, so
+    // the write that crosses it fails with EFBIG), each file is to have 2 MiB.
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"));
+    c.args([
+        "bench",
+        "prepare",
+        "--file-num",
+        "32",
+        "--file-total-size",
+        "64M",
+    ])
+    .arg("--dir")
+    .arg(&d);
+    // SAFETY: only async-signal-safe calls (signal, setrlimit) between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: 1 << 20,
+                rlim_max: 1 << 20,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = c.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert!(d.join(".dbio-fileset.json").exists());
+    // Someone puts their own file under a name dbio meant to use (replacing what dbio left
+    // there, if anything).
+    let theirs = d.join("dbio-file.20");
+    let _ = std::fs::remove_file(&theirs);
+    std::fs::write(&theirs, b"not dbio's").unwrap();
+    let o = dbio()
+        .args(["bench", "cleanup", "--dir"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let all = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{all}");
+    assert_eq!(std::fs::read(&theirs).unwrap(), b"not dbio's");
+    assert_eq!(entries(&d), ["dbio-file.20"]);
+    assert!(all.contains("dbio-file.20"), "{all}");
+}
+
+#[test]
+fn commit_mode_never_follows_a_dangling_log_symlink() {
+    let t = shm();
+    let d = t.path().join("set");
+    let elsewhere = t.path().join("elsewhere");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("x"), d.join("dbio-log.0")).unwrap();
+    let o = dbio()
+        .args([
+            "bench",
+            "--mode",
+            "commit",
+            "--threads",
+            "1",
+            "--events",
+            "100",
+        ])
+        .args(["--file-total-size", "16M", "--dir"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("dbio-log.0"), "{err}");
+    assert!(err.contains("dbio did not create it"), "{err}");
+    assert_eq!(entries(&elsewhere), Vec::<String>::new());
+    assert_eq!(entries(&d), ["dbio-log.0"]);
+    assert!(std::fs::symlink_metadata(d.join("dbio-log.0"))
+        .unwrap()
+        .is_symlink());
+}

@@ -389,6 +389,12 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
             c.foreign_left
         ));
     }
+    for p in &c.replaced {
+        eprintln!(
+            "warning: left {}: it is not the file dbio created under that name (replaced since, or a link now), so dbio did not delete it",
+            p.display()
+        );
+    }
     console.line(&(msg + "\n"))
 }
 
