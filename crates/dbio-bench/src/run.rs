@@ -72,18 +72,10 @@ fn granted(names: &mut Vec<String>, f: Option<&File>) {
     }
 }
 
-fn open_one(
-    path: &Path,
-    write: bool,
-    create: bool,
-    flags: i32,
-    fs: &str,
-) -> Result<File, BenchError> {
+/// Opens an existing file or device (files of the set are created by `fileset` only).
+fn open_one(path: &Path, write: bool, flags: i32, fs: &str) -> Result<File, BenchError> {
     let mut o = OpenOptions::new();
     o.read(true).write(write).custom_flags(flags);
-    if create {
-        o.create(true).truncate(true);
-    }
     let opened = match o.open(path) {
         // O_NOATIME is refused (EPERM) on files the user does not own: open without it.
         Err(e) if e.raw_os_error() == Some(libc::EPERM) && flags & libc::O_NOATIME != 0 => {
@@ -168,7 +160,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                     .iter()
                     .map(|n| {
                         let f = fileset::open_owned(dir, &marker, n, |p| {
-                            open_one(p, true, false, flags | libc::O_NOFOLLOW, &fs)
+                            open_one(p, true, flags | libc::O_NOFOLLOW, &fs)
                         })?;
                         f.set_len(0)
                             .map_err(|e| BenchError::io("cannot truncate", dir.join(n), e))?;
@@ -204,7 +196,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
             let files = (0..spec.file_num)
                 .map(|i| {
                     fileset::open_owned(dir, &marker, &fileset::data_file(i), |p| {
-                        open_one(p, write, false, flags | libc::O_NOFOLLOW, &fs)
+                        open_one(p, write, flags | libc::O_NOFOLLOW, &fs)
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
@@ -249,7 +241,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                     }
                 }
             }
-            let f = open_one(dev, write, false, flags, "block device")?;
+            let f = open_one(dev, write, flags, "block device")?;
             let size =
                 device_size(&f).map_err(|e| BenchError::io("cannot get the size of", dev, e))?;
             let lbs = device_logical_block(&f).unwrap_or(512);
