@@ -9,6 +9,7 @@
 use crate::error::BenchError;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -74,7 +75,7 @@ impl Owned {
 }
 
 /// The marker's content.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Marker {
     /// Always "dbio".
     pub created_by: String,
@@ -89,18 +90,33 @@ pub struct Marker {
     /// Every file dbio created here (data files and logs, also of earlier sets), each listed
     /// after it was created.
     pub files: Vec<Owned>,
+    /// Position of each name in `files` (built on first lookup: sets have thousands of files).
+    #[serde(skip)]
+    index: std::sync::OnceLock<HashMap<String, usize>>,
 }
 
 impl Marker {
     /// The entry of file `name`, if dbio created it.
     pub fn entry(&self, name: &str) -> Option<&Owned> {
-        self.files.iter().find(|o| o.name == name)
+        let index = self.index.get_or_init(|| {
+            self.files
+                .iter()
+                .enumerate()
+                .map(|(i, o)| (o.name.clone(), i))
+                .collect()
+        });
+        index.get(name).map(|&i| &self.files[i])
     }
 
     fn record(&mut self, o: Owned) {
-        match self.files.iter_mut().find(|e| e.name == o.name) {
-            Some(e) => *e = o,
-            None => self.files.push(o),
+        self.entry(&o.name); // builds the index
+        let index = self.index.get_mut().expect("built by entry()");
+        match index.get(&o.name) {
+            Some(&i) => self.files[i] = o,
+            None => {
+                index.insert(o.name.clone(), self.files.len());
+                self.files.push(o);
+            }
         }
     }
 }
@@ -662,5 +678,24 @@ mod tests {
         let msg = e.to_string();
         assert!(msg.contains("0.0.9") && msg.contains("by hand"), "{msg}");
         assert!(tmp.path().join("dbio-file.0").exists());
+    }
+
+    #[test]
+    fn prepare_again_reuses_its_files_and_recreates_a_missing_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let stop = AtomicBool::new(false);
+        prepare(d, 3, 4096, 1, &stop, &|_| {}).unwrap();
+        let first = read_marker(d).unwrap().unwrap();
+        fs::remove_file(d.join("dbio-file.1")).unwrap();
+        prepare(d, 3, 8192, 2, &stop, &|_| {}).unwrap();
+        let m = read_marker(d).unwrap().unwrap();
+        assert_eq!(m.files.len(), 3);
+        assert_eq!(m.entry("dbio-file.0"), first.entry("dbio-file.0"));
+        assert_eq!(m.entry("dbio-file.2"), first.entry("dbio-file.2"));
+        let md = fs::symlink_metadata(d.join("dbio-file.1")).unwrap();
+        assert!(m.entry("dbio-file.1").unwrap().is(&md));
+        assert_eq!(md.len(), 8192);
+        assert_eq!(cleanup(d).unwrap().removed.len(), 3);
     }
 }
