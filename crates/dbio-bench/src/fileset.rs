@@ -61,15 +61,19 @@ impl Owned {
     }
 
     /// Whether `md` (from `lstat` or `fstat`) is this very file: a regular file with the same
-    /// device and inode, and the same birth time when both are known.
+    /// identity (see [`Owned::same`]).
     pub fn is(&self, md: &Metadata) -> bool {
-        let now = Owned::of(&self.name, md);
-        md.is_file()
-            && now.dev == self.dev
-            && now.ino == self.ino
+        md.is_file() && self.same(&Owned::of(&self.name, md))
+    }
+
+    /// Whether `now` is the file recorded here: the same inode, and the same birth time when
+    /// both are known (then the device number may differ: btrfs numbers its subvolumes anew at
+    /// each mount, and dm or NVMe minor numbers can change across boots), else the same device.
+    pub fn same(&self, now: &Owned) -> bool {
+        now.ino == self.ino
             && match (now.btime_ns, self.btime_ns) {
                 (Some(a), Some(b)) => a == b,
-                _ => true,
+                _ => now.dev == self.dev,
             }
     }
 }
@@ -697,5 +701,28 @@ mod tests {
         assert!(m.entry("dbio-file.1").unwrap().is(&md));
         assert_eq!(md.len(), 8192);
         assert_eq!(cleanup(d).unwrap().removed.len(), 3);
+    }
+
+    #[test]
+    fn identity_is_inode_and_birth_time_or_inode_and_device() {
+        let o = |dev, ino, btime_ns| Owned {
+            name: "dbio-file.0".into(),
+            dev,
+            ino,
+            btime_ns,
+        };
+        let rec = o(1, 10, Some(5));
+        assert!(rec.same(&o(1, 10, Some(5))));
+        assert!(rec.same(&o(2, 10, Some(5))), "device renumbered, same file");
+        assert!(!rec.same(&o(1, 11, Some(5))));
+        assert!(
+            !rec.same(&o(1, 10, Some(6))),
+            "inode number reused by a new file"
+        );
+        let no_btime = o(1, 10, None);
+        assert!(no_btime.same(&o(1, 10, None)));
+        assert!(no_btime.same(&o(1, 10, Some(5))));
+        assert!(!no_btime.same(&o(2, 10, None)));
+        assert!(!rec.same(&o(2, 10, None)));
     }
 }
