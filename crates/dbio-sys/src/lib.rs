@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod diskstats;
+pub mod inuse;
 pub mod mounts;
 pub mod stack;
 pub mod sysfs;
