@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 /// One node of a device stack.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Node {
+pub(crate) enum Node {
     /// A block device, by kernel name (`vda1`, `dm-0`, `loop2`).
     Device(String),
     /// A regular file backing a loop device, or scanned as a source (absolute path).
