@@ -77,11 +77,11 @@ pub enum BenchError {
         mode: String,
     },
     /// A write mode on a device that is in use.
-    #[error("refusing to write to {path}: {what}; unmount it first (writes would destroy a live filesystem)")]
+    #[error("refusing to write to {path}: {what}")]
     DeviceInUse {
         /// The device.
         path: PathBuf,
-        /// What holds it.
+        /// What in its stack is in use, with the chain to it and what to do.
         what: String,
     },
     /// A file with one of dbio's names exists but dbio did not create it.

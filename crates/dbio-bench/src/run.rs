@@ -223,20 +223,23 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                 });
             }
             if write {
-                // The device, any partition of it and anything built on it (dm, md) must be
-                // unused: writes would destroy a live filesystem or swap.
-                match dbio_sys::mounts::device_in_use(dev) {
+                // Nothing in the device's whole stack (below it, above it, partitions of the
+                // same disk) may be in use: writes would destroy a live filesystem or swap.
+                match dbio_sys::inuse::device_in_use(dev) {
                     Ok(None) => {}
-                    Ok(Some(what)) => {
+                    Ok(Some(used)) => {
                         return Err(BenchError::DeviceInUse {
                             path: dev.clone(),
-                            what,
+                            what: used.to_string(),
                         })
                     }
                     Err(e) => {
                         return Err(BenchError::DeviceInUse {
                             path: dev.clone(),
-                            what: format!("cannot tell whether it is in use ({e})"),
+                            what: format!(
+                                "cannot tell whether anything in its device stack is in use \
+                                 ({e}); dbio writes only to a device it can check"
+                            ),
                         })
                     }
                 }

@@ -9,6 +9,7 @@
 
 pub mod atomic;
 pub mod diskstats;
+pub mod inuse;
 pub mod mounts;
 pub mod stack;
 pub mod sysfs;

@@ -1,12 +1,11 @@
-//! Mounts: `/proc/self/mountinfo` and `/proc/swaps` parsing (pure), the mount a path lives on,
-//! and whether a block device (or any partition or holder of it) is in use.
+//! Mounts: `/proc/self/mountinfo` and `/proc/swaps` parsing (pure) and the mount a path lives
+//! on. Whether a device is in use is [`crate::inuse`].
 
-use crate::sysfs::{parse_major_minor, read_attr, Sys};
+use crate::sysfs::{parse_major_minor, Sys};
 use crate::Error;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::Path;
 
 /// One line of `/proc/self/mountinfo`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,141 +165,9 @@ pub fn block_dev_numbers(dev: &Path) -> Result<(u32, u32), Error> {
     Ok(crate::dev_major_minor(md.rdev()))
 }
 
-/// The sysfs names of a device, its partitions, and (recursively) everything built on top of
-/// any of them (`holders/`: dm, md, LVM).
-fn family(sys: &Sys, name: &str) -> BTreeSet<String> {
-    let mut seen = BTreeSet::new();
-    let mut todo = vec![name.to_string()];
-    while let Some(n) = todo.pop() {
-        if !seen.insert(n.clone()) {
-            continue;
-        }
-        let dir = sys.class_block(&n);
-        // Partitions are subdirectories with a `partition` file.
-        if let Ok(rd) = std::fs::read_dir(&dir) {
-            for e in rd.flatten() {
-                if e.path().join("partition").exists() {
-                    todo.push(e.file_name().to_string_lossy().into_owned());
-                }
-            }
-        }
-        if let Ok(rd) = std::fs::read_dir(dir.join("holders")) {
-            for e in rd.flatten() {
-                todo.push(e.file_name().to_string_lossy().into_owned());
-            }
-        }
-    }
-    seen
-}
-
 pub(crate) fn name_of_dev(sys: &Sys, major: u32, minor: u32) -> Option<String> {
     let p = std::fs::canonicalize(sys.dev_block(major, minor)).ok()?;
     Some(p.file_name()?.to_string_lossy().into_owned())
-}
-
-/// Whether `dev` (a block device node), any of its partitions, or anything built on them
-/// (device-mapper, LVM, md: sysfs `holders/`) is mounted or used as swap. Returns what is
-/// using it (`"/dev/vda1 mounted on /boot (ext4)"`), or `None` when it is free.
-pub fn device_in_use(dev: &Path) -> Result<Option<String>, Error> {
-    let (major, minor) = block_dev_numbers(dev)?;
-    let sys = Sys::live();
-    let name = name_of_dev(&sys, major, minor).ok_or_else(|| Error::UnknownDevice {
-        name: format!("{} ({major}:{minor})", dev.display()),
-        known: sys.block_devices().unwrap_or_default().join(", "),
-    })?;
-    let mounts = read_mountinfo_in(&sys)?;
-    let swaps = parse_swaps(&sys.read("proc/swaps").unwrap_or_default());
-    if let Some(why) = in_use(&sys, &name, &mounts, &swaps) {
-        return Ok(Some(why));
-    }
-    if let Some(why) = held_by(&sys, &name) {
-        return Ok(Some(why));
-    }
-    // Last, ask the kernel: an exclusive (read-only) open fails with EBUSY while the device or
-    // a partition of it is mounted (also in another mount namespace), is swap, or is claimed
-    // by md/dm or another exclusive opener.
-    match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_EXCL)
-        .open(dev)
-    {
-        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Ok(Some(format!(
-            "{} is busy: the kernel refuses an exclusive open (mounted in another namespace, \
-             swap, part of md/dm, or opened exclusively by another program)",
-            dev.display()
-        ))),
-        _ => Ok(None),
-    }
-}
-
-/// Something built on the device or one of its partitions (sysfs `holders/`: an LVM volume,
-/// dm-crypt, md array), mounted or not: writing under it would destroy that device's data.
-pub(crate) fn held_by(sys: &Sys, name: &str) -> Option<String> {
-    // The device itself, then its partitions.
-    let mut own = vec![name.to_string()];
-    if let Ok(rd) = std::fs::read_dir(sys.class_block(name)) {
-        let mut parts: Vec<String> = rd
-            .flatten()
-            .filter(|e| e.path().join("partition").exists())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        parts.sort();
-        own.extend(parts);
-    }
-    for n in &own {
-        if let Ok(rd) = std::fs::read_dir(sys.class_block(n).join("holders")) {
-            if let Some(h) = rd.flatten().next() {
-                let holder = h.file_name().to_string_lossy().into_owned();
-                let dm = read_attr(&sys.class_block(&holder).join("dm/name"))
-                    .map(|d| format!(" ({d})"))
-                    .unwrap_or_default();
-                return Some(format!(
-                    "{n} is in use by {holder}{dm}, which is built on it"
-                ));
-            }
-        }
-    }
-    None
-}
-
-pub(crate) fn in_use(
-    sys: &Sys,
-    name: &str,
-    mounts: &[MountEntry],
-    swaps: &[SwapEntry],
-) -> Option<String> {
-    let fam = family(sys, name);
-    let mut numbers: BTreeSet<(u32, u32)> = BTreeSet::new();
-    for n in &fam {
-        if let Some(mm) = read_attr(&sys.class_block(n).join("dev"))
-            .as_deref()
-            .and_then(parse_major_minor)
-        {
-            numbers.insert(mm);
-        }
-    }
-    let holds = |source: &str| -> bool {
-        let p = PathBuf::from(source);
-        p.is_absolute()
-            && std::fs::metadata(&p)
-                .ok()
-                .filter(|m| m.file_type().is_block_device())
-                .is_some_and(|m| numbers.contains(&crate::dev_major_minor(m.rdev())))
-    };
-    for m in mounts {
-        if numbers.contains(&(m.major, m.minor)) || holds(&m.source) {
-            return Some(format!(
-                "{} mounted on {} ({})",
-                m.source, m.mountpoint, m.fstype
-            ));
-        }
-    }
-    for s in swaps {
-        if holds(&s.filename) {
-            return Some(format!("{} is active swap", s.filename));
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -377,17 +244,19 @@ mod tests {
             eprintln!("root is not on a block device node here: skipped");
             return;
         }
-        let used = device_in_use(Path::new(&root.source)).unwrap();
+        let used = crate::inuse::device_in_use(Path::new(&root.source))
+            .unwrap()
+            .map(|u| u.to_string());
         assert!(
             used.as_deref().unwrap_or("").contains("mounted on /"),
             "{used:?}"
         );
         assert!(matches!(
-            device_in_use(Path::new("/dev/null")),
+            crate::inuse::device_in_use(Path::new("/dev/null")),
             Err(Error::NotBlockDevice { .. })
         ));
         assert!(matches!(
-            device_in_use(Path::new("/dev/does-not-exist")),
+            crate::inuse::device_in_use(Path::new("/dev/does-not-exist")),
             Err(Error::NotFound { .. })
         ));
     }

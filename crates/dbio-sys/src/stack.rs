@@ -587,20 +587,49 @@ mod tests {
         let t = fixture();
         let sys = Sys::at(t.path());
         let mi = read_mountinfo_in(&sys).unwrap();
+        let never = |_: &str| None;
+        let g = crate::inuse::Graph::new(&sys, &mi);
+        let chains = |name: &str| -> Vec<String> {
+            crate::inuse::write_target_findings(&g, &[], name, &never)
+                .iter()
+                .map(|f| f.to_string())
+                .collect()
+        };
         // vdb -> vdb1 -> md0 -> dm-0, mounted on /var/lib/mysql.
-        let u = crate::mounts::in_use(&sys, "vdb", &mi, &[]).unwrap();
-        assert!(u.contains("/var/lib/mysql"), "{u}");
-        assert!(crate::mounts::in_use(&sys, "vdc1", &mi, &[]).is_some());
-        // vdb2 has no holders and is not mounted.
-        assert_eq!(crate::mounts::in_use(&sys, "vdb2", &mi, &[]), None);
-        assert_eq!(crate::mounts::held_by(&sys, "vdb2"), None);
-        // Not mounted, but md0 is built on vdc1: still in use.
-        let h = crate::mounts::held_by(&sys, "vdc").unwrap();
-        assert!(h.contains("vdc1 is in use by md0"), "{h}");
-        let h = crate::mounts::held_by(&sys, "md0").unwrap();
-        assert!(h.contains("dm-0 (vg-mysql)"), "{h}");
+        let u = chains("vdb");
+        assert_eq!(u.len(), 1, "{u:?}");
+        assert!(
+            u[0].starts_with("vdb <- vdb1 <- md0 <- dm-0 (mounted on /var/lib/mysql, xfs)"),
+            "{u:?}"
+        );
+        assert!(chains("vdc1")[0].starts_with("vdc1 <- md0 <- dm-0 (mounted"));
+        // vdb2 is on vdb, whose other partition carries the mounted volume.
+        assert!(chains("vdb2")[0].starts_with("vdb2 -> vdb <- vdb1 <- md0 <- dm-0 (mounted"));
+        // dm-0 itself, and md0 under it.
+        assert!(chains("dm-0")[0].starts_with("dm-0 (mounted on /var/lib/mysql"));
+        assert!(chains("md0")[0].starts_with("md0 <- dm-0 (mounted"));
+        // Not mounted: what is built on the target still makes it in use.
         let mi2: Vec<_> = mi.into_iter().filter(|m| m.major != 253).collect();
-        assert_eq!(crate::mounts::in_use(&sys, "vdb", &mi2, &[]), None);
+        let g = crate::inuse::Graph::new(&sys, &mi2);
+        let chains = |name: &str| -> Vec<String> {
+            crate::inuse::write_target_findings(&g, &[], name, &never)
+                .iter()
+                .map(|f| f.to_string())
+                .collect()
+        };
+        assert!(
+            chains("vdc")[0].starts_with("vdc <- vdc1 <- md0 (md0 is built on vdc1)"),
+            "{:?}",
+            chains("vdc")
+        );
+        let h = chains("md0");
+        assert!(
+            h[0].contains("md0 <- dm-0 (dm-0 (vg-mysql) is built on md0)"),
+            "{h:?}"
+        );
+        // vdb2: nothing mounted in its stack, nothing built on it.
+        assert!(chains("vdb2").is_empty());
+        assert!(chains("dm-0").is_empty());
     }
 
     #[test]

@@ -1030,7 +1030,9 @@ fn time_limited_runs_end_in_the_last_interval_and_sync_what_they_wrote() {
     }
 }
 
-/// A loop device over a fresh image file, detached (and the image removed) on drop.
+/// A loop device over a fresh image file, detached (and the image removed) on drop. The image
+/// is on tmpfs: a loop device over a file on a mounted block filesystem counts as that
+/// filesystem's device, which dbio never writes to.
 struct Loop {
     dev: String,
     _lo: common::LoopDev,
@@ -1043,7 +1045,7 @@ impl Loop {
     }
 
     fn with_sector(size_mb: u64, sector: u32) -> Loop {
-        let dir = disk();
+        let dir = shm();
         let img = dir.path().join("disk.img");
         std::fs::File::create(&img)
             .unwrap()

@@ -17,7 +17,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -302,91 +302,31 @@ impl Progress {
 
 // ------------------------------------------------------------------ same-device check
 
-fn dev_of_block(rdev: u64) -> (u32, u32) {
-    (libc::major(rdev), libc::minor(rdev))
-}
-
-/// The dev_t values a block device source covers: itself, its partitions and everything
-/// built on them (holders: dm, md), and for a loop device the filesystem of its backing file.
-fn block_device_family(rdev: u64) -> BTreeSet<u64> {
-    let mut out = BTreeSet::new();
-    let mut todo = vec![rdev];
-    while let Some(d) = todo.pop() {
-        if !out.insert(d) {
-            continue;
-        }
-        let (ma, mi) = dev_of_block(d);
-        let sys = PathBuf::from(format!("/sys/dev/block/{ma}:{mi}"));
-        let Ok(sys) = std::fs::canonicalize(&sys) else {
-            continue;
-        };
-        let mut dirs = vec![sys.join("holders")];
-        if let Ok(rd) = std::fs::read_dir(&sys) {
-            for e in rd.flatten() {
-                if e.path().join("partition").exists() {
-                    dirs.push(e.path());
-                }
-            }
-        }
-        if let Ok(bf) = std::fs::read_to_string(sys.join("loop/backing_file")) {
-            if let Ok(m) = std::fs::metadata(bf.trim()) {
-                out.insert(m.dev());
-            }
-        }
-        for dir in dirs {
-            let devs: Vec<PathBuf> = if dir.ends_with("holders") {
-                std::fs::read_dir(&dir)
-                    .map(|r| r.flatten().map(|e| e.path()).collect())
-                    .unwrap_or_default()
-            } else {
-                vec![dir]
-            };
-            for p in devs {
-                if let Ok(s) = std::fs::read_to_string(p.join("dev")) {
-                    if let Some((a, b)) = s.trim().split_once(':') {
-                        if let (Ok(a), Ok(b)) = (a.parse(), b.parse()) {
-                            todo.push(libc::makedev(a, b));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
 fn check_out_dir(
     sources: &[Source],
     out: &Path,
     allow_same: bool,
     force: bool,
 ) -> anyhow::Result<()> {
-    // The filesystem DIR will be on: DIR itself, or its nearest existing ancestor.
-    let mut probe = out.to_path_buf();
-    let out_dev = loop {
-        match std::fs::metadata(&probe) {
-            Ok(m) => break m.dev(),
-            Err(_) => {
-                probe = match probe.parent() {
-                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                    _ => PathBuf::from("."),
-                };
-            }
-        }
-    };
+    // Nothing of DIR's filesystem or the devices under it may be in the whole device stack of
+    // a source (dbio_sys::inuse: below it, above it, other partitions of its disk).
     if !allow_same {
         for s in sources {
-            let m = s.file.metadata()?;
-            let family = if m.file_type().is_block_device() {
-                block_device_family(m.rdev())
-            } else {
-                BTreeSet::from([m.dev()])
-            };
-            if family.contains(&out_dev) {
-                return Err(usage(format!(
-                    "--out {} is on the filesystem or device being scanned ({}): writing there can overwrite the data being recovered; choose a directory on another device, or pass --allow-same-device",
+            let overlap = dbio_sys::inuse::output_overlap(out, &s.path).with_context(|| {
+                format!(
+                    "cannot tell whether --out {} is on the device stack of {}: pass \
+                     --allow-same-device if you know it is not",
                     out.display(),
                     s.path.display()
+                )
+            })?;
+            if let Some(o) = overlap {
+                return Err(usage(format!(
+                    "--out {} is on the filesystem or device being scanned ({}: {}; --out is on {}): writing there can overwrite the data being recovered; choose a directory on another device, or pass --allow-same-device",
+                    out.display(),
+                    s.path.display(),
+                    o.source_chain,
+                    o.out_chain
                 )));
             }
         }
