@@ -197,8 +197,9 @@ pub fn search_file(
     let work = |hits: &mut Vec<RawHit>, c: crate::io::Chunk<'_>| {
         search_buffer(c.data, c.start, c.limit, &pats, hits);
     };
+    let never = std::sync::atomic::AtomicBool::new(false);
     let states = crate::io::for_each_chunk(
-        file, len, use_mmap, threads, CHUNK, overlap, progress, &init, &work,
+        file, len, use_mmap, threads, CHUNK, overlap, &never, progress, &init, &work,
     )?;
     let mut hits: Vec<RawHit> = states.into_iter().flatten().collect();
     hits.sort();

@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// A read-only memory map of a whole file.
@@ -95,7 +95,9 @@ pub struct Chunk<'a> {
 }
 
 /// Runs `work` over every chunk of `file` on `threads` threads, each with its own state from
-/// `init`; returns the states. `progress(bytes_done)` is called after each chunk.
+/// `init`; returns the states. `progress(bytes_done)` is called after each chunk. Once
+/// `cancel` is set no further chunk is started (the caller tells from the flag that the
+/// states are partial).
 #[allow(clippy::too_many_arguments)]
 pub fn for_each_chunk<S: Send>(
     file: &File,
@@ -104,6 +106,7 @@ pub fn for_each_chunk<S: Send>(
     threads: usize,
     chunk: usize,
     overlap: usize,
+    cancel: &AtomicBool,
     progress: &(dyn Fn(u64) + Sync),
     init: &(dyn Fn() -> S + Sync),
     work: &(dyn Fn(&mut S, Chunk<'_>) + Sync),
@@ -127,6 +130,9 @@ pub fn for_each_chunk<S: Send>(
                     Vec::new()
                 };
                 loop {
+                    if cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let start = i * chunk as u64;
                     if start >= len {

@@ -892,3 +892,118 @@ fn empty_or_random_source_finds_nothing_and_says_so() {
         assert!(v["warnings"].to_string().contains("no InnoDB pages found"));
     }
 }
+
+// ---------------------------------------------------------------- interruption
+
+/// `n` full_crc32 BLOB pages of 4 KiB, space 3, page numbers 0..n (distinct, so all are kept).
+fn blob_pages_image(n: u32) -> Vec<u8> {
+    const S: usize = 4096;
+    let mut img = vec![0u8; n as usize * S];
+    for (i, p) in img.chunks_mut(S).enumerate() {
+        let lsn = 0x1_0000_0000u64 + i as u64 + 1;
+        p[4..8].copy_from_slice(&(i as u32).to_be_bytes());
+        p[16..24].copy_from_slice(&lsn.to_be_bytes());
+        p[24..26].copy_from_slice(&10u16.to_be_bytes()); // BLOB
+        p[34..38].copy_from_slice(&3u32.to_be_bytes());
+        p[38..46].copy_from_slice(&(i as u64).to_le_bytes());
+        p[S - 8..S - 4].copy_from_slice(&(lsn as u32).to_be_bytes());
+        let c = dbio_innodb::checksum::full_crc32(p);
+        p[S - 4..].copy_from_slice(&c.to_be_bytes());
+    }
+    img
+}
+
+/// Sends SIGINT to a running child.
+fn sigint(child: &std::process::Child) {
+    // SAFETY: kill on the pid of a child this test spawned and has not yet reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+}
+
+/// Waits up to 5 minutes for a child; kills it (and fails) if it does not end.
+fn wait_or_kill(mut child: std::process::Child) -> std::process::Output {
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(300) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("dbio did not end after SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn pages_interrupted_while_writing_keeps_whole_pages_and_a_manifest() {
+    // 32768 pages, one file each: the write phase lasts long enough to be interrupted
+    // once its 200th file exists.
+    let n = 32768u32;
+    let dir = tempfile::Builder::new()
+        .prefix("dbio-innodb-int-")
+        .tempdir_in(if Path::new("/dev/shm").is_dir() {
+            "/dev/shm"
+        } else {
+            "/tmp"
+        })
+        .unwrap();
+    let image = dir.path().join("blobs.img");
+    std::fs::write(&image, blob_pages_image(n)).unwrap();
+    let out = dir.path().join("out");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args([
+            "innodb",
+            "pages",
+            "--format",
+            "json",
+            "--allow-same-device",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(&image)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let marker = out.join("3/BLOB/200.page");
+    let start = std::time::Instant::now();
+    while !marker.exists() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(300),
+            "the write phase did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    sigint(&child);
+    let o = wait_or_kill(child);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{:?} {stderr}", o.status);
+    let man: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).expect(&stderr)).unwrap();
+    assert_eq!(man["interrupted"], true);
+    let listed: Vec<&Value> = man["pages"].as_array().unwrap().iter().collect();
+    assert!(
+        listed.len() > 200 && listed.len() < n as usize,
+        "{} pages listed",
+        listed.len()
+    );
+    // Every page file is whole and listed; nothing else was written.
+    let mut files: Vec<String> = std::fs::read_dir(out.join("3/BLOB"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            assert_eq!(e.metadata().unwrap().len(), 4096, "{:?}", e.path());
+            format!("3/BLOB/{}", e.file_name().to_string_lossy())
+        })
+        .collect();
+    files.sort();
+    let mut in_manifest: Vec<String> = listed
+        .iter()
+        .map(|e| e["file"].as_str().unwrap().to_string())
+        .collect();
+    in_manifest.sort();
+    assert_eq!(files, in_manifest);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["pages_written"], listed.len());
+    assert!(stderr.contains("interrupted"), "{stderr}");
+}

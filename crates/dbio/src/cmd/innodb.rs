@@ -507,6 +507,8 @@ struct PagesReport {
     /// Every table the dictionary names (dropped ones too), with its indexes.
     dictionary: Vec<DictTable>,
     warnings: Vec<String>,
+    /// SIGINT/SIGTERM stopped the run: what was written is listed, the rest was not done.
+    interrupted: bool,
 }
 
 #[derive(Serialize, Clone)]
@@ -541,6 +543,8 @@ struct ManifestEntry {
 #[derive(Serialize)]
 struct Manifest {
     version: u32,
+    /// SIGINT/SIGTERM stopped the run: only the pages listed were written (each whole).
+    interrupted: bool,
     pages: Vec<ManifestEntry>,
 }
 
@@ -556,6 +560,10 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         .map(|p| open_source(p, a.scan.no_mmap))
         .collect::<anyhow::Result<_>>()?;
     check_out_dir(&sources, &a.out, a.allow_same_device, a.force)?;
+    // Ctrl-C/SIGTERM: stop the scan, or finish the page being written and stop; the manifest
+    // then lists what was written, marked interrupted. A second signal kills.
+    let stop = crate::signals::install();
+    let mut interrupted = false;
     let nthreads = threads(&a.scan);
     let start = Instant::now();
     let total: u64 = sources.iter().map(|s| s.len).sum();
@@ -566,10 +574,20 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let mut done_before = 0u64;
     for (si, s) in sources.iter().enumerate() {
         let cb = |d: u64, f: u64| progress.report(done_before + d, Some(f));
-        let outcome =
-            scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, &cb).with_context(|| {
+        let outcome = scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, stop, &cb)
+            .with_context(|| {
                 format!("cannot read source {}: check the device", s.path.display())
             })?;
+        if outcome.cancelled {
+            interrupted = true;
+            found.clear();
+            rows.clear();
+            warnings.push(format!(
+                "interrupted while scanning {}: no page was written",
+                s.path.display()
+            ));
+            break;
+        }
         done_before += s.len;
         for ScanWarning { offset, message } in outcome.warnings {
             warnings.push(format!(
@@ -587,7 +605,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     progress.finish();
     let elapsed = start.elapsed().as_secs_f64();
     let pages_found = found.len();
-    if pages_found == 0 {
+    if pages_found == 0 && !interrupted {
         warnings.push("no InnoDB pages found in the sources".to_string());
     }
 
@@ -769,6 +787,10 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             let p = &found[i].1;
             (p.index.map_or(0, |x| x.level), p.page_no)
         });
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            interrupted = true;
+            break;
+        }
         let dir = a.out.join(space.to_string());
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -784,8 +806,15 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         let mut counts = StatusCounts::default();
         let (mut recs, mut deleted, mut max_level) = (0u64, 0u64, 0u16);
         let mut format = RowFormat::Compact;
+        let mut n = 0;
         for &i in &list {
+            // The first page goes with the file just created (no empty file is left).
+            if n > 0 && stop.load(std::sync::atomic::Ordering::SeqCst) {
+                interrupted = true;
+                break;
+            }
             write_page(&mut f, &rel, &mut off, i, &mut manifest)?;
+            n += 1;
             written += 1;
             let p = &found[i].1;
             counts.add(p.status);
@@ -806,20 +835,32 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             index: names.map(|n| n.1),
             dropped: dict.is_dropped(index_id),
             format,
-            pages: list.len(),
+            pages: n,
             records: recs,
             levels: max_level + 1,
             deleted_records: deleted,
             checksum: counts,
             file: rel,
         });
+        if interrupted {
+            break;
+        }
     }
     let mut blob_rows = Vec::new();
     for ((space, kind), list) in blob_groups {
+        if interrupted || stop.load(std::sync::atomic::Ordering::SeqCst) {
+            interrupted = true;
+            break;
+        }
         let reldir = format!("{space}/{kind}");
         std::fs::create_dir_all(a.out.join(&reldir))
             .with_context(|| format!("cannot create {}", a.out.join(&reldir).display()))?;
+        let mut n = 0;
         for &i in &list {
+            if n > 0 && stop.load(std::sync::atomic::Ordering::SeqCst) {
+                interrupted = true;
+                break;
+            }
             let p = &found[i].1;
             let rel = format!("{reldir}/{}.page", p.page_no);
             let path = a.out.join(&rel);
@@ -828,16 +869,24 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             let mut off = 0;
             write_page(&mut f, &rel, &mut off, i, &mut manifest)?;
             written += 1;
+            n += 1;
         }
         blob_rows.push(PageFileRow {
             space_id: space,
             kind,
-            pages: list.len(),
+            pages: n,
             dir: reldir,
         });
     }
+    if interrupted {
+        warnings.push(format!(
+            "interrupted: {written} of {} pages written (each whole), all listed in manifest.json",
+            best.len() - other.values().sum::<usize>()
+        ));
+    }
     let man = Manifest {
         version: 1,
+        interrupted,
         pages: manifest,
     };
     let mpath = a.out.join("manifest.json");
@@ -887,6 +936,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         other_pages: other,
         dictionary,
         warnings,
+        interrupted,
     };
     for w in &report.warnings {
         eprintln!("dbio: warning: {w}");
@@ -896,7 +946,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         Format::Text => render_pages(&report).into_bytes(),
     };
     crate::output::emit(a.scan.output.as_deref(), &bytes)?;
-    Ok(0)
+    Ok(if interrupted { 130 } else { 0 })
 }
 
 fn status_rank(s: Status) -> u8 {
