@@ -51,6 +51,30 @@ impl Mapped {
         })
     }
 
+    /// Drops the pages of bytes `start..end` from this process's page tables (they stay in
+    /// the page cache and are read again on the next access), so that a long sequential pass
+    /// does not grow the resident set to the size of the file.
+    pub fn release(&self, start: usize, end: usize) {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        let lo = start / page * page;
+        let hi = end.min(self.len);
+        if hi <= lo {
+            return;
+        }
+        // SAFETY: the range lies inside the mapping created in `new` (lo is page-aligned and
+        // at most start, hi at most len). MADV_DONTNEED on a read-only shared file mapping
+        // only unmaps the pages: a later read faults them in again with the same bytes, so
+        // slices other threads hold stay valid. Errors are harmless and ignored.
+        unsafe {
+            libc::madvise(
+                self.ptr.cast::<u8>().add(lo).cast(),
+                hi - lo,
+                libc::MADV_DONTNEED,
+            );
+        }
+    }
+
     /// The mapped bytes.
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: ptr/len describe a live PROT_READ mapping owned by self (unmapped in Drop).

@@ -1007,3 +1007,128 @@ fn pages_interrupted_while_writing_keeps_whole_pages_and_a_manifest() {
     assert_eq!(v["pages_written"], listed.len());
     assert!(stderr.contains("interrupted"), "{stderr}");
 }
+
+/// A file of `mib` MiB of the word 80 00 00 05 (INT 5): a hit every 4 bytes.
+fn dense_hits_file(dir: &Path, mib: usize) -> PathBuf {
+    let f = dir.join("dense.img");
+    std::fs::write(&f, [0x80u8, 0, 0, 5].repeat(mib << 18)).unwrap();
+    f
+}
+
+fn shm_tempdir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("dbio-innodb-grep-")
+        .tempdir_in(if Path::new("/dev/shm").is_dir() {
+            "/dev/shm"
+        } else {
+            "/tmp"
+        })
+        .unwrap()
+}
+
+#[test]
+fn grep_max_count_stops_after_n_hits() {
+    let dir = shm_tempdir();
+    let f = dense_hits_file(dir.path(), 32);
+    for format in ["jsonl", "text"] {
+        let o = dbio()
+            .args([
+                "innodb",
+                "grep",
+                "80 00 00 05",
+                "--max-count",
+                "3",
+                "--format",
+                format,
+            ])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("3 hits") && stderr.contains("--max-count"),
+            "{stderr}"
+        );
+        let out = String::from_utf8(o.stdout).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        if format == "text" {
+            assert_eq!(lines.len(), 3, "{out}");
+            assert!(lines[2].contains(":8 (0x8) hex:80 00 00 05"), "{out}");
+            continue;
+        }
+        assert_eq!(lines.len(), 4, "{out}");
+        let offsets: Vec<u64> = lines[..3]
+            .iter()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["offset"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(offsets, [0, 4, 8]);
+        let sum: Value = serde_json::from_str(lines[3]).unwrap();
+        assert_eq!(sum["type"], "summary");
+        assert_eq!(sum["hits"], 3);
+        assert_eq!(sum["max_count_reached"], true);
+        // It stopped early: far less than the 32 MiB was searched.
+        assert!(sum["bytes_searched"].as_u64().unwrap() < 16 << 20, "{sum}");
+    }
+}
+
+/// Peak resident set (VmHWM) of a running process, in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = s.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn grep_streams_hits_with_bounded_memory_and_exits_130_on_sigint() {
+    use std::io::{BufRead, BufReader};
+    // 16 MiB with a hit every 4 bytes: 4.2 M hits. Kept in memory until the end (as before),
+    // they took 1.4 GB before the first line was printed; streamed, the first line comes
+    // while the search runs, the process stays small, and a SIGINT ends it with 130 after
+    // every hit it had found was printed.
+    let dir = shm_tempdir();
+    let f = dense_hits_file(dir.path(), 16);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(["innodb", "grep", "80 00 00 05"])
+        .arg(&f)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(
+        first.contains("dense.img:0 (0x0) hex:80 00 00 05"),
+        "{first}"
+    );
+    let peak = peak_rss_kib(child.id());
+    assert!(
+        peak < 64 << 10,
+        "peak RSS {peak} KiB when the first hit was printed"
+    );
+    sigint(&child);
+    // Keep reading: the child may be blocked writing to the pipe.
+    let lines: Vec<String> = out.lines().map(|l| l.unwrap()).collect();
+    let o = wait_or_kill(child);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{:?} {stderr}", o.status);
+    assert!(stderr.contains("; interrupted"), "{stderr}");
+    // Every hit counted was printed, in order, none cut.
+    let counted: usize = stderr
+        .split("dbio: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {stderr}"));
+    assert_eq!(counted, lines.len() + 1, "{stderr}");
+    assert!(counted < 4 << 20, "not interrupted: {counted}");
+    for (i, l) in lines.iter().enumerate().step_by(997) {
+        let off = 4 * (i as u64 + 1);
+        assert!(l.contains(&format!("dense.img:{off} (0x{off:x}) ")), "{l}");
+    }
+}
