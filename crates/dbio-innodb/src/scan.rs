@@ -364,6 +364,65 @@ pub fn scan_buffer(
     out: &mut Vec<FoundPage>,
     warnings: &mut Vec<ScanWarning>,
 ) {
+    let mut unverified = Vec::new();
+    scan_buffer_counting(
+        buf,
+        base,
+        limit,
+        opts,
+        at_end,
+        out,
+        warnings,
+        &mut unverified,
+    );
+    warnings.extend(unverified_warnings(unverified, 0));
+}
+
+/// Candidates not checksummed (work bound) between two source offsets.
+#[derive(Clone, Copy, Debug)]
+struct Unverified {
+    first: u64,
+    last: u64,
+    count: u64,
+}
+
+/// One warning per run of [`Unverified`] ranges less than `gap` bytes apart.
+fn unverified_warnings(mut v: Vec<Unverified>, gap: u64) -> Vec<ScanWarning> {
+    v.sort_by_key(|u| u.first);
+    let mut merged: Vec<Unverified> = Vec::new();
+    for u in v {
+        match merged.last_mut() {
+            Some(m) if u.first <= m.last + gap => {
+                m.last = m.last.max(u.last);
+                m.count += u.count;
+            }
+            _ => merged.push(u),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|u| ScanWarning {
+            offset: u.first,
+            message: format!(
+                "{} page-like headers up to offset {} were not checksummed: their checksums kept failing (work bound); an intact page there with LSN 0, type ALLOCATED or an INDEX page without infimum/supremum would be missed",
+                u.count, u.last
+            ),
+        })
+        .collect()
+}
+
+/// [`scan_buffer`], with the candidates skipped by the work bound returned in `unverified`.
+#[allow(clippy::too_many_arguments)]
+fn scan_buffer_counting(
+    buf: &[u8],
+    base: u64,
+    limit: usize,
+    opts: &ScanOptions,
+    at_end: bool,
+    out: &mut Vec<FoundPage>,
+    warnings: &mut Vec<ScanWarning>,
+    unverified_out: &mut Vec<Unverified>,
+) {
     let step = opts.step.max(1);
     let limit = limit.min(buf.len());
     // Structure candidates: "infimum\0" at 99 (COMPACT) or 101 (REDUNDANT) from a page start.
@@ -550,12 +609,10 @@ pub fn scan_buffer(
         }
     }
     if let Some((a, b, n)) = unverified {
-        warnings.push(ScanWarning {
-            offset: base + a as u64,
-            message: format!(
-                "{n} page-like headers up to offset {} were not checksummed: their checksums kept failing (work bound); an intact page there with LSN 0, type ALLOCATED or an INDEX page without infimum/supremum would be missed",
-                base + b as u64
-            ),
+        unverified_out.push(Unverified {
+            first: base + a as u64,
+            last: base + b as u64,
+            count: n,
         });
     }
 }
@@ -623,11 +680,12 @@ pub fn scan_file(
 ) -> std::io::Result<ScanOutcome> {
     let found = AtomicU64::new(0);
     let prog = |d: u64| progress(d, found.load(Ordering::Relaxed));
-    let init = || (Vec::new(), Vec::new());
-    let work = |st: &mut (Vec<FoundPage>, Vec<ScanWarning>), c: crate::io::Chunk<'_>| {
+    let init = || (Vec::new(), Vec::new(), Vec::new());
+    type State = (Vec<FoundPage>, Vec<ScanWarning>, Vec<Unverified>);
+    let work = |st: &mut State, c: crate::io::Chunk<'_>| {
         let before = st.0.len();
-        scan_buffer(
-            c.data, c.start, c.limit, opts, c.at_end, &mut st.0, &mut st.1,
+        scan_buffer_counting(
+            c.data, c.start, c.limit, opts, c.at_end, &mut st.0, &mut st.1, &mut st.2,
         );
         found.fetch_add((st.0.len() - before) as u64, Ordering::Relaxed);
     };
@@ -642,10 +700,14 @@ pub fn scan_file(
     }
     let mut pages = Vec::new();
     let mut warnings = Vec::new();
-    for (p, w) in states {
+    let mut unverified = Vec::new();
+    for (p, w, u) in states {
         pages.extend(p);
         warnings.extend(w);
+        unverified.extend(u);
     }
+    // Runs in consecutive chunks make one warning.
+    warnings.extend(unverified_warnings(unverified, (CHUNK + OVERLAP) as u64));
     pages.sort_by_key(|p| p.offset);
     let pages = resolve_overlaps(pages);
     // A source cut inside a page: the bytes after the last page start the next page of the
@@ -814,12 +876,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn crafted_headers_at_every_step_are_bounded_and_reported() {
-        // A different INDEX page header (no system records, so no torn page is possible)
-        // every 512 bytes, the LSN word at each block's end so that every page size has a
-        // matching trailer: nothing repeats, each candidate costs its checksums.
-        let len = 8 << 20;
+    /// A different INDEX page header (no system records, so no torn page is possible)
+    /// every 512 bytes, the LSN word at each block's end so that every page size has a
+    /// matching trailer: nothing repeats, each candidate costs its checksums.
+    fn crafted_headers(len: usize) -> Vec<u8> {
         let mut buf = vec![0u8; len];
         for (i, b) in buf.chunks_mut(512).enumerate() {
             b[4..8].copy_from_slice(&(i as u32).to_be_bytes());
@@ -827,6 +887,40 @@ mod tests {
             b[24..26].copy_from_slice(&page_type::INDEX.to_be_bytes());
             b[508..512].copy_from_slice(&0x2345_6789u32.to_be_bytes());
         }
+        buf
+    }
+
+    #[test]
+    fn skipped_candidates_make_one_warning_per_region() {
+        use std::io::Write;
+        let mut data = crafted_headers(3 * CHUNK);
+        data.extend(vec![0u8; 4 * CHUNK]);
+        data.extend(crafted_headers(CHUNK));
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        let o = scan_file(
+            &f,
+            data.len() as u64,
+            &ScanOptions::default(),
+            2,
+            true,
+            &AtomicBool::new(false),
+            &|_, _| {},
+        )
+        .unwrap();
+        let w: Vec<&ScanWarning> = o
+            .warnings
+            .iter()
+            .filter(|w| w.message.contains("not checksummed"))
+            .collect();
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].offset < CHUNK as u64, "{w:?}");
+        assert!(w[1].offset >= 7 * CHUNK as u64, "{w:?}");
+    }
+
+    #[test]
+    fn crafted_headers_at_every_step_are_bounded_and_reported() {
+        let mut buf = crafted_headers(8 << 20);
         buf.extend(make_page(16384, true, 7, page_type::BLOB));
         let (found, warnings, work) = scan_counting(&buf);
         let bound = (4 << 20) + 2 * buf.len() as u64 + 2 * 65536 * 5;
