@@ -11,8 +11,8 @@
 # Then adversarial inputs of ADV_MIB MiB each (default 256) for `innodb pages`, against random
 # data of the same size: a repeated word that reads as an INDEX header at every 512-byte step
 # (45 BF 45 BF), the same with type ALLOCATED (00 00 12 34), all 0xFF, all zero, a different
-# INDEX header every 512 bytes with the LSN word at every page size's trailer (nothing
-# repeats), and real pages with valid headers and trailers but garbage bodies (torn). Each is
+# INDEX header every 512 bytes with the LSN words at every page size's trailer (nothing
+# repeats; every checksum, the legacy fold included, would be computed), and real pages with valid headers and trailers but garbage bodies (torn). Each is
 # timed (best of 3) and must be at most 3x slower than random data; the script fails if not.
 #
 # Usage: scripts/bench-innodb.sh [SIZE_GIB]      (env: IMG=/dev/shm/..., OUT=/tmp/..., ADV_MIB=256)
@@ -134,7 +134,9 @@ with open(path, "wb") as f:
         f.write(bytes(n))
     elif kind == "headers":
         # A different INDEX header every 512 bytes (page number counts up), LSN 0x1_23456789,
-        # and the low LSN word at each block's end: every page size has a matching trailer.
+        # and at each block's end the high then the low LSN word: every page size has a
+        # matching trailer, and the old-style field passes, so even the slow legacy fold
+        # checksum is computed (the worst case).
         blk = 1 << 20
         for c in range(n // blk):
             b = bytearray(blk)
@@ -142,6 +144,7 @@ with open(path, "wb") as f:
                 b[i + 4:i + 8] = ((c * blk + i) // 512).to_bytes(4, "big")
                 b[i + 16:i + 24] = (0x123456789).to_bytes(8, "big")
                 b[i + 24:i + 26] = (17855).to_bytes(2, "big")
+                b[i + 504:i + 508] = (1).to_bytes(4, "big")
                 b[i + 508:i + 512] = (0x23456789).to_bytes(4, "big")
             f.write(b)
     elif kind == "garbage-bodies":
