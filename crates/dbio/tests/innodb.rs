@@ -1132,3 +1132,74 @@ fn grep_streams_hits_with_bounded_memory_and_exits_130_on_sigint() {
         assert!(l.contains(&format!("dense.img:{off} (0x{off:x}) ")), "{l}");
     }
 }
+
+/// Waits until the child catches SIGINT (its handler is installed: bit 2 of SigCgt); kills
+/// it and fails after a minute.
+fn wait_for_sigint_handler(child: &mut std::process::Child) {
+    let pid = child.id();
+    let start = std::time::Instant::now();
+    loop {
+        let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let caught = s
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .unwrap_or(0);
+        if caught & (1 << (libc::SIGINT - 1)) != 0 {
+            return;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("dbio never installed a SIGINT handler");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn pages_interrupted_while_scanning_writes_an_empty_interrupted_manifest() {
+    // 1 GiB of random data: the scan lasts long enough to be interrupted as soon as the
+    // handler is installed (it is installed before the scan starts).
+    let dir = shm_tempdir();
+    let image = dir.path().join("noise.img");
+    {
+        use std::io::{Read, Write};
+        let mut f = std::fs::File::create(&image).unwrap();
+        let mut r = std::fs::File::open("/dev/urandom").unwrap();
+        let mut buf = vec![0u8; 1 << 20];
+        for _ in 0..1024 {
+            r.read_exact(&mut buf).unwrap();
+            f.write_all(&buf).unwrap();
+        }
+    }
+    let out = dir.path().join("out");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args([
+            "innodb",
+            "pages",
+            "--format",
+            "json",
+            "--allow-same-device",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(&image)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_sigint_handler(&mut child);
+    sigint(&child);
+    let o = wait_or_kill(child);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{:?} {stderr}", o.status);
+    assert!(stderr.contains("interrupted while scanning"), "{stderr}");
+    let man: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).expect(&stderr)).unwrap();
+    assert_eq!(man["interrupted"], true);
+    assert_eq!(man["pages"].as_array().unwrap().len(), 0);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["pages_written"], 0);
+}
