@@ -8,13 +8,21 @@
 # construction, and with GNU grep), then times dbio from the page cache and reports GB/s and
 # the ratio against `grep -c -aobUP` on the same image. The image is deleted at the end.
 #
-# Usage: scripts/bench-innodb.sh [SIZE_GIB]      (env: IMG=/dev/shm/..., OUT=/tmp/...)
+# Then adversarial inputs of ADV_MIB MiB each (default 256) for `innodb pages`, against random
+# data of the same size: a repeated word that reads as an INDEX header at every 512-byte step
+# (45 BF 45 BF), the same with type ALLOCATED (00 00 12 34), all 0xFF, all zero, a different
+# INDEX header every 512 bytes with the LSN words at every page size's trailer (nothing
+# repeats; every checksum, the legacy fold included, would be computed), and real pages with valid headers and trailers but garbage bodies (torn). Each is
+# timed (best of 3) and must be at most 3x slower than random data; the script fails if not.
+#
+# Usage: scripts/bench-innodb.sh [SIZE_GIB]      (env: IMG=/dev/shm/..., OUT=/tmp/..., ADV_MIB=256)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GIB=${1:-2}
 IMG=${IMG:-/dev/shm/dbio-innodb-bench.img}
 OUT=${OUT:-$(mktemp -d /tmp/dbio-innodb-bench-out.XXXXXX)}
-cleanup() { [ -n "${KEEP:-}" ] || rm -f "$IMG"; rm -rf "$OUT"; }
+ADV=${ADV:-/dev/shm/dbio-innodb-adversarial.img}
+cleanup() { [ -n "${KEEP:-}" ] || rm -f "$IMG"; rm -f "$ADV"; rm -rf "$OUT"; }
 trap cleanup EXIT
 
 cargo build --release -q -p dbio
@@ -104,3 +112,76 @@ printf 'dbio innodb grep      %6.2fs  %5s GB/s  hits %s (%s inside pages; %s pla
 printf 'grep -c -aobUP        %6.2fs  %5s GB/s  dbio grep is %.1fx faster\n' "$RT" "$(gbs "$RT")" "$(echo "$RT / $GT" | bc -l)"
 [ "$FOUND" = "$PAGES" ] || { echo "MISMATCH: dbio found $FOUND pages, $PAGES were placed" >&2; exit 1; }
 [ "$GHITS" = "$GREP_COUNT" ] || { echo "MISMATCH: dbio grep $GHITS hits, GNU grep $GREP_COUNT" >&2; exit 1; }
+
+# ---------------------------------------------------------------- adversarial inputs
+MIB=${ADV_MIB:-256}
+adv_time() { best $DBIO innodb pages "$ADV" --out "$OUT" --force --format json; }
+make_adv() {
+    python3 - "$ADV" "$MIB" "$1" <<'PY'
+import os, sys, random
+path, mib, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+n = mib << 20
+with open(path, "wb") as f:
+    if kind == "random":
+        for _ in range(mib):
+            f.write(os.urandom(1 << 20))
+    elif kind in ("word-index", "word-allocated"):
+        w = bytes.fromhex("45BF45BF" if kind == "word-index" else "00001234")
+        f.write(w * (n // 4))
+    elif kind == "ff":
+        f.write(b"\xff" * n)
+    elif kind == "zero":
+        f.write(bytes(n))
+    elif kind == "headers":
+        # A different INDEX header every 512 bytes (page number counts up), LSN 0x1_23456789,
+        # and at each block's end the high then the low LSN word: every page size has a
+        # matching trailer, and the old-style field passes, so even the slow legacy fold
+        # checksum is computed (the worst case).
+        blk = 1 << 20
+        for c in range(n // blk):
+            b = bytearray(blk)
+            for i in range(0, blk, 512):
+                b[i + 4:i + 8] = ((c * blk + i) // 512).to_bytes(4, "big")
+                b[i + 16:i + 24] = (0x123456789).to_bytes(8, "big")
+                b[i + 24:i + 26] = (17855).to_bytes(2, "big")
+                b[i + 504:i + 508] = (1).to_bytes(4, "big")
+                b[i + 508:i + 512] = (0x23456789).to_bytes(4, "big")
+            f.write(b)
+    elif kind == "garbage-bodies":
+        # The 16K pages of the real tablespaces with header (38 bytes) and trailer (8) kept
+        # and the body replaced by random bytes: torn pages, one after another.
+        pages = []
+        for name in sorted(os.listdir("testdata/innodb")):
+            d = open(os.path.join("testdata/innodb", name), "rb").read()
+            flags = int.from_bytes(d[54:58], "big")
+            if not (flags & 0x10 and 512 << (flags & 0xF) == 16384):
+                continue
+            pages += [d[i:i + 16384] for i in range(0, len(d) - 16383, 16384) if any(d[i + 16:i + 24])]
+        rng = random.Random(1)
+        body = os.urandom(1 << 20)
+        done = 0
+        while done < n:
+            p = pages[rng.randrange(len(pages))]
+            o = rng.randrange(0, len(body) - 16384)
+            f.write(p[:38] + body[o:o + 16384 - 46] + p[-8:])
+            done += 16384
+PY
+    cat "$ADV" >/dev/null
+}
+echo
+echo "adversarial inputs, ${MIB} MiB each, innodb pages (best of 3):"
+make_adv random
+RAND_T=$(adv_time)
+printf '%-16s %6.2fs  %6.2f GB/s\n' random "$RAND_T" "$(echo "scale=2; ($MIB * 1048576) / $RAND_T / 1000000000" | bc -l)"
+FAIL=0
+for kind in word-index word-allocated ff zero headers garbage-bodies; do
+    make_adv "$kind"
+    T=$(adv_time)
+    R=$(echo "$T / $RAND_T" | bc -l)
+    printf '%-16s %6.2fs  %6.2f GB/s  %4.1fx random\n' "$kind" "$T" "$(echo "scale=2; ($MIB * 1048576) / $T / 1000000000" | bc -l)" "$R"
+    if [ "$(echo "$R > 3" | bc -l)" = 1 ]; then
+        echo "SLOW: $kind is more than 3x slower than random data" >&2
+        FAIL=1
+    fi
+done
+exit $FAIL

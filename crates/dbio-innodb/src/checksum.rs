@@ -85,15 +85,28 @@ pub fn is_full_crc32(page: &[u8]) -> bool {
     be32(page, s - 4) == full_crc32(page)
 }
 
+/// The cost of folding one byte (the legacy `innodb` checksum, a byte at a time) in units of
+/// one byte of CRC-32C (SSE4.2, 3 streams): 1.66 ns against 0.073 ns per byte, measured on
+/// 64 KiB buffers.
+pub const FOLD_COST: usize = 24;
+
 /// Tests `page` against every algorithm, full_crc32 first (the legacy `innodb` test would
 /// pass trivially on some full_crc32 pages), and returns the first that validates.
 pub fn verify(page: &[u8]) -> Option<Algorithm> {
+    verify_counting(page, &mut 0)
+}
+
+/// [`verify`], adding the work done to `work`, in bytes of CRC-32C (a folded byte counts
+/// [`FOLD_COST`]).
+pub fn verify_counting(page: &[u8], work: &mut usize) -> Option<Algorithm> {
     let s = page.len();
+    *work += s;
     if is_full_crc32(page) {
         return Some(Algorithm::FullCrc32);
     }
     let stored = be32(page, 0);
     let stored_end = be32(page, s - 8);
+    *work += s;
     if stored == crc32(page) {
         return Some(Algorithm::Crc32);
     }
@@ -102,12 +115,17 @@ pub fn verify(page: &[u8]) -> Option<Algorithm> {
     }
     // Legacy: a page of zeros in both fields is not a checksum.
     if stored != 0 || stored_end != 0 {
-        let (new, old) = innodb(page);
         // Very old InnoDB stored the 8-byte LSN at the end of the page: the old-style field
         // then repeats the high LSN word (offset 16), as MariaDB's buf_page_is_corrupted allows.
+        // The old checksum folds 26 bytes, the new one the whole page (a byte at a time, the
+        // slowest test here): test the cheap field first.
         let lsn_hi = be32(page, 16);
-        if stored == new && (stored_end == old || stored_end == lsn_hi) {
-            return Some(Algorithm::Innodb);
+        let old = fold_binary(&page[..26]) as u32;
+        if stored_end == old || stored_end == lsn_hi {
+            *work += s * FOLD_COST;
+            if stored == innodb(page).0 {
+                return Some(Algorithm::Innodb);
+            }
         }
     }
     None

@@ -7,6 +7,7 @@ use crate::scan::{detect_at, infer_index_size, read_full_at, FoundPage, Status};
 use crate::Error;
 use serde::Serialize;
 use std::fs::File;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A byte pattern: `None` is a wildcard byte.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,10 +180,276 @@ pub fn search_slice(buf: &[u8], patterns: &[Pattern]) -> Vec<RawHit> {
 
 /// Bytes read per work unit.
 pub const CHUNK: usize = 8 << 20;
+/// Hits handed over at a time.
+pub const BATCH: usize = 1024;
+/// Batches a worker may have waiting for the writer (the reorder window).
+const QUEUED: usize = 2;
+
+/// One hit: where a pattern matched and, when asked for, the page and record that hold it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hit {
+    /// Source byte offset of the first byte of the match.
+    pub offset: u64,
+    /// Index of the pattern.
+    pub pattern: usize,
+    /// The page and record holding it (`None` when not located or not inside a page).
+    pub location: Option<Location>,
+}
+
+/// How [`stream_file`] reads and what it adds to each hit.
+pub struct StreamOptions<'a> {
+    /// Worker threads.
+    pub threads: usize,
+    /// Map a regular file read-only instead of reading it with pread.
+    pub use_mmap: bool,
+    /// Tie each hit to its page: candidate page starts are multiples of `step` (as for a
+    /// scan) and pages have one of `sizes`. `None`: raw hits only.
+    pub locate: Option<(usize, &'a [usize])>,
+    /// Once set (by a signal handler, say), the search stops after the chunks in progress.
+    pub cancel: &'a AtomicBool,
+}
+
+/// How a [`stream_file`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamEnd {
+    /// Bytes from the start of the source whose every hit was handed to the sink.
+    pub bytes_searched: u64,
+    /// The sink asked to stop, or `cancel` was set, before the end of the source.
+    pub stopped: bool,
+}
+
+enum Msg {
+    /// Hits in source order; the search is complete before the source offset given.
+    Hits(Vec<Hit>, u64),
+    /// The chunk ending at this source offset is done.
+    End(u64),
+    Failed(std::io::Error),
+}
+
+/// The match starts of one pattern in `data[r0..r1]`, in order.
+struct PatIter<'a> {
+    it: memchr::memmem::FindIter<'a, 'a>,
+    c: &'a Compiled,
+    data: &'a [u8],
+    r0: usize,
+    r1: usize,
+}
+
+impl Iterator for PatIter<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        let plen = self.c.bytes.len();
+        loop {
+            let st = self.r0 + self.it.next()?;
+            if st >= self.r1 {
+                return None;
+            }
+            if st + plen > self.data.len() {
+                continue;
+            }
+            let ok = self
+                .c
+                .bytes
+                .iter()
+                .zip(&self.data[st..st + plen])
+                .all(|(p, b)| p.is_none_or(|p| p == *b));
+            if ok {
+                return Some(st);
+            }
+        }
+    }
+}
+
+/// Calls `f(start, pattern)` for every match starting in `data[r0..r1]`, in offset order
+/// (then pattern order); stops when `f` returns false.
+fn for_each_match(
+    data: &[u8],
+    r0: usize,
+    r1: usize,
+    pats: &[Compiled],
+    f: &mut dyn FnMut(usize, usize) -> bool,
+) {
+    let mut iters: Vec<PatIter<'_>> = pats
+        .iter()
+        .map(|c| PatIter {
+            it: c
+                .finder
+                .find_iter(&data[(r0 + c.anchor_off).min(data.len())..]),
+            c,
+            data,
+            r0,
+            r1,
+        })
+        .collect();
+    let mut heads: Vec<Option<usize>> = iters.iter_mut().map(|i| i.next()).collect();
+    loop {
+        let Some((pi, st)) = heads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| h.map(|h| (i, h)))
+            .min_by_key(|&(i, h)| (h, i))
+        else {
+            return;
+        };
+        if !f(st, pi) {
+            return;
+        }
+        heads[pi] = iters[pi].next();
+    }
+}
+
+/// Searches `len` bytes of `file` for every pattern on `opts.threads` threads and hands the
+/// hits to `sink` on the calling thread in source order, in batches of up to [`BATCH`];
+/// `sink` returns false to stop. Memory is bounded whatever the number of hits: chunk `i`
+/// goes to worker `i % threads`, which sends its batches over a channel of [`QUEUED`] slots
+/// and waits while the writer is behind. `progress(bytes_done)` is called after each chunk.
+pub fn stream_file(
+    file: &File,
+    len: u64,
+    patterns: &[Pattern],
+    opts: &StreamOptions<'_>,
+    progress: &(dyn Fn(u64) + Sync),
+    sink: &mut dyn FnMut(&[Hit]) -> bool,
+) -> Result<StreamEnd, Error> {
+    let pats: Vec<Compiled> = patterns.iter().map(compile).collect();
+    let plen = patterns.iter().map(|p| p.bytes.len()).max().unwrap_or(1);
+    // Locating a hit looks at the page starts up to 64 KiB before it and reads the page,
+    // up to 64 KiB after it.
+    let look = if opts.locate.is_some() {
+        PAGE_SIZES[PAGE_SIZES.len() - 1]
+    } else {
+        0
+    };
+    let tail = look.max(plen - 1);
+    let map = if opts.use_mmap {
+        crate::io::Mapped::new(file, len)
+    } else {
+        None
+    };
+    let nchunks = len.div_ceil(CHUNK as u64);
+    let threads = (opts.threads.max(1) as u64).min(nchunks.max(1)) as usize;
+    let halt = AtomicBool::new(false);
+    let worker = |w: usize, tx: std::sync::mpsc::SyncSender<Msg>| {
+        let mut buf = Vec::new();
+        let mut locator = opts.locate.map(|(step, sizes)| Locator::new(step, sizes));
+        let mut ci = w as u64;
+        while ci < nchunks {
+            if halt.load(Ordering::Relaxed) || opts.cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            let start = ci * CHUNK as u64;
+            let end = (start + CHUNK as u64).min(len);
+            let (data, dbase): (&[u8], u64) = match &map {
+                Some(m) => (m.as_slice(), 0),
+                None => {
+                    let rs = start.saturating_sub(look as u64);
+                    let re = (end + tail as u64).min(len);
+                    buf.resize((re - rs) as usize, 0);
+                    match read_full_at(file, &mut buf, rs) {
+                        Ok(n) => (&buf[..n], rs),
+                        Err(e) => {
+                            let _ = tx.send(Msg::Failed(e));
+                            return;
+                        }
+                    }
+                }
+            };
+            let (r0, r1) = ((start - dbase) as usize, (end - dbase) as usize);
+            if let Some(l) = &mut locator {
+                l.reset();
+            }
+            let mut batch = Vec::with_capacity(BATCH);
+            let mut open = true;
+            for_each_match(data, r0, r1.min(data.len()), &pats, &mut |st, pi| {
+                let offset = dbase + st as u64;
+                let location = locator.as_mut().and_then(|l| l.locate(data, dbase, offset));
+                batch.push(Hit {
+                    offset,
+                    pattern: pi,
+                    location,
+                });
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    open = tx.send(Msg::Hits(full, offset + 1)).is_ok()
+                        && !halt.load(Ordering::Relaxed)
+                        && !opts.cancel.load(Ordering::Relaxed);
+                }
+                open
+            });
+            if !open
+                || (!batch.is_empty() && tx.send(Msg::Hits(batch, end)).is_err())
+                || tx.send(Msg::End(end)).is_err()
+            {
+                return;
+            }
+            if let Some(m) = &map {
+                m.release(start as usize, end as usize);
+            }
+            ci += threads as u64;
+        }
+    };
+    std::thread::scope(|sc| {
+        let mut rxs = Vec::with_capacity(threads);
+        for w in 0..threads {
+            let (tx, rx) = std::sync::mpsc::sync_channel(QUEUED);
+            rxs.push(rx);
+            let worker = &worker;
+            sc.spawn(move || worker(w, tx));
+        }
+        let mut searched = 0u64;
+        let mut result = Ok(StreamEnd {
+            bytes_searched: len,
+            stopped: false,
+        });
+        'chunks: for ci in 0..nchunks {
+            loop {
+                match rxs[(ci % threads as u64) as usize].recv() {
+                    Ok(Msg::Hits(v, to)) => {
+                        if !sink(&v) {
+                            result = Ok(StreamEnd {
+                                bytes_searched: to,
+                                stopped: true,
+                            });
+                            break 'chunks;
+                        }
+                        searched = to;
+                    }
+                    Ok(Msg::End(e)) => {
+                        searched = e;
+                        progress(e);
+                        break;
+                    }
+                    Ok(Msg::Failed(e)) => {
+                        result = Err(Error::Io(e));
+                        break 'chunks;
+                    }
+                    // The worker stopped early: cancelled.
+                    Err(_) => {
+                        result = Ok(StreamEnd {
+                            bytes_searched: searched,
+                            stopped: true,
+                        });
+                        break 'chunks;
+                    }
+                }
+            }
+            if opts.cancel.load(Ordering::Relaxed) && ci + 1 < nchunks {
+                result = Ok(StreamEnd {
+                    bytes_searched: searched,
+                    stopped: true,
+                });
+                break;
+            }
+        }
+        halt.store(true, Ordering::Relaxed);
+        drop(rxs);
+        result
+    })
+}
 
 /// Searches `len` bytes of `file` for every pattern with `threads` threads (a read-only
 /// memory map when `use_mmap`, else large sequential reads); hits sorted by offset.
-/// `progress(bytes_done)` is called after each chunk.
+/// `progress(bytes_done)` is called after each chunk. Keeps every hit: see [`stream_file`].
 pub fn search_file(
     file: &File,
     len: u64,
@@ -191,17 +458,21 @@ pub fn search_file(
     use_mmap: bool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<RawHit>, Error> {
-    let pats: Vec<Compiled> = patterns.iter().map(compile).collect();
-    let overlap = patterns.iter().map(|p| p.bytes.len()).max().unwrap_or(1) - 1;
-    let init = Vec::new;
-    let work = |hits: &mut Vec<RawHit>, c: crate::io::Chunk<'_>| {
-        search_buffer(c.data, c.start, c.limit, &pats, hits);
+    let never = AtomicBool::new(false);
+    let opts = StreamOptions {
+        threads,
+        use_mmap,
+        locate: None,
+        cancel: &never,
     };
-    let states = crate::io::for_each_chunk(
-        file, len, use_mmap, threads, CHUNK, overlap, progress, &init, &work,
-    )?;
-    let mut hits: Vec<RawHit> = states.into_iter().flatten().collect();
-    hits.sort();
+    let mut hits = Vec::new();
+    stream_file(file, len, patterns, &opts, progress, &mut |b| {
+        hits.extend(b.iter().map(|h| RawHit {
+            offset: h.offset,
+            pattern: h.pattern,
+        }));
+        true
+    })?;
     Ok(hits)
 }
 
@@ -216,6 +487,66 @@ pub struct Location {
     pub record: Option<Record>,
 }
 
+/// The page starting at source offset `st` that holds source offset `offset`, if any (`buf`
+/// starts at source offset `base`, `st >= base`): header/trailer of each size, then the
+/// ROW_FORMAT=COMPRESSED checksum, then INDEX structure.
+fn page_at(buf: &[u8], base: u64, st: u64, offset: u64, sizes: &[usize]) -> Option<FoundPage> {
+    let o = (st - base) as usize;
+    for &s in sizes {
+        if st + s as u64 > offset {
+            if let Some(p) = detect_at(buf, o, s, base) {
+                return Some(p);
+            }
+        }
+    }
+    if let Some(p) =
+        crate::scan::detect_zip_at(buf, o, base).filter(|p| st + p.page_size as u64 > offset)
+    {
+        return Some(p);
+    }
+    if o + 125 <= buf.len() {
+        if let Some(fmt) = system_records(&buf[o..]) {
+            if is_index_type(crate::page::be16(buf, o + 24)) {
+                if let Some(s) = infer_index_size(buf, o, fmt, sizes) {
+                    if st + s as u64 > offset {
+                        return Some(crate::scan::classify(
+                            &buf[o..o + s],
+                            st,
+                            Status::Heuristic,
+                            None,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The records of a found page (INDEX pages, not ROW_FORMAT=COMPRESSED).
+fn page_records(buf: &[u8], base: u64, page: &FoundPage) -> Vec<Record> {
+    if page.index.is_some() && !page.zip {
+        let o = (page.offset - base) as usize;
+        records(&buf[o..o + page.page_size as usize])
+    } else {
+        Vec::new()
+    }
+}
+
+fn location(page: FoundPage, offset: u64, recs: &[Record]) -> Location {
+    let po = (offset - page.offset) as usize;
+    let record = if page.index.is_some() && !page.zip {
+        record_containing(recs, po)
+    } else {
+        None
+    };
+    Location {
+        page,
+        page_offset: po as u32,
+        record,
+    }
+}
+
 /// Finds the page that holds source offset `offset` in `buf` (whose first byte is at source
 /// offset `base`): tries page starts at every `step` at or before `offset`, nearest first.
 pub fn locate_in(
@@ -225,64 +556,98 @@ pub fn locate_in(
     step: usize,
     sizes: &[usize],
 ) -> Option<Location> {
-    let step = step.max(1) as u64;
-    let max = *sizes.iter().max().unwrap_or(&65536) as u64;
-    let mut st = offset / step * step;
-    let low = offset.saturating_sub(max - 1).max(base);
-    while st >= low {
-        if st < base {
-            break;
+    Locator::new(step, sizes).locate(buf, base, offset)
+}
+
+/// [`locate_in`] for hits in increasing offset order over one buffer, remembering the last
+/// answer: a page start at or before the previous hit that holds this one would have held
+/// the previous one too, so only the starts after the previous hit are tried, then the
+/// previous answer stands (a run of hits costs about one try per step, not 128 per hit).
+pub struct Locator {
+    step: u64,
+    sizes: Vec<usize>,
+    /// The previous hit's offset, its page and that page's records.
+    last: Option<(u64, Option<FoundPage>, Vec<Record>)>,
+}
+
+impl Locator {
+    /// A locator for page starts at multiples of `step` and pages of `sizes`.
+    pub fn new(step: usize, sizes: &[usize]) -> Locator {
+        Locator {
+            step: step.max(1) as u64,
+            sizes: sizes.to_vec(),
+            last: None,
         }
-        let o = (st - base) as usize;
-        let mut found = None;
-        for &s in sizes {
-            if st + s as u64 > offset {
-                if let Some(p) = detect_at(buf, o, s, base) {
-                    found = Some(p);
-                    break;
-                }
-            }
-        }
-        if found.is_none() {
-            found = crate::scan::detect_zip_at(buf, o, base)
-                .filter(|p| st + p.page_size as u64 > offset);
-        }
-        if found.is_none() && o + 125 <= buf.len() {
-            if let Some(fmt) = system_records(&buf[o..]) {
-                if is_index_type(crate::page::be16(buf, o + 24)) {
-                    if let Some(s) = infer_index_size(buf, o, fmt, sizes) {
-                        if st + s as u64 > offset {
-                            found = Some(crate::scan::classify(
-                                &buf[o..o + s],
-                                st,
-                                Status::Heuristic,
-                                None,
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        if let Some(page) = found {
-            let po = (offset - st) as usize;
-            let record = if page.index.is_some() && !page.zip {
-                let p = &buf[o..o + page.page_size as usize];
-                record_containing(&records(p), po)
-            } else {
-                None
-            };
-            return Some(Location {
-                page,
-                page_offset: po as u32,
-                record,
-            });
-        }
-        if st < step {
-            break;
-        }
-        st -= step;
     }
-    None
+
+    /// Forgets the previous answer (call it for each new buffer).
+    pub fn reset(&mut self) {
+        self.last = None;
+    }
+
+    /// The page and record holding `offset` (see [`locate_in`]); offsets must not decrease
+    /// between calls on one buffer.
+    pub fn locate(&mut self, buf: &[u8], base: u64, offset: u64) -> Option<Location> {
+        let max = *self.sizes.iter().max().unwrap_or(&65536) as u64;
+        let low = offset.saturating_sub(max - 1).max(base);
+        // Starts at or below `known` were tried for the previous hit.
+        let prev = self
+            .last
+            .take()
+            .filter(|(p, _, _)| *p <= offset && *p >= low);
+        let known = prev.as_ref().map(|(p, _, _)| *p);
+        let mut st = offset / self.step * self.step;
+        while st >= low && known.is_none_or(|k| st > k) {
+            if let Some(page) = page_at(buf, base, st, offset, &self.sizes) {
+                let recs = page_records(buf, base, &page);
+                let loc = location(page.clone(), offset, &recs);
+                self.last = Some((offset, Some(page), recs));
+                return Some(loc);
+            }
+            if st < self.step {
+                break;
+            }
+            st -= self.step;
+        }
+        let found = match prev {
+            None => None,
+            Some((_, None, _)) => {
+                self.last = Some((offset, None, Vec::new()));
+                return None;
+            }
+            Some((_, Some(page), recs)) if offset < page.offset + page.page_size as u64 => {
+                Some((page, recs))
+            }
+            // The previous page ends before this hit: try every older start.
+            Some((k, Some(_), _)) => {
+                let mut st = k / self.step * self.step;
+                let mut f = None;
+                while st >= low {
+                    if let Some(page) = page_at(buf, base, st, offset, &self.sizes) {
+                        let recs = page_records(buf, base, &page);
+                        f = Some((page, recs));
+                        break;
+                    }
+                    if st < self.step {
+                        break;
+                    }
+                    st -= self.step;
+                }
+                f
+            }
+        };
+        match found {
+            Some((page, recs)) => {
+                let loc = location(page.clone(), offset, &recs);
+                self.last = Some((offset, Some(page), recs));
+                Some(loc)
+            }
+            None => {
+                self.last = Some((offset, None, Vec::new()));
+                None
+            }
+        }
+    }
 }
 
 /// Locates many hits (sorted by offset) in a file, reading one window per group of nearby hits.
@@ -375,6 +740,72 @@ mod tests {
             want.sort();
             let got: Vec<u64> = hits.iter().map(|h| h.offset).collect();
             assert_eq!(got, want, "threads {threads} mmap {mmap}");
+        }
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/innodb")
+            .join(name);
+        std::fs::read(p).unwrap()
+    }
+
+    #[test]
+    fn locator_answers_as_a_fresh_lookup_at_every_offset() {
+        // Two real tablespaces (16K full_crc32 and 8K crc32) at odd 512-byte offsets between
+        // filler: every offset located in order must get what a fresh lookup gets.
+        let mut buf = vec![0x5Au8; 1536];
+        buf.extend(fixture("shop_orders.ibd"));
+        buf.extend(vec![0u8; 2560]);
+        buf.extend(fixture("small_pages8c.ibd"));
+        buf.extend(vec![0xA5u8; 4096]);
+        let sizes = PAGE_SIZES;
+        let mut loc = Locator::new(512, &sizes);
+        let mut located = 0;
+        for off in (0..buf.len() as u64).step_by(7) {
+            let fresh = locate_in(&buf, 0, off, 512, &sizes);
+            located += fresh.is_some() as usize;
+            assert_eq!(loc.locate(&buf, 0, off), fresh, "offset {off}");
+        }
+        assert!(located > 10_000, "{located}");
+    }
+
+    #[test]
+    fn stream_hands_hits_over_in_order_and_stops_when_asked() {
+        use std::io::Write;
+        // Three chunks of a repeated word on 3 threads: 3 x 2 M hits. The sink stops after
+        // the first 5000; nothing past them was handed over, and far less than the whole
+        // source was searched.
+        let data: Vec<u8> = [0x80u8, 0, 0, 5].repeat(3 * CHUNK / 4);
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        let p = Pattern::parse_hex("80 00 00 05").unwrap();
+        let never = AtomicBool::new(false);
+        for mmap in [false, true] {
+            let opts = StreamOptions {
+                threads: 3,
+                use_mmap: mmap,
+                locate: Some((512, &PAGE_SIZES)),
+                cancel: &never,
+            };
+            let mut got: Vec<u64> = Vec::new();
+            let end = stream_file(
+                &f,
+                data.len() as u64,
+                std::slice::from_ref(&p),
+                &opts,
+                &|_| {},
+                &mut |b| {
+                    assert!(b.len() <= BATCH);
+                    got.extend(b.iter().map(|h| h.offset));
+                    got.len() < 5000
+                },
+            )
+            .unwrap();
+            assert!(end.stopped);
+            assert_eq!(got.len(), 5 * BATCH, "mmap {mmap}");
+            assert!(got.iter().enumerate().all(|(i, &o)| o == 4 * i as u64));
+            assert!(end.bytes_searched < CHUNK as u64, "{end:?}");
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// A read-only memory map of a whole file.
@@ -51,6 +51,30 @@ impl Mapped {
         })
     }
 
+    /// Drops the pages of bytes `start..end` from this process's page tables (they stay in
+    /// the page cache and are read again on the next access), so that a long sequential pass
+    /// does not grow the resident set to the size of the file.
+    pub fn release(&self, start: usize, end: usize) {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        let lo = start / page * page;
+        let hi = end.min(self.len);
+        if hi <= lo {
+            return;
+        }
+        // SAFETY: the range lies inside the mapping created in `new` (lo is page-aligned and
+        // at most start, hi at most len). MADV_DONTNEED on a read-only shared file mapping
+        // only unmaps the pages: a later read faults them in again with the same bytes, so
+        // slices other threads hold stay valid. Errors are harmless and ignored.
+        unsafe {
+            libc::madvise(
+                self.ptr.cast::<u8>().add(lo).cast(),
+                hi - lo,
+                libc::MADV_DONTNEED,
+            );
+        }
+    }
+
     /// The mapped bytes.
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: ptr/len describe a live PROT_READ mapping owned by self (unmapped in Drop).
@@ -95,7 +119,9 @@ pub struct Chunk<'a> {
 }
 
 /// Runs `work` over every chunk of `file` on `threads` threads, each with its own state from
-/// `init`; returns the states. `progress(bytes_done)` is called after each chunk.
+/// `init`; returns the states. `progress(bytes_done)` is called after each chunk. Once
+/// `cancel` is set no further chunk is started (the caller tells from the flag that the
+/// states are partial).
 #[allow(clippy::too_many_arguments)]
 pub fn for_each_chunk<S: Send>(
     file: &File,
@@ -104,6 +130,7 @@ pub fn for_each_chunk<S: Send>(
     threads: usize,
     chunk: usize,
     overlap: usize,
+    cancel: &AtomicBool,
     progress: &(dyn Fn(u64) + Sync),
     init: &(dyn Fn() -> S + Sync),
     work: &(dyn Fn(&mut S, Chunk<'_>) + Sync),
@@ -127,6 +154,9 @@ pub fn for_each_chunk<S: Send>(
                     Vec::new()
                 };
                 loop {
+                    if cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let start = i * chunk as u64;
                     if start >= len {

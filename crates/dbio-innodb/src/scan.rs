@@ -17,7 +17,7 @@ use crate::page::{
 };
 use serde::Serialize;
 use std::fs::File;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// How a found page was recognised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -170,17 +170,15 @@ pub fn classify(page: &[u8], offset: u64, status: Status, algo: Option<Algorithm
 /// Physical page sizes of ROW_FORMAT=COMPRESSED tablespaces (KEY_BLOCK_SIZE 1..16).
 pub const ZIP_SIZES: [usize; 5] = [1024, 2048, 4096, 8192, 16384];
 
-/// The ROW_FORMAT=COMPRESSED detector at `o`: these pages have no LSN trailer and no
-/// infimum string, so a known page type, a nonzero LSN and checksum field come first, then
-/// the zip crc32 checksum of each KEY_BLOCK_SIZE. Only pages that validate are reported.
-pub fn detect_zip_at(buf: &[u8], o: usize, base: u64) -> Option<FoundPage> {
+/// The cheap tests of [`detect_zip_at`] (no checksum): a known page type, a nonzero LSN and
+/// checksum field.
+fn zip_header_ok(buf: &[u8], o: usize) -> bool {
     if o + 1024 > buf.len() {
-        return None;
+        return false;
     }
-    let ptype = be16(buf, o + 24);
     use crate::page::page_type as t;
-    if !matches!(
-        ptype,
+    matches!(
+        be16(buf, o + 24),
         t::INDEX
             | t::RTREE
             | t::FSP_HDR
@@ -189,13 +187,20 @@ pub fn detect_zip_at(buf: &[u8], o: usize, base: u64) -> Option<FoundPage> {
             | t::IBUF_BITMAP
             | t::ZBLOB
             | t::ZBLOB2
-    ) {
+    ) && be32(buf, o) != 0
+        && be64(buf, o + 16) != 0
+}
+
+/// The ROW_FORMAT=COMPRESSED detector at `o`: these pages have no LSN trailer and no
+/// infimum string, so a known page type, a nonzero LSN and checksum field come first, then
+/// the zip crc32 checksum of each KEY_BLOCK_SIZE. Only pages that validate are reported.
+pub fn detect_zip_at(buf: &[u8], o: usize, base: u64) -> Option<FoundPage> {
+    if !zip_header_ok(buf, o) {
         return None;
     }
+    let ptype = be16(buf, o + 24);
+    use crate::page::page_type as t;
     let stored = be32(buf, o);
-    if stored == 0 || be64(buf, o + 16) == 0 {
-        return None;
-    }
     for s in ZIP_SIZES {
         if o + s > buf.len() {
             break;
@@ -236,6 +241,12 @@ pub fn detect_zip_at(buf: &[u8], o: usize, base: u64) -> Option<FoundPage> {
 /// The MariaDB full_crc32 page_compressed detector at `o`: page type with bit 15 set, payload
 /// size `(type & 0x7FFF) << 8`, CRC-32C of the payload but its last 4 bytes stored in them.
 pub fn compressed_payload_at(buf: &[u8], o: usize) -> Option<usize> {
+    let size = compressed_candidate(buf, o)?;
+    (checksum::crc32c(&buf[o..o + size - 4]) == be32(buf, o + size - 4)).then_some(size)
+}
+
+/// The cheap tests of [`compressed_payload_at`] (no checksum): the payload size.
+fn compressed_candidate(buf: &[u8], o: usize) -> Option<usize> {
     if o + 38 > buf.len() {
         return None;
     }
@@ -250,54 +261,82 @@ pub fn compressed_payload_at(buf: &[u8], o: usize) -> Option<usize> {
     if be64(buf, o + 16) == 0 {
         return None;
     }
-    (checksum::crc32c(&buf[o..o + size - 4]) == be32(buf, o + size - 4)).then_some(size)
+    Some(size)
 }
 
 /// The header/trailer detector at `o` for page size `s`; returns the classified page.
 #[inline]
 pub fn detect_at(buf: &[u8], o: usize, s: usize, base: u64) -> Option<FoundPage> {
+    match detect(buf, o, s, base, true) {
+        Detect::Found(p) => Some(p),
+        Detect::Nothing { .. } | Detect::Unverified => None,
+    }
+}
+
+/// What [`detect`] decided at one candidate.
+enum Detect {
+    Found(FoundPage),
+    /// No page; checksums costing `checksummed` bytes of CRC-32C were computed in vain.
+    Nothing {
+        checksummed: usize,
+    },
+    /// A frame whose header rules out a torn page, so only an intact checksum could make it a
+    /// page, and the checksum was not computed (`verify_intact_only` was false).
+    Unverified,
+}
+
+/// [`detect_at`], with the checksum of candidates that can only be intact (LSN 0, type
+/// ALLOCATED, an INDEX page without its system records) computed only when
+/// `verify_intact_only`.
+#[inline]
+fn detect(buf: &[u8], o: usize, s: usize, base: u64, verify_intact_only: bool) -> Detect {
+    const NOTHING: Detect = Detect::Nothing { checksummed: 0 };
     if o + s > buf.len() {
-        return None;
+        return NOTHING;
     }
     let lsn_lo = be32(buf, o + 20);
     let full_layout = be32(buf, o + s - 8) == lsn_lo;
     let old_layout = be32(buf, o + s - 4) == lsn_lo;
     if !full_layout && !old_layout {
-        return None;
+        return NOTHING;
     }
     let lsn_hi = be32(buf, o + 16);
     let ptype = be16(buf, o + 24);
     if lsn_lo == 0 && lsn_hi == 0 && ptype == 0 {
-        return None; // zeros: never a written page
+        return NOTHING; // zeros: never a written page
     }
     // Cheap structural checks before any checksum: a known page type (uncompressed: the
     // full_crc32 page_compressed layout has no LSN trailer) and a header that is not one
     // repeated byte (0xFF-filled or patterned free space would otherwise cost a checksum of
     // every size at every step).
     if ptype & 0x8000 != 0 || page_type_name(ptype).is_none() {
-        return None;
+        return NOTHING;
     }
     let page = &buf[o..o + s];
     if page[..38].iter().all(|&b| b == page[0]) {
-        return None;
-    }
-    if let Some(algo) = checksum::verify(page) {
-        return Some(classify(page, base + o as u64, Status::Intact, Some(algo)));
+        return NOTHING;
     }
     // Torn: the frame is right but no checksum matches. Demand a known, uncompressed page
-    // type other than ALLOCATED, a nonzero LSN and a header that is not one repeated byte (filler patterns).
-    if lsn_lo == 0 && lsn_hi == 0 {
-        return None;
-    }
+    // type other than ALLOCATED, a nonzero LSN and, for INDEX pages, the system records.
     // ALLOCATED (0) is excluded: filesystem metadata (XFS inodes, logs) often repeats a
     // 32-bit word 4, 8 or 16 KiB apart with a zero type field.
-    if ptype == 0 {
-        return None;
+    let torn_possible = !(lsn_lo == 0 && lsn_hi == 0)
+        && ptype != 0
+        && !(is_index_type(ptype) && system_records(page).is_none());
+    if !torn_possible && !verify_intact_only {
+        return Detect::Unverified;
     }
-    if is_index_type(ptype) && system_records(page).is_none() {
-        return None;
+    let mut work = 0;
+    let verified = checksum::verify_counting(page, &mut work);
+    #[cfg(test)]
+    tests::CHECKSUMMED.with(|c| c.set(c.get() + work as u64));
+    if let Some(algo) = verified {
+        return Detect::Found(classify(page, base + o as u64, Status::Intact, Some(algo)));
     }
-    Some(classify(page, base + o as u64, Status::Torn, None))
+    if !torn_possible {
+        return Detect::Nothing { checksummed: work };
+    }
+    Detect::Found(classify(page, base + o as u64, Status::Torn, None))
 }
 
 /// Infers the size of an INDEX page from its page directory: the first slot (at S-10) points
@@ -327,6 +366,65 @@ pub fn scan_buffer(
     out: &mut Vec<FoundPage>,
     warnings: &mut Vec<ScanWarning>,
 ) {
+    let mut unverified = Vec::new();
+    scan_buffer_counting(
+        buf,
+        base,
+        limit,
+        opts,
+        at_end,
+        out,
+        warnings,
+        &mut unverified,
+    );
+    warnings.extend(unverified_warnings(unverified, 0));
+}
+
+/// Candidates not checksummed (work bound) between two source offsets.
+#[derive(Clone, Copy, Debug)]
+struct Unverified {
+    first: u64,
+    last: u64,
+    count: u64,
+}
+
+/// One warning per run of [`Unverified`] ranges less than `gap` bytes apart.
+fn unverified_warnings(mut v: Vec<Unverified>, gap: u64) -> Vec<ScanWarning> {
+    v.sort_by_key(|u| u.first);
+    let mut merged: Vec<Unverified> = Vec::new();
+    for u in v {
+        match merged.last_mut() {
+            Some(m) if u.first <= m.last + gap => {
+                m.last = m.last.max(u.last);
+                m.count += u.count;
+            }
+            _ => merged.push(u),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|u| ScanWarning {
+            offset: u.first,
+            message: format!(
+                "{} page-like headers up to offset {} were not checksummed: their checksums kept failing (work bound); an intact page there with LSN 0, type ALLOCATED or an INDEX page without infimum/supremum would be missed",
+                u.count, u.last
+            ),
+        })
+        .collect()
+}
+
+/// [`scan_buffer`], with the candidates skipped by the work bound returned in `unverified`.
+#[allow(clippy::too_many_arguments)]
+fn scan_buffer_counting(
+    buf: &[u8],
+    base: u64,
+    limit: usize,
+    opts: &ScanOptions,
+    at_end: bool,
+    out: &mut Vec<FoundPage>,
+    warnings: &mut Vec<ScanWarning>,
+    unverified_out: &mut Vec<Unverified>,
+) {
     let step = opts.step.max(1);
     let limit = limit.min(buf.len());
     // Structure candidates: "infimum\0" at 99 (COMPACT) or 101 (REDUNDANT) from a page start.
@@ -349,21 +447,82 @@ pub fn scan_buffer(
     let min_size = *opts.page_sizes.iter().min().unwrap_or(&16384);
     let mut last_size: Option<usize> = None;
     let mut last_space: Option<u32> = None;
+    // Work bounds. 1. Every detector decides from the SPAN bytes at `o` alone, so where they
+    // repeat the bytes one step earlier and nothing was found there, nothing is found here
+    // (repeated words, filler): `same_until` is how far buf[x] == buf[x - step] holds from
+    // `o` on, extended forward only, so each byte is compared about once. 2. Checksums that
+    // can only find an intact page (no torn page is possible from the header) are budgeted:
+    // at most the cost of VAIN_PER_BYTE bytes of CRC-32C (see checksum::FOLD_COST) in vain
+    // per byte scanned, plus VAIN_START; past that they are skipped and a warning says where.
+    const SPAN: usize = 65536;
+    const VAIN_PER_BYTE: usize = 2;
+    const VAIN_START: usize = 4 << 20;
+    let mut same_until = 0usize;
+    let mut prev_empty = false;
+    let mut vain = 0usize;
+    let mut unverified: Option<(usize, usize, u64)> = None; // first, last offset, count
     while o < limit {
+        // Near the end of the buffer fewer bytes are visible at `o` than one step earlier:
+        // sizes that fit at `o` fit there too, but an INDEX structure cut short here may
+        // need a warning, so those positions are examined.
+        let span_end = (o + SPAN).min(buf.len());
+        if prev_empty
+            && o >= step
+            && (o + SPAN <= buf.len() || infimum_starts.binary_search(&o).is_err())
+        {
+            if same_until < span_end {
+                let from = same_until.max(o);
+                same_until = from + common_prefix(&buf[from..span_end], &buf[from - step..]);
+            }
+            if same_until >= span_end {
+                o += step;
+                continue;
+            }
+        }
+        let verify = vain <= VAIN_START + VAIN_PER_BYTE * (o - first);
+        let mut skipped = false;
         let mut found = None;
         if o + min_size <= buf.len() {
             for &s in &opts.page_sizes {
-                if let Some(p) = detect_at(buf, o, s, base) {
-                    found = Some(p);
-                    break;
+                match detect(buf, o, s, base, verify) {
+                    Detect::Found(p) => {
+                        found = Some(p);
+                        break;
+                    }
+                    Detect::Nothing { checksummed } => vain += checksummed,
+                    Detect::Unverified => skipped = true,
                 }
             }
         }
-        if found.is_none() {
-            found = detect_zip_at(buf, o, base);
+        if found.is_none() && zip_header_ok(buf, o) {
+            if verify {
+                found = detect_zip_at(buf, o, base);
+                if found.is_none() {
+                    vain += ZIP_SIZES
+                        .iter()
+                        .filter(|&&s| o + s <= buf.len())
+                        .sum::<usize>();
+                }
+            } else {
+                skipped = true;
+            }
         }
+        let compressed = match compressed_candidate(buf, o).filter(|_| found.is_none()) {
+            Some(_) if !verify => {
+                skipped = true;
+                None
+            }
+            Some(size) => {
+                let ok = compressed_payload_at(buf, o);
+                if ok.is_none() {
+                    vain += size;
+                }
+                ok
+            }
+            None => None,
+        };
         if found.is_none() {
-            if let Some(size) = compressed_payload_at(buf, o) {
+            if let Some(size) = compressed {
                 let slot = if opts.page_sizes.len() == 1 {
                     opts.page_sizes[0]
                 } else {
@@ -432,6 +591,12 @@ pub fn scan_buffer(
                 }
             }
         }
+        if skipped && found.is_none() {
+            let u = unverified.get_or_insert((o, o, 0));
+            u.1 = o;
+            u.2 += 1;
+        }
+        prev_empty = found.is_none();
         match found {
             Some(p) => {
                 let s = p.extent() as usize;
@@ -445,6 +610,26 @@ pub fn scan_buffer(
             None => o += step,
         }
     }
+    if let Some((a, b, n)) = unverified {
+        unverified_out.push(Unverified {
+            first: base + a as u64,
+            last: base + b as u64,
+            count: n,
+        });
+    }
+}
+
+/// Length of the common prefix of `a` and `b` (up to `a.len()`), compared 64 bytes at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 64 <= n && a[i..i + 64] == b[i..i + 64] {
+        i += 64;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
 }
 
 /// Keeps, among pages whose byte ranges overlap, the best recognised one. Input sorted by offset.
@@ -478,38 +663,53 @@ pub struct ScanOutcome {
     pub pages: Vec<FoundPage>,
     /// Problems noticed.
     pub warnings: Vec<ScanWarning>,
+    /// `cancel` was set: the scan stopped early; `pages` and `warnings` are then empty.
+    pub cancelled: bool,
 }
 
 /// Scans `len` bytes of `file` with `threads` threads (large sequential reads or a
 /// read-only memory map when `use_mmap`, one chunk per work unit). `progress(bytes_done,
-/// pages_found)` is called from the workers after each chunk.
+/// pages_found)` is called from the workers after each chunk. Setting `cancel` (from a
+/// signal handler, say) stops the scan after the chunks in progress.
 pub fn scan_file(
     file: &File,
     len: u64,
     opts: &ScanOptions,
     threads: usize,
     use_mmap: bool,
+    cancel: &AtomicBool,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> std::io::Result<ScanOutcome> {
     let found = AtomicU64::new(0);
     let prog = |d: u64| progress(d, found.load(Ordering::Relaxed));
-    let init = || (Vec::new(), Vec::new());
-    let work = |st: &mut (Vec<FoundPage>, Vec<ScanWarning>), c: crate::io::Chunk<'_>| {
+    let init = || (Vec::new(), Vec::new(), Vec::new());
+    type State = (Vec<FoundPage>, Vec<ScanWarning>, Vec<Unverified>);
+    let work = |st: &mut State, c: crate::io::Chunk<'_>| {
         let before = st.0.len();
-        scan_buffer(
-            c.data, c.start, c.limit, opts, c.at_end, &mut st.0, &mut st.1,
+        scan_buffer_counting(
+            c.data, c.start, c.limit, opts, c.at_end, &mut st.0, &mut st.1, &mut st.2,
         );
         found.fetch_add((st.0.len() - before) as u64, Ordering::Relaxed);
     };
     let states = crate::io::for_each_chunk(
-        file, len, use_mmap, threads, CHUNK, OVERLAP, &prog, &init, &work,
+        file, len, use_mmap, threads, CHUNK, OVERLAP, cancel, &prog, &init, &work,
     )?;
+    if cancel.load(Ordering::Relaxed) {
+        return Ok(ScanOutcome {
+            cancelled: true,
+            ..ScanOutcome::default()
+        });
+    }
     let mut pages = Vec::new();
     let mut warnings = Vec::new();
-    for (p, w) in states {
+    let mut unverified = Vec::new();
+    for (p, w, u) in states {
         pages.extend(p);
         warnings.extend(w);
+        unverified.extend(u);
     }
+    // Runs in consecutive chunks make one warning.
+    warnings.extend(unverified_warnings(unverified, (CHUNK + OVERLAP) as u64));
     pages.sort_by_key(|p| p.offset);
     let pages = resolve_overlaps(pages);
     // A source cut inside a page: the bytes after the last page start the next page of the
@@ -538,7 +738,11 @@ pub fn scan_file(
     }
     warnings.sort_by_key(|w| w.offset);
     warnings.dedup();
-    Ok(ScanOutcome { pages, warnings })
+    Ok(ScanOutcome {
+        pages,
+        warnings,
+        cancelled: false,
+    })
 }
 
 #[cfg(test)]
@@ -628,6 +832,7 @@ mod tests {
                 &ScanOptions::default(),
                 threads,
                 mmap,
+                &AtomicBool::new(false),
                 &|_, _| {},
             )
             .unwrap();
@@ -635,6 +840,110 @@ mod tests {
             assert_eq!(offs, [a as u64, b as u64], "threads {threads} mmap {mmap}");
             assert_eq!(o.pages[1].page_size, 65536);
         }
+    }
+
+    thread_local! {
+        /// Bytes checksummed by `detect` on this thread.
+        pub(super) static CHECKSUMMED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Scans `buf` and returns the pages, the warnings and the bytes checksummed.
+    fn scan_counting(buf: &[u8]) -> (Vec<FoundPage>, Vec<ScanWarning>, u64) {
+        CHECKSUMMED.with(|c| c.set(0));
+        let (mut out, mut w) = (Vec::new(), Vec::new());
+        let opts = ScanOptions::default();
+        scan_buffer(buf, 0, buf.len(), &opts, true, &mut out, &mut w);
+        (out, w, CHECKSUMMED.with(|c| c.get()))
+    }
+
+    #[test]
+    fn repeated_words_are_not_checksummed_at_every_step() {
+        // 45 BF is the INDEX page type: every 512-byte step of this word is a candidate of
+        // every page size (LSN word repeated at the trailer) that used to be checksummed
+        // (124 KiB per step, the slow legacy fold included: 4 GiB here) and rejected.
+        // 00 00 12 34 is the same with type ALLOCATED. The bytes repeat one step later, so
+        // only the first position is checksummed.
+        let len = 16 << 20;
+        for word in [[0x45, 0xBF, 0x45, 0xBF], [0, 0, 0x12, 0x34]] {
+            let mut buf: Vec<u8> = word.iter().copied().cycle().take(len).collect();
+            let (found, warnings, work) = scan_counting(&buf);
+            assert!(found.is_empty() && warnings.is_empty(), "{warnings:?}");
+            let one_position = 5 * 65536 * (2 + checksum::FOLD_COST) as u64;
+            assert!(
+                work <= one_position,
+                "{word:02X?}: work {work} for {len} bytes"
+            );
+            // Where the bytes change (a real page follows), the work bound holds and the
+            // page is found.
+            buf.extend(make_page(16384, true, 5, page_type::UNDO_LOG));
+            let (found, _, work) = scan_counting(&buf);
+            let bound = (4 << 20) + 2 * buf.len() as u64 + one_position;
+            assert!(work <= bound, "{word:02X?}: work {work}, bound {bound}");
+            let last = found.last().unwrap();
+            assert_eq!((last.offset, last.page_no), (len as u64, 5), "{word:02X?}");
+        }
+    }
+
+    /// A different INDEX page header (no system records, so no torn page is possible)
+    /// every 512 bytes, the LSN word at each block's end so that every page size has a
+    /// matching trailer, and the high LSN word before it (as very old InnoDB wrote it), so
+    /// that even the slow legacy fold is computed: nothing repeats, each candidate costs all
+    /// its checksums.
+    fn crafted_headers(len: usize) -> Vec<u8> {
+        let mut buf = vec![0u8; len];
+        for (i, b) in buf.chunks_mut(512).enumerate() {
+            b[4..8].copy_from_slice(&(i as u32).to_be_bytes());
+            b[16..24].copy_from_slice(&0x0000_0001_2345_6789u64.to_be_bytes());
+            b[24..26].copy_from_slice(&page_type::INDEX.to_be_bytes());
+            b[504..508].copy_from_slice(&1u32.to_be_bytes());
+            b[508..512].copy_from_slice(&0x2345_6789u32.to_be_bytes());
+        }
+        buf
+    }
+
+    #[test]
+    fn skipped_candidates_make_one_warning_per_region() {
+        use std::io::Write;
+        let mut data = crafted_headers(3 * CHUNK);
+        data.extend(vec![0u8; 4 * CHUNK]);
+        data.extend(crafted_headers(CHUNK));
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&data).unwrap();
+        let o = scan_file(
+            &f,
+            data.len() as u64,
+            &ScanOptions::default(),
+            2,
+            true,
+            &AtomicBool::new(false),
+            &|_, _| {},
+        )
+        .unwrap();
+        let w: Vec<&ScanWarning> = o
+            .warnings
+            .iter()
+            .filter(|w| w.message.contains("not checksummed"))
+            .collect();
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].offset < CHUNK as u64, "{w:?}");
+        assert!(w[1].offset >= 7 * CHUNK as u64, "{w:?}");
+    }
+
+    #[test]
+    fn crafted_headers_at_every_step_are_bounded_and_reported() {
+        let mut buf = crafted_headers(8 << 20);
+        buf.extend(make_page(16384, true, 7, page_type::BLOB));
+        let (found, warnings, work) = scan_counting(&buf);
+        let bound = (4 << 20) + 2 * buf.len() as u64 + 5 * 65536 * (2 + checksum::FOLD_COST) as u64;
+        assert!(work <= bound, "checksum work {work}, bound {bound}");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].page_no, 7);
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.message.contains("not checksummed")),
+            "{warnings:?}"
+        );
     }
 
     #[test]

@@ -892,3 +892,314 @@ fn empty_or_random_source_finds_nothing_and_says_so() {
         assert!(v["warnings"].to_string().contains("no InnoDB pages found"));
     }
 }
+
+// ---------------------------------------------------------------- interruption
+
+/// `n` full_crc32 BLOB pages of 4 KiB, space 3, page numbers 0..n (distinct, so all are kept).
+fn blob_pages_image(n: u32) -> Vec<u8> {
+    const S: usize = 4096;
+    let mut img = vec![0u8; n as usize * S];
+    for (i, p) in img.chunks_mut(S).enumerate() {
+        let lsn = 0x1_0000_0000u64 + i as u64 + 1;
+        p[4..8].copy_from_slice(&(i as u32).to_be_bytes());
+        p[16..24].copy_from_slice(&lsn.to_be_bytes());
+        p[24..26].copy_from_slice(&10u16.to_be_bytes()); // BLOB
+        p[34..38].copy_from_slice(&3u32.to_be_bytes());
+        p[38..46].copy_from_slice(&(i as u64).to_le_bytes());
+        p[S - 8..S - 4].copy_from_slice(&(lsn as u32).to_be_bytes());
+        let c = dbio_innodb::checksum::full_crc32(p);
+        p[S - 4..].copy_from_slice(&c.to_be_bytes());
+    }
+    img
+}
+
+/// Sends SIGINT to a running child.
+fn sigint(child: &std::process::Child) {
+    // SAFETY: kill on the pid of a child this test spawned and has not yet reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+}
+
+/// Waits up to 5 minutes for a child; kills it (and fails) if it does not end.
+fn wait_or_kill(mut child: std::process::Child) -> std::process::Output {
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(300) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("dbio did not end after SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn pages_interrupted_while_writing_keeps_whole_pages_and_a_manifest() {
+    // 32768 pages, one file each: the write phase lasts long enough to be interrupted
+    // once its 200th file exists.
+    let n = 32768u32;
+    let dir = tempfile::Builder::new()
+        .prefix("dbio-innodb-int-")
+        .tempdir_in(if Path::new("/dev/shm").is_dir() {
+            "/dev/shm"
+        } else {
+            "/tmp"
+        })
+        .unwrap();
+    let image = dir.path().join("blobs.img");
+    std::fs::write(&image, blob_pages_image(n)).unwrap();
+    let out = dir.path().join("out");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args([
+            "innodb",
+            "pages",
+            "--format",
+            "json",
+            "--allow-same-device",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(&image)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let marker = out.join("3/BLOB/200.page");
+    let start = std::time::Instant::now();
+    while !marker.exists() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(300),
+            "the write phase did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    sigint(&child);
+    let o = wait_or_kill(child);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{:?} {stderr}", o.status);
+    let man: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).expect(&stderr)).unwrap();
+    assert_eq!(man["interrupted"], true);
+    let listed: Vec<&Value> = man["pages"].as_array().unwrap().iter().collect();
+    assert!(
+        listed.len() > 200 && listed.len() < n as usize,
+        "{} pages listed",
+        listed.len()
+    );
+    // Every page file is whole and listed; nothing else was written.
+    let mut files: Vec<String> = std::fs::read_dir(out.join("3/BLOB"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            assert_eq!(e.metadata().unwrap().len(), 4096, "{:?}", e.path());
+            format!("3/BLOB/{}", e.file_name().to_string_lossy())
+        })
+        .collect();
+    files.sort();
+    let mut in_manifest: Vec<String> = listed
+        .iter()
+        .map(|e| e["file"].as_str().unwrap().to_string())
+        .collect();
+    in_manifest.sort();
+    assert_eq!(files, in_manifest);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["pages_written"], listed.len());
+    assert!(stderr.contains("interrupted"), "{stderr}");
+}
+
+/// A file of `mib` MiB of the word 80 00 00 05 (INT 5): a hit every 4 bytes.
+fn dense_hits_file(dir: &Path, mib: usize) -> PathBuf {
+    let f = dir.join("dense.img");
+    std::fs::write(&f, [0x80u8, 0, 0, 5].repeat(mib << 18)).unwrap();
+    f
+}
+
+fn shm_tempdir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("dbio-innodb-grep-")
+        .tempdir_in(if Path::new("/dev/shm").is_dir() {
+            "/dev/shm"
+        } else {
+            "/tmp"
+        })
+        .unwrap()
+}
+
+#[test]
+fn grep_max_count_stops_after_n_hits() {
+    let dir = shm_tempdir();
+    let f = dense_hits_file(dir.path(), 32);
+    for format in ["jsonl", "text"] {
+        let o = dbio()
+            .args([
+                "innodb",
+                "grep",
+                "80 00 00 05",
+                "--max-count",
+                "3",
+                "--format",
+                format,
+            ])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("3 hits") && stderr.contains("--max-count"),
+            "{stderr}"
+        );
+        let out = String::from_utf8(o.stdout).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        if format == "text" {
+            assert_eq!(lines.len(), 3, "{out}");
+            assert!(lines[2].contains(":8 (0x8) hex:80 00 00 05"), "{out}");
+            continue;
+        }
+        assert_eq!(lines.len(), 4, "{out}");
+        let offsets: Vec<u64> = lines[..3]
+            .iter()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["offset"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(offsets, [0, 4, 8]);
+        let sum: Value = serde_json::from_str(lines[3]).unwrap();
+        assert_eq!(sum["type"], "summary");
+        assert_eq!(sum["hits"], 3);
+        assert_eq!(sum["max_count_reached"], true);
+        // It stopped early: far less than the 32 MiB was searched.
+        assert!(sum["bytes_searched"].as_u64().unwrap() < 16 << 20, "{sum}");
+    }
+}
+
+/// Peak resident set (VmHWM) of a running process, in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = s.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn grep_streams_hits_with_bounded_memory_and_exits_130_on_sigint() {
+    use std::io::{BufRead, BufReader};
+    // 16 MiB with a hit every 4 bytes: 4.2 M hits. Kept in memory until the end (as before),
+    // they took 1.4 GB before the first line was printed; streamed, the first line comes
+    // while the search runs, the process stays small, and a SIGINT ends it with 130 after
+    // every hit it had found was printed.
+    let dir = shm_tempdir();
+    let f = dense_hits_file(dir.path(), 16);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(["innodb", "grep", "80 00 00 05"])
+        .arg(&f)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(
+        first.contains("dense.img:0 (0x0) hex:80 00 00 05"),
+        "{first}"
+    );
+    let peak = peak_rss_kib(child.id());
+    assert!(
+        peak < 64 << 10,
+        "peak RSS {peak} KiB when the first hit was printed"
+    );
+    sigint(&child);
+    // Keep reading: the child may be blocked writing to the pipe.
+    let lines: Vec<String> = out.lines().map(|l| l.unwrap()).collect();
+    let o = wait_or_kill(child);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{:?} {stderr}", o.status);
+    assert!(stderr.contains("; interrupted"), "{stderr}");
+    // Every hit counted was printed, in order, none cut.
+    let counted: usize = stderr
+        .split("dbio: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {stderr}"));
+    assert_eq!(counted, lines.len() + 1, "{stderr}");
+    assert!(counted < 4 << 20, "not interrupted: {counted}");
+    for (i, l) in lines.iter().enumerate().step_by(997) {
+        let off = 4 * (i as u64 + 1);
+        assert!(l.contains(&format!("dense.img:{off} (0x{off:x}) ")), "{l}");
+    }
+}
+
+/// Waits until the child catches SIGINT (its handler is installed: bit 2 of SigCgt); kills
+/// it and fails after a minute.
+fn wait_for_sigint_handler(child: &mut std::process::Child) {
+    let pid = child.id();
+    let start = std::time::Instant::now();
+    loop {
+        let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let caught = s
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .unwrap_or(0);
+        if caught & (1 << (libc::SIGINT - 1)) != 0 {
+            return;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("dbio never installed a SIGINT handler");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn pages_interrupted_while_scanning_writes_an_empty_interrupted_manifest() {
+    // 1 GiB of random data: the scan lasts long enough to be interrupted as soon as the
+    // handler is installed (it is installed before the scan starts).
+    let dir = shm_tempdir();
+    let image = dir.path().join("noise.img");
+    {
+        use std::io::{Read, Write};
+        let mut f = std::fs::File::create(&image).unwrap();
+        let mut r = std::fs::File::open("/dev/urandom").unwrap();
+        let mut buf = vec![0u8; 1 << 20];
+        for _ in 0..1024 {
+            r.read_exact(&mut buf).unwrap();
+            f.write_all(&buf).unwrap();
+        }
+    }
+    let out = dir.path().join("out");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args([
+            "innodb",
+            "pages",
+            "--format",
+            "json",
+            "--allow-same-device",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(&image)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_sigint_handler(&mut child);
+    sigint(&child);
+    let o = wait_or_kill(child);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{:?} {stderr}", o.status);
+    assert!(stderr.contains("interrupted while scanning"), "{stderr}");
+    let man: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).expect(&stderr)).unwrap();
+    assert_eq!(man["interrupted"], true);
+    assert_eq!(man["pages"].as_array().unwrap().len(), 0);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["pages_written"], 0);
+}

@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use dbio_innodb::checksum::Algorithm;
 use dbio_innodb::dict::{Dictionary, SYS_INDEXES_ID, SYS_TABLES_ID};
 use dbio_innodb::encode::{self, IntType};
-use dbio_innodb::grep::{self, Location, Pattern, RawHit};
+use dbio_innodb::grep::{self, Location, Pattern};
 use dbio_innodb::page::{
     is_blob_type, page_type_name, physical_page_size_from_flags, RowFormat, PAGE_SIZES,
 };
@@ -42,6 +42,8 @@ enum Sub {
 enum Format {
     Text,
     Json,
+    /// JSON Lines (innodb grep): one object per hit, then a summary object.
+    Jsonl,
 }
 
 #[derive(clap::Args, Debug)]
@@ -160,6 +162,9 @@ struct GrepArgs {
     /// Show a hex dump of N bytes either side of each hit.
     #[arg(short = 'C', long, default_value = "0")]
     context: usize,
+    /// Stop after N hits (the hits kept by --all-in), as grep -m.
+    #[arg(short = 'm', long, value_name = "N")]
+    max_count: Option<u64>,
     #[command(flatten)]
     scan: ScanFlags,
 }
@@ -447,6 +452,8 @@ struct PagesReport {
     /// Every table the dictionary names (dropped ones too), with its indexes.
     dictionary: Vec<DictTable>,
     warnings: Vec<String>,
+    /// SIGINT/SIGTERM stopped the run: what was written is listed, the rest was not done.
+    interrupted: bool,
 }
 
 #[derive(Serialize, Clone)]
@@ -481,6 +488,8 @@ struct ManifestEntry {
 #[derive(Serialize)]
 struct Manifest {
     version: u32,
+    /// SIGINT/SIGTERM stopped the run: only the pages listed were written (each whole).
+    interrupted: bool,
     pages: Vec<ManifestEntry>,
 }
 
@@ -490,12 +499,21 @@ fn type_name(t: u16) -> String {
 
 fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let opts = scan_options(&a.scan)?;
+    if a.scan.format == Format::Jsonl {
+        return Err(usage(
+            "--format jsonl is for innodb grep: innodb pages writes one report, use --format json",
+        ));
+    }
     let sources: Vec<Source> = a
         .sources
         .iter()
         .map(|p| open_source(p, a.scan.no_mmap))
         .collect::<anyhow::Result<_>>()?;
     check_out_dir(&sources, &a.out, a.allow_same_device, a.force)?;
+    // Ctrl-C/SIGTERM: stop the scan, or finish the page being written and stop; the manifest
+    // then lists what was written, marked interrupted. A second signal kills.
+    let stop = crate::signals::install();
+    let mut interrupted = false;
     let nthreads = threads(&a.scan);
     let start = Instant::now();
     let total: u64 = sources.iter().map(|s| s.len).sum();
@@ -506,10 +524,20 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let mut done_before = 0u64;
     for (si, s) in sources.iter().enumerate() {
         let cb = |d: u64, f: u64| progress.report(done_before + d, Some(f));
-        let outcome =
-            scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, &cb).with_context(|| {
+        let outcome = scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, stop, &cb)
+            .with_context(|| {
                 format!("cannot read source {}: check the device", s.path.display())
             })?;
+        if outcome.cancelled {
+            interrupted = true;
+            found.clear();
+            rows.clear();
+            warnings.push(format!(
+                "interrupted while scanning {}: no page was written",
+                s.path.display()
+            ));
+            break;
+        }
         done_before += s.len;
         for ScanWarning { offset, message } in outcome.warnings {
             warnings.push(format!(
@@ -527,7 +555,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     progress.finish();
     let elapsed = start.elapsed().as_secs_f64();
     let pages_found = found.len();
-    if pages_found == 0 {
+    if pages_found == 0 && !interrupted {
         warnings.push("no InnoDB pages found in the sources".to_string());
     }
 
@@ -709,6 +737,10 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             let p = &found[i].1;
             (p.index.map_or(0, |x| x.level), p.page_no)
         });
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            interrupted = true;
+            break;
+        }
         let dir = a.out.join(space.to_string());
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -724,8 +756,15 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         let mut counts = StatusCounts::default();
         let (mut recs, mut deleted, mut max_level) = (0u64, 0u64, 0u16);
         let mut format = RowFormat::Compact;
+        let mut n = 0;
         for &i in &list {
+            // The first page goes with the file just created (no empty file is left).
+            if n > 0 && stop.load(std::sync::atomic::Ordering::SeqCst) {
+                interrupted = true;
+                break;
+            }
             write_page(&mut f, &rel, &mut off, i, &mut manifest)?;
+            n += 1;
             written += 1;
             let p = &found[i].1;
             counts.add(p.status);
@@ -746,20 +785,32 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             index: names.map(|n| n.1),
             dropped: dict.is_dropped(index_id),
             format,
-            pages: list.len(),
+            pages: n,
             records: recs,
             levels: max_level + 1,
             deleted_records: deleted,
             checksum: counts,
             file: rel,
         });
+        if interrupted {
+            break;
+        }
     }
     let mut blob_rows = Vec::new();
     for ((space, kind), list) in blob_groups {
+        if interrupted || stop.load(std::sync::atomic::Ordering::SeqCst) {
+            interrupted = true;
+            break;
+        }
         let reldir = format!("{space}/{kind}");
         std::fs::create_dir_all(a.out.join(&reldir))
             .with_context(|| format!("cannot create {}", a.out.join(&reldir).display()))?;
+        let mut n = 0;
         for &i in &list {
+            if n > 0 && stop.load(std::sync::atomic::Ordering::SeqCst) {
+                interrupted = true;
+                break;
+            }
             let p = &found[i].1;
             let rel = format!("{reldir}/{}.page", p.page_no);
             let path = a.out.join(&rel);
@@ -768,16 +819,24 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             let mut off = 0;
             write_page(&mut f, &rel, &mut off, i, &mut manifest)?;
             written += 1;
+            n += 1;
         }
         blob_rows.push(PageFileRow {
             space_id: space,
             kind,
-            pages: list.len(),
+            pages: n,
             dir: reldir,
         });
     }
+    if interrupted {
+        warnings.push(format!(
+            "interrupted: {written} of {} pages written (each whole), all listed in manifest.json",
+            best.len() - other.values().sum::<usize>()
+        ));
+    }
     let man = Manifest {
         version: 1,
+        interrupted,
         pages: manifest,
     };
     let mpath = a.out.join("manifest.json");
@@ -827,16 +886,17 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         other_pages: other,
         dictionary,
         warnings,
+        interrupted,
     };
     for w in &report.warnings {
         eprintln!("dbio: warning: {w}");
     }
     let bytes = match a.scan.format {
-        Format::Json => JsonExporter.to_string(&report)?.into_bytes(),
+        Format::Json | Format::Jsonl => JsonExporter.to_string(&report)?.into_bytes(),
         Format::Text => render_pages(&report).into_bytes(),
     };
     crate::output::emit(a.scan.output.as_deref(), &bytes)?;
-    Ok(0)
+    Ok(if interrupted { 130 } else { 0 })
 }
 
 fn status_rank(s: Status) -> u8 {
@@ -1135,6 +1195,9 @@ struct PatternRow {
 
 #[derive(Serialize)]
 struct HitRow {
+    /// "hit" in JSON Lines (the last line is the "summary").
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
     source: String,
     offset: u64,
     pattern: String,
@@ -1159,14 +1222,176 @@ struct HitPage {
     record: Option<dbio_innodb::page::Record>,
 }
 
+/// Where grep output goes: stdout, or `--output FILE` written to a temporary file in the same
+/// directory (created O_EXCL|O_NOFOLLOW under an unpredictable name) and renamed into place
+/// at the end; dropped unfinished, the temporary is removed.
+struct GrepOut {
+    w: std::io::BufWriter<Box<dyn Write>>,
+    file: Option<(PathBuf, PathBuf)>,
+}
+
+impl GrepOut {
+    fn open(path: Option<&Path>) -> anyhow::Result<GrepOut> {
+        let path = path.filter(|p| *p != Path::new("-"));
+        let Some(path) = path else {
+            return Ok(GrepOut {
+                w: std::io::BufWriter::with_capacity(1 << 16, Box::new(std::io::stdout())),
+                file: None,
+            });
+        };
+        use std::os::unix::fs::OpenOptionsExt;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .with_context(|| format!("--output {} names no file", path.display()))?;
+        let mut rnd = [0u8; 8];
+        // SAFETY: getrandom writes at most rnd.len() bytes into the buffer given.
+        let n = unsafe { libc::getrandom(rnd.as_mut_ptr().cast(), rnd.len(), 0) };
+        if n != rnd.len() as isize {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            rnd = (t.as_nanos() as u64 ^ (std::process::id() as u64) << 32).to_le_bytes();
+        }
+        let tmp = dir.join(format!(
+            ".{}.{:016x}.dbio-tmp",
+            name.to_string_lossy(),
+            u64::from_le_bytes(rnd)
+        ));
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&tmp)
+            .with_context(|| {
+                format!(
+                    "cannot create a temporary file in {} for --output {}: check that the directory exists and is writable",
+                    dir.display(),
+                    path.display()
+                )
+            })?;
+        Ok(GrepOut {
+            w: std::io::BufWriter::with_capacity(1 << 16, Box::new(f)),
+            file: Some((tmp, path.to_path_buf())),
+        })
+    }
+
+    /// Flushes; renames a file into place.
+    fn finish(mut self) -> anyhow::Result<()> {
+        let name = |f: &Option<(PathBuf, PathBuf)>| {
+            f.as_ref()
+                .map_or("stdout".to_string(), |(_, p)| p.display().to_string())
+        };
+        self.w
+            .flush()
+            .with_context(|| format!("cannot write {}", name(&self.file)))?;
+        if let Some((tmp, path)) = self.file.take() {
+            std::fs::rename(&tmp, &path).with_context(|| {
+                let _ = std::fs::remove_file(&tmp);
+                format!("cannot move the output into place as {}", path.display())
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for GrepOut {
+    fn drop(&mut self) {
+        if let Some((tmp, _)) = self.file.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// `--all-in`: keeps a hit when its group (page, or record) holds every pattern. Hits arrive
+/// in offset order and a page holds offsets `[page, page + size)`, so a hit is decided once a
+/// later hit lies past its page's end (or the source ends): only the hits of the last 64 KiB
+/// are held.
+struct AllInFilter {
+    mode: AllIn,
+    npat: usize,
+    pending: std::collections::VecDeque<(grep::Hit, (u64, u16), u64)>,
+    groups: std::collections::HashMap<(u64, u16), (BTreeSet<usize>, usize)>,
+}
+
+impl AllInFilter {
+    fn new(mode: AllIn, npat: usize) -> AllInFilter {
+        AllInFilter {
+            mode,
+            npat,
+            pending: Default::default(),
+            groups: Default::default(),
+        }
+    }
+
+    /// Adds a hit; hands the hits now decided and kept to `out` (false from `out`: stop).
+    fn push(
+        &mut self,
+        h: &grep::Hit,
+        out: &mut dyn FnMut(grep::Hit) -> bool,
+    ) -> anyhow::Result<bool> {
+        let key = h.location.as_ref().and_then(|l| match self.mode {
+            AllIn::Page => Some((l.page.offset, 0)),
+            AllIn::Record => l.record.map(|r| (l.page.offset, r.origin)),
+        });
+        let Some(key) = key else {
+            return self.release(h.offset, out); // never kept
+        };
+        let end = h
+            .location
+            .as_ref()
+            .map_or(h.offset, |l| l.page.offset + l.page.page_size as u64);
+        let g = self.groups.entry(key).or_default();
+        g.0.insert(h.pattern);
+        g.1 += 1;
+        let go = self.release(h.offset, out)?;
+        self.pending.push_back((h.clone(), key, end));
+        Ok(go)
+    }
+
+    /// Decides the held hits whose page ends at or before `upto`, in order.
+    fn release(
+        &mut self,
+        upto: u64,
+        out: &mut dyn FnMut(grep::Hit) -> bool,
+    ) -> anyhow::Result<bool> {
+        while let Some((_, _, end)) = self.pending.front() {
+            if *end > upto {
+                break;
+            }
+            let (h, key, _) = self.pending.pop_front().expect("front exists");
+            let g = self.groups.get_mut(&key).expect("group of a held hit");
+            let keep = g.0.len() == self.npat;
+            g.1 -= 1;
+            if g.1 == 0 {
+                self.groups.remove(&key);
+            }
+            if keep && !out(h) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
 #[derive(Serialize)]
-struct GrepReport {
-    patterns: Vec<PatternRow>,
+struct GrepSummary<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    patterns: &'a [PatternRow],
     all_in: Option<String>,
+    hits: u64,
+    hits_in_pages: u64,
     bytes_searched: u64,
     elapsed_s: f64,
     bytes_per_s: f64,
-    hits: Vec<HitRow>,
+    /// `--max-count` was reached: the search stopped there.
+    max_count_reached: bool,
+    /// SIGINT/SIGTERM stopped the search: the hits before it were all printed.
+    interrupted: bool,
 }
 
 fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
@@ -1188,82 +1413,195 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
             "no SOURCE given: name a device, image or tablespace file to search",
         ));
     }
+    if a.max_count == Some(0) {
+        return Err(usage("--max-count 0 would print nothing: give 1 or more"));
+    }
     let sources: Vec<Source> = source_names
         .iter()
         .map(|p| open_source(Path::new(p), a.scan.no_mmap))
         .collect::<anyhow::Result<_>>()?;
     let nthreads = threads(&a.scan);
+    let stop = crate::signals::install();
+    let mut out = GrepOut::open(a.scan.output.as_deref())?;
     let start = Instant::now();
     let total: u64 = sources.iter().map(|s| s.len).sum();
     let progress = Progress::new(total);
-    let mut rows: Vec<HitRow> = Vec::new();
-    let mut done_before = 0u64;
+    let pattern_rows: Vec<PatternRow> = pats
+        .iter()
+        .map(|p| PatternRow {
+            label: p.label.clone(),
+            hex: p.to_hex(),
+        })
+        .collect();
+    let all_in = a.all_in.map(|x| format!("{x:?}").to_lowercase());
+    if a.scan.format == Format::Json {
+        // One JSON document, streamed: the hits array is written as hits are found and the
+        // totals follow it.
+        write!(
+            out.w,
+            "{{\n  \"patterns\": {},\n  \"all_in\": {},\n  \"hits\": [",
+            serde_json::to_string(&pattern_rows)?,
+            serde_json::to_string(&all_in)?
+        )?;
+    }
+    let (mut nhits, mut in_pages) = (0u64, 0u64);
+    let mut searched = 0u64;
+    let (mut max_reached, mut interrupted) = (false, false);
+    let mut write_err: Option<anyhow::Error> = None;
     for s in &sources {
-        let cb = |d: u64| progress.report(done_before + d, None);
-        let hits =
-            grep::search_file(&s.file, s.len, &pats, nthreads, s.mmap, &cb).with_context(|| {
-                format!("cannot read source {}: check the device", s.path.display())
-            })?;
-        done_before += s.len;
-        let locs = grep::locate_hits(
-            &s.file,
-            s.len,
-            &hits,
-            opts.step,
-            Some(&opts.page_sizes),
-            s.mmap,
-        )
-        .with_context(|| format!("cannot read source {}", s.path.display()))?;
-        let keep = filter_all_in(&hits, &locs, pats.len(), a.all_in);
-        for (i, (h, loc)) in hits.iter().zip(locs).enumerate() {
-            if !keep[i] {
-                continue;
+        let mut filter = a.all_in.map(|m| AllInFilter::new(m, pats.len()));
+        let source_name = s.path.display().to_string();
+        let mut emit = |h: grep::Hit| -> bool {
+            let r = emit_hit(&mut out.w, &a, s, &source_name, &pats, h, nhits == 0);
+            match r {
+                Ok(inside) => {
+                    nhits += 1;
+                    in_pages += inside as u64;
+                    if a.max_count.is_some_and(|m| nhits >= m) {
+                        max_reached = true;
+                        return false;
+                    }
+                    true
+                }
+                Err(e) => {
+                    write_err = Some(e);
+                    false
+                }
             }
-            let context_hex = if a.context > 0 {
-                Some(hexdump(&s.file, s.len, h.offset, a.context)?)
-            } else {
-                None
-            };
-            rows.push(HitRow {
-                source: s.path.display().to_string(),
-                offset: h.offset,
-                pattern: pats[h.pattern].label.clone(),
-                page: loc.map(hit_page),
-                context_hex,
-            });
+        };
+        let done_before = searched;
+        let cb = |d: u64| progress.report(done_before + d, None);
+        let sopts = grep::StreamOptions {
+            threads: nthreads,
+            use_mmap: s.mmap,
+            locate: Some((opts.step, &opts.page_sizes)),
+            cancel: stop,
+        };
+        let mut filter_err = None;
+        let mut sink = |batch: &[grep::Hit]| -> bool {
+            for h in batch {
+                let go = match &mut filter {
+                    None => emit(h.clone()),
+                    Some(f) => match f.push(h, &mut emit) {
+                        Ok(go) => go,
+                        Err(e) => {
+                            filter_err = Some(e);
+                            false
+                        }
+                    },
+                };
+                if !go {
+                    return false;
+                }
+            }
+            !stop.load(std::sync::atomic::Ordering::SeqCst)
+        };
+        let end = grep::stream_file(&s.file, s.len, &pats, &sopts, &cb, &mut sink).with_context(
+            || format!("cannot read source {}: check the device", s.path.display()),
+        )?;
+        if let Some(e) = filter_err {
+            return Err(e);
+        }
+        if !end.stopped {
+            if let Some(f) = &mut filter {
+                f.release(u64::MAX, &mut emit)?;
+            }
+        }
+        if let Some(e) = write_err.take() {
+            return Err(e);
+        }
+        searched += end.bytes_searched;
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            interrupted = true;
+        }
+        if max_reached || interrupted {
+            break;
         }
     }
     progress.finish();
     let elapsed = start.elapsed().as_secs_f64();
-    let report = GrepReport {
-        patterns: pats
-            .iter()
-            .map(|p| PatternRow {
-                label: p.label.clone(),
-                hex: p.to_hex(),
-            })
-            .collect(),
-        all_in: a.all_in.map(|x| format!("{x:?}").to_lowercase()),
-        bytes_searched: total,
+    let summary = GrepSummary {
+        kind: "summary",
+        patterns: &pattern_rows,
+        all_in,
+        hits: nhits,
+        hits_in_pages: in_pages,
+        bytes_searched: searched,
         elapsed_s: elapsed,
-        bytes_per_s: total as f64 / elapsed.max(1e-9),
-        hits: rows,
+        bytes_per_s: searched as f64 / elapsed.max(1e-9),
+        max_count_reached: max_reached,
+        interrupted,
     };
-    let in_pages = report.hits.iter().filter(|h| h.page.is_some()).count();
+    match a.scan.format {
+        Format::Text => {}
+        Format::Json => {
+            let f = |x: f64| serde_json::to_string(&x).unwrap_or_else(|_| "null".into());
+            write!(
+                out.w,
+                "\n  ],\n  \"hit_count\": {nhits},\n  \"hits_in_pages\": {in_pages},\n  \"bytes_searched\": {searched},\n  \"elapsed_s\": {},\n  \"bytes_per_s\": {},\n  \"max_count_reached\": {max_reached},\n  \"interrupted\": {interrupted}\n}}\n",
+                f(elapsed),
+                f(summary.bytes_per_s)
+            )?;
+        }
+        Format::Jsonl => {
+            serde_json::to_writer(&mut out.w, &summary)?;
+            out.w.write_all(b"\n")?;
+        }
+    }
+    out.finish()?;
     eprintln!(
-        "dbio: {} hits ({} inside InnoDB pages) in {} searched in {:.2}s ({}/s)",
-        report.hits.len(),
+        "dbio: {} hits ({} inside InnoDB pages) in {} searched in {:.2}s ({}/s){}",
+        nhits,
         in_pages,
-        format_size(total),
+        format_size(searched),
         elapsed,
-        format_size_approx(report.bytes_per_s)
+        format_size_approx(summary.bytes_per_s),
+        if interrupted {
+            "; interrupted"
+        } else if max_reached {
+            "; stopped at --max-count"
+        } else {
+            ""
+        }
     );
-    let bytes = match a.scan.format {
-        Format::Json => JsonExporter.to_string(&report)?.into_bytes(),
-        Format::Text => render_grep(&report).into_bytes(),
+    Ok(if interrupted { 130 } else { 0 })
+}
+
+/// Writes one hit in the chosen format; returns whether it lies inside a page.
+fn emit_hit(
+    w: &mut dyn Write,
+    a: &GrepArgs,
+    s: &Source,
+    source_name: &str,
+    pats: &[Pattern],
+    h: grep::Hit,
+    first: bool,
+) -> anyhow::Result<bool> {
+    let context_hex = if a.context > 0 {
+        Some(hexdump(&s.file, s.len, h.offset, a.context)?)
+    } else {
+        None
     };
-    crate::output::emit(a.scan.output.as_deref(), &bytes)?;
-    Ok(0)
+    let row = HitRow {
+        kind: (a.scan.format == Format::Jsonl).then_some("hit"),
+        source: source_name.to_string(),
+        offset: h.offset,
+        pattern: pats[h.pattern].label.clone(),
+        page: h.location.map(hit_page),
+        context_hex,
+    };
+    match a.scan.format {
+        Format::Text => w.write_all(render_hit(&row).as_bytes())?,
+        Format::Json => {
+            w.write_all(if first { b"\n    " } else { b",\n    " })?;
+            serde_json::to_writer(&mut *w, &row)?;
+        }
+        Format::Jsonl => {
+            serde_json::to_writer(&mut *w, &row)?;
+            w.write_all(b"\n")?;
+        }
+    }
+    Ok(row.page.is_some())
 }
 
 fn hit_page(l: Location) -> HitPage {
@@ -1280,34 +1618,6 @@ fn hit_page(l: Location) -> HitPage {
         offset_in_page: l.page_offset,
         record: l.record,
     }
-}
-
-/// Which hits to keep under `--all-in`: groups (one page, or one record) holding every pattern.
-fn filter_all_in(
-    hits: &[RawHit],
-    locs: &[Option<Location>],
-    npat: usize,
-    all_in: Option<AllIn>,
-) -> Vec<bool> {
-    let Some(mode) = all_in else {
-        return vec![true; hits.len()];
-    };
-    let key = |i: usize| -> Option<(u64, u16)> {
-        let l = locs[i].as_ref()?;
-        match mode {
-            AllIn::Page => Some((l.page.offset, 0)),
-            AllIn::Record => l.record.map(|r| (l.page.offset, r.origin)),
-        }
-    };
-    let mut groups: BTreeMap<(u64, u16), BTreeSet<usize>> = BTreeMap::new();
-    for (i, h) in hits.iter().enumerate() {
-        if let Some(k) = key(i) {
-            groups.entry(k).or_default().insert(h.pattern);
-        }
-    }
-    (0..hits.len())
-        .map(|i| key(i).is_some_and(|k| groups[&k].len() == npat))
-        .collect()
 }
 
 fn hexdump(file: &File, len: u64, at: u64, n: usize) -> anyhow::Result<String> {
@@ -1335,52 +1645,50 @@ fn hexdump(file: &File, len: u64, at: u64, n: usize) -> anyhow::Result<String> {
     Ok(s)
 }
 
-fn render_grep(r: &GrepReport) -> String {
+fn render_hit(h: &HitRow) -> String {
     let mut s = String::new();
-    for h in &r.hits {
-        s.push_str(&format!(
-            "{}:{} (0x{:x}) {}",
-            h.source, h.offset, h.offset, h.pattern
-        ));
-        match &h.page {
-            Some(p) => {
-                s.push_str(&format!(
-                    "  space {} page {} {} ",
-                    p.space_id, p.page_no, p.page_type
-                ));
-                if let Some(ix) = p.index_id {
-                    s.push_str(&format!("index {ix} level {} ", p.level.unwrap_or(0)));
-                }
-                s.push_str(&format!(
-                    "({}{}) page@{} +0x{:x}",
-                    p.status.name(),
-                    p.checksum
-                        .map(|a| format!(" {}", a.name()))
-                        .unwrap_or_default(),
-                    p.page_offset_in_source,
-                    p.offset_in_page
-                ));
-                if let Some(rec) = &p.record {
-                    s.push_str(&format!(
-                        " record heap {} at 0x{:x}{}",
-                        rec.heap_no,
-                        rec.origin,
-                        if rec.purged {
-                            " purged"
-                        } else if rec.deleted {
-                            " deleted"
-                        } else {
-                            ""
-                        }
-                    ));
-                }
+    s.push_str(&format!(
+        "{}:{} (0x{:x}) {}",
+        h.source, h.offset, h.offset, h.pattern
+    ));
+    match &h.page {
+        Some(p) => {
+            s.push_str(&format!(
+                "  space {} page {} {} ",
+                p.space_id, p.page_no, p.page_type
+            ));
+            if let Some(ix) = p.index_id {
+                s.push_str(&format!("index {ix} level {} ", p.level.unwrap_or(0)));
             }
-            None => s.push_str("  (not inside a recognised page)"),
+            s.push_str(&format!(
+                "({}{}) page@{} +0x{:x}",
+                p.status.name(),
+                p.checksum
+                    .map(|a| format!(" {}", a.name()))
+                    .unwrap_or_default(),
+                p.page_offset_in_source,
+                p.offset_in_page
+            ));
+            if let Some(rec) = &p.record {
+                s.push_str(&format!(
+                    " record heap {} at 0x{:x}{}",
+                    rec.heap_no,
+                    rec.origin,
+                    if rec.purged {
+                        " purged"
+                    } else if rec.deleted {
+                        " deleted"
+                    } else {
+                        ""
+                    }
+                ));
+            }
         }
-        s.push('\n');
-        if let Some(c) = &h.context_hex {
-            s.push_str(c);
-        }
+        None => s.push_str("  (not inside a recognised page)"),
+    }
+    s.push('\n');
+    if let Some(c) = &h.context_hex {
+        s.push_str(c);
     }
     s
 }
