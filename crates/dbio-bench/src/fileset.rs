@@ -171,18 +171,13 @@ fn write_marker(dir: &Path, m: &Marker) -> Result<(), BenchError> {
 /// file, a symlink, even a dangling one) makes it fail with [`BenchError::ForeignFile`].
 fn create_new(dir: &Path, name: &str) -> Result<Owned, BenchError> {
     let p = dir.join(name);
-    let f = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&p)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => BenchError::ForeignFile {
-                path: p.clone(),
-                marker: MARKER,
-            },
-            _ => BenchError::io("cannot create", &p, e),
-        })?;
+    let f = dbio_sys::atomic::create_new(&p).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => BenchError::ForeignFile {
+            path: p.clone(),
+            marker: MARKER,
+        },
+        _ => BenchError::io("cannot create", &p, e),
+    })?;
     let md = f
         .metadata()
         .map_err(|e| BenchError::io("cannot stat", &p, e))?;

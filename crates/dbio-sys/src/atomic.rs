@@ -41,52 +41,113 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
-/// Writes `bytes` to `path` as a whole (see the module documentation). A new file gets mode
-/// 0666 less the umask, as `open(2)` would give it; the target itself may be a symlink, which
-/// is replaced, not followed. The directory is flushed too, so the rename survives a crash.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    let err = |step, source| WriteError {
-        path: path.to_path_buf(),
-        step,
-        source,
-    };
-    let dir = match path.parent() {
+/// A file being written in place of `path`: a temporary in `path`'s directory (see the module
+/// documentation) that [`AtomicFile::commit`] flushes and renames over `path`. Dropped without
+/// a commit (an error, a panic), the temporary is removed and `path` is left as it was. For
+/// output written as it is produced (a stream of hits); [`write_atomic`] writes a whole buffer.
+pub struct AtomicFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    /// Creates the temporary for `path`. A new file gets mode 0666 less the umask, as
+    /// `open(2)` would give it.
+    pub fn create(path: &Path) -> Result<AtomicFile, WriteError> {
+        let err = |source| WriteError {
+            path: path.to_path_buf(),
+            step: Step::Create,
+            source,
+        };
+        let name = path.file_name().ok_or_else(|| {
+            err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "the path names no file",
+            ))
+        })?;
+        let prefix = format!(".{}.", name.to_string_lossy());
+        let tmp = tempfile::Builder::new()
+            .prefix(&prefix)
+            .suffix(".dbio-tmp")
+            .rand_bytes(10)
+            .permissions(Permissions::from_mode(0o666))
+            .make_in(dir_of(path), |p| {
+                OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o666)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                    .open(p)
+            })
+            .map_err(err)?;
+        Ok(AtomicFile {
+            tmp,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The file the temporary will replace.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes the temporary to disk and renames it over the target; the target may be a
+    /// symlink, which is replaced, not followed. The directory is flushed too, so the rename
+    /// survives a crash. On error the temporary is removed.
+    pub fn commit(self) -> Result<(), WriteError> {
+        let AtomicFile { tmp, path } = self;
+        let err = |step, source| WriteError {
+            path: path.clone(),
+            step,
+            source,
+        };
+        tmp.as_file().sync_all().map_err(|e| err(Step::Sync, e))?;
+        tmp.persist(&path).map_err(|e| err(Step::Rename, e.error))?;
+        // Best effort: the data is safe in the file already; a directory that cannot be opened
+        // or synced (some FUSE filesystems) does not make the write fail.
+        if let Ok(d) = File::open(dir_of(&path)) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.tmp.as_file_mut().write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.tmp.as_file_mut().flush()
+    }
+}
+
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
-    let name = path.file_name().ok_or_else(|| {
-        err(
-            Step::Create,
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file"),
-        )
-    })?;
-    let prefix = format!(".{}.", name.to_string_lossy());
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&prefix)
-        .suffix(".dbio-tmp")
-        .rand_bytes(10)
-        .permissions(Permissions::from_mode(0o666))
-        .make_in(dir, |p| {
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o666)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(p)
-        })
-        .map_err(|e| err(Step::Create, e))?;
-    // From here on, dropping `tmp` (any `?` below) removes the temporary file.
-    tmp.as_file_mut()
-        .write_all(bytes)
-        .map_err(|e| err(Step::Write, e))?;
-    tmp.as_file().sync_all().map_err(|e| err(Step::Sync, e))?;
-    tmp.persist(path).map_err(|e| err(Step::Rename, e.error))?;
-    // Best effort: the data is safe in the file already; a directory that cannot be opened or
-    // synced (some FUSE filesystems) does not make the write fail.
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
     }
-    Ok(())
+}
+
+/// Writes `bytes` to `path` as a whole (see the module documentation and [`AtomicFile`]).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes).map_err(|source| WriteError {
+        path: path.to_path_buf(),
+        step: Step::Write,
+        source,
+    })?;
+    f.commit()
+}
+
+/// Creates a new file at `path` for writing, `O_CREAT|O_EXCL|O_NOFOLLOW`: whatever is there
+/// already (a file, a symlink, even a dangling one) makes it fail with `AlreadyExists`, so
+/// nothing that dbio did not create is truncated, written through or followed.
+pub fn create_new(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
 }
 
 #[cfg(test)]

@@ -128,6 +128,55 @@ fn innodb_manifest_never_follows_a_symlink_at_the_old_temporary_name() {
     assert!(!man["pages"].as_array().unwrap().is_empty());
 }
 
+#[test]
+fn innodb_page_files_never_follow_a_symlink_planted_at_their_names() {
+    let t = shm();
+    let ibd = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/innodb/shop_orders.ibd");
+    // A first run tells the names of the page files.
+    let first = t.path().join("first");
+    dbio()
+        .args(["innodb", "pages", "--format", "json", "--out"])
+        .arg(&first)
+        .arg(&ibd)
+        .assert()
+        .success();
+    let man: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(first.join("manifest.json")).unwrap()).unwrap();
+    let mut files: Vec<String> = man["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["file"].as_str().unwrap().to_string())
+        .collect();
+    files.sort();
+    files.dedup();
+    assert!(!files.is_empty());
+    // Into a second directory where each of those names is a symlink to a victim.
+    let out = t.path().join("out");
+    let victim = t.path().join("victim");
+    for f in &files {
+        let link = out.join(f);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        plant(&victim, &link);
+    }
+    dbio()
+        .args(["innodb", "pages", "--format", "json", "--force", "--out"])
+        .arg(&out)
+        .arg(&ibd)
+        .assert()
+        .success();
+    untouched(&victim);
+    for f in &files {
+        let md = std::fs::symlink_metadata(out.join(f)).unwrap();
+        assert!(md.file_type().is_file(), "{f} is a file of dbio's now");
+        assert_eq!(
+            std::fs::read(out.join(f)).unwrap(),
+            std::fs::read(first.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
 /// A tmpfs of `size` mounted on a fresh directory, unmounted on drop.
 struct Tmpfs {
     _dir: tempfile::TempDir,

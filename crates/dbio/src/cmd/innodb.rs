@@ -13,6 +13,7 @@ use dbio_innodb::page::{
 use dbio_innodb::scan::{self, read_full_at, FoundPage, ScanOptions, ScanWarning, Status};
 use dbio_report::export::{Exporter, JsonExporter};
 use dbio_report::units::{format_size, format_size_approx};
+use dbio_sys::atomic::{create_new, AtomicFile};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -746,9 +747,9 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let rel = format!("{space}/{index_id}.pages");
         let path = a.out.join(&rel);
-        let mut f = File::create(&path).with_context(|| {
+        let mut f = create_page_file(&path, a.force).with_context(|| {
             format!(
-                "cannot create {}: check permissions and free space",
+                "cannot create {}: check permissions and free space (dbio never writes over a file or link it did not create)",
                 path.display()
             )
         })?;
@@ -814,8 +815,12 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             let p = &found[i].1;
             let rel = format!("{reldir}/{}.page", p.page_no);
             let path = a.out.join(&rel);
-            let mut f =
-                File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+            let mut f = create_page_file(&path, a.force).with_context(|| {
+                format!(
+                    "cannot create {} (dbio never writes over a file or link it did not create)",
+                    path.display()
+                )
+            })?;
             let mut off = 0;
             write_page(&mut f, &rel, &mut off, i, &mut manifest)?;
             written += 1;
@@ -1222,87 +1227,79 @@ struct HitPage {
     record: Option<dbio_innodb::page::Record>,
 }
 
-/// Where grep output goes: stdout, or `--output FILE` written to a temporary file in the same
-/// directory (created O_EXCL|O_NOFOLLOW under an unpredictable name) and renamed into place
+/// Creates a page file under `--out`: `O_CREAT|O_EXCL|O_NOFOLLOW`, so a file or link that is
+/// already there is never written through. With `--force` (the user let dbio write into a
+/// non-empty directory) an existing entry of that name is first removed, a link as a link:
+/// its target is never touched.
+fn create_page_file(path: &Path, force: bool) -> std::io::Result<File> {
+    if force {
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    create_new(path)
+}
+
+/// Where grep output goes: stdout, or `--output FILE` streamed into an [`AtomicFile`]
+/// (a temporary created O_EXCL|O_NOFOLLOW under an unpredictable name) and renamed into place
 /// at the end; dropped unfinished, the temporary is removed.
 struct GrepOut {
-    w: std::io::BufWriter<Box<dyn Write>>,
-    file: Option<(PathBuf, PathBuf)>,
+    w: std::io::BufWriter<GrepSink>,
+}
+
+enum GrepSink {
+    Stdout(std::io::Stdout),
+    File(AtomicFile),
+}
+
+impl Write for GrepSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            GrepSink::Stdout(o) => o.write(buf),
+            GrepSink::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            GrepSink::Stdout(o) => o.flush(),
+            GrepSink::File(f) => f.flush(),
+        }
+    }
 }
 
 impl GrepOut {
     fn open(path: Option<&Path>) -> anyhow::Result<GrepOut> {
-        let path = path.filter(|p| *p != Path::new("-"));
-        let Some(path) = path else {
-            return Ok(GrepOut {
-                w: std::io::BufWriter::with_capacity(1 << 16, Box::new(std::io::stdout())),
-                file: None,
-            });
-        };
-        use std::os::unix::fs::OpenOptionsExt;
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = path
-            .file_name()
-            .with_context(|| format!("--output {} names no file", path.display()))?;
-        let mut rnd = [0u8; 8];
-        // SAFETY: getrandom writes at most rnd.len() bytes into the buffer given.
-        let n = unsafe { libc::getrandom(rnd.as_mut_ptr().cast(), rnd.len(), 0) };
-        if n != rnd.len() as isize {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            rnd = (t.as_nanos() as u64 ^ (std::process::id() as u64) << 32).to_le_bytes();
-        }
-        let tmp = dir.join(format!(
-            ".{}.{:016x}.dbio-tmp",
-            name.to_string_lossy(),
-            u64::from_le_bytes(rnd)
-        ));
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&tmp)
-            .with_context(|| {
+        let sink = match path.filter(|p| *p != Path::new("-")) {
+            None => GrepSink::Stdout(std::io::stdout()),
+            Some(path) => GrepSink::File(AtomicFile::create(path).with_context(|| {
                 format!(
-                    "cannot create a temporary file in {} for --output {}: check that the directory exists and is writable",
-                    dir.display(),
+                    "--output {}: check that the directory exists and is writable",
                     path.display()
                 )
-            })?;
+            })?),
+        };
         Ok(GrepOut {
-            w: std::io::BufWriter::with_capacity(1 << 16, Box::new(f)),
-            file: Some((tmp, path.to_path_buf())),
+            w: std::io::BufWriter::with_capacity(1 << 16, sink),
         })
     }
 
     /// Flushes; renames a file into place.
-    fn finish(mut self) -> anyhow::Result<()> {
-        let name = |f: &Option<(PathBuf, PathBuf)>| {
-            f.as_ref()
-                .map_or("stdout".to_string(), |(_, p)| p.display().to_string())
+    fn finish(self) -> anyhow::Result<()> {
+        let name = match self.w.get_ref() {
+            GrepSink::Stdout(_) => "stdout".to_string(),
+            GrepSink::File(f) => f.path().display().to_string(),
         };
-        self.w
-            .flush()
-            .with_context(|| format!("cannot write {}", name(&self.file)))?;
-        if let Some((tmp, path)) = self.file.take() {
-            std::fs::rename(&tmp, &path).with_context(|| {
-                let _ = std::fs::remove_file(&tmp);
-                format!("cannot move the output into place as {}", path.display())
-            })?;
+        let sink = self
+            .w
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("cannot write {name}"))?;
+        if let GrepSink::File(f) = sink {
+            f.commit()
+                .with_context(|| format!("cannot move the output into place as {name}"))?;
         }
         Ok(())
-    }
-}
-
-impl Drop for GrepOut {
-    fn drop(&mut self) {
-        if let Some((tmp, _)) = self.file.take() {
-            let _ = std::fs::remove_file(tmp);
-        }
     }
 }
 
