@@ -38,7 +38,11 @@ pub fn parse_meminfo(text: &str, field: &str) -> Option<u64> {
         }
         let mut it = v.split_whitespace();
         let n: u64 = it.next()?.parse().ok()?;
-        Some(if it.next() == Some("kB") { n * 1024 } else { n })
+        if it.next() == Some("kB") {
+            n.checked_mul(1024)
+        } else {
+            Some(n)
+        }
     })
 }
 
@@ -169,6 +173,11 @@ mod tests {
     fn parses_meminfo_and_proc_io() {
         let m = "MemTotal:       24598512 kB\nMemFree:  1 kB\nHugePages_Total:       0\n";
         assert_eq!(parse_meminfo(m, "MemTotal"), Some(24598512 * 1024));
+        // A value whose bytes do not fit in 64 bits is unknown, not wrapped.
+        assert_eq!(
+            parse_meminfo("MemTotal: 18014398509481985 kB\n", "MemTotal"),
+            None
+        );
         assert_eq!(parse_meminfo(m, "HugePages_Total"), Some(0));
         assert_eq!(parse_meminfo(m, "Nope"), None);
         let io = parse_proc_io("rchar: 10\nwchar: 20\nsyscr: 3\nsyscw: 4\nread_bytes: 4096\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n");

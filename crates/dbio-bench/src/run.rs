@@ -136,7 +136,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
         let file_size = if spec.mode == Mode::Commit {
             spec.file_total_size_bytes / spec.threads as u64
         } else {
-            spec::file_size(spec).max(spec.block_size_bytes + spec.misalign_bytes)
+            spec::file_size(spec).max(spec.block_size_bytes.saturating_add(spec.misalign_bytes))
         };
         return Ok(Target {
             files: Vec::new(),
@@ -260,6 +260,14 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
             } else {
                 spec.file_total_size_bytes
             };
+            if use_size < spec.block_size_bytes.saturating_add(spec.misalign_bytes) {
+                return Err(BenchError::InvalidSpec(format!(
+                    "--file-total-size {use_size} of {} is less than one {}-byte block plus --misalign {}: raise --file-total-size or lower --misalign",
+                    dev.display(),
+                    spec.block_size_bytes,
+                    spec.misalign_bytes
+                )));
+            }
             if use_size > size {
                 return Err(BenchError::InvalidSpec(format!(
                     "--file-total-size {use_size} is larger than {} ({size} bytes)",
@@ -317,7 +325,7 @@ fn probe_direct(spec: &Spec, t: &Target) -> Result<(), BenchError> {
 fn plan(spec: &Spec, t: &Target, id: u32) -> Plan {
     let threads = spec.threads as u64;
     let block = spec.block_size_bytes;
-    let file_blocks = if t.file_size >= block + spec.misalign_bytes {
+    let file_blocks = if t.file_size >= block.saturating_add(spec.misalign_bytes) {
         (t.file_size - spec.misalign_bytes) / block
     } else {
         0
@@ -468,10 +476,14 @@ struct Reporter {
     first_error: Option<BenchError>,
     last_end: u64,
     intervals: Vec<Interval>,
+    /// Paths by engine file index (data files), or by thread (commit logs), for error
+    /// messages.
+    paths: Vec<PathBuf>,
+    log_per_thread: bool,
 }
 
 impl Reporter {
-    fn new(clock: Clock, threads: usize) -> Self {
+    fn new(clock: Clock, threads: usize, paths: Vec<PathBuf>, log_per_thread: bool) -> Self {
         Reporter {
             clock,
             pending: BTreeMap::new(),
@@ -491,6 +503,8 @@ impl Reporter {
             first_error: None,
             last_end: 0,
             intervals: Vec::new(),
+            paths,
+            log_per_thread,
         }
     }
 
@@ -532,9 +546,25 @@ impl Reporter {
             }
             self.last_end = self.last_end.max(snap.end_ns);
             if let Some(e) = &snap.error {
+                let msg = match snap.error_at {
+                    Some((file, offset)) => {
+                        // Commit mode: each worker's only file (index 0) is its own log.
+                        let i = if self.log_per_thread {
+                            snap.thread as usize
+                        } else {
+                            file as usize
+                        };
+                        let path = self
+                            .paths
+                            .get(i)
+                            .map_or_else(|| format!("file {file}"), |p| p.display().to_string());
+                        format!("{path}, offset {offset}: {e}")
+                    }
+                    None => e.clone(),
+                };
                 self.first_error.get_or_insert(BenchError::Worker {
                     thread: snap.thread,
-                    msg: e.clone(),
+                    msg,
                 });
             }
         }
@@ -596,6 +626,16 @@ impl Reporter {
     }
 }
 
+/// A duration in nanoseconds, refused (naming its flag) when it does not fit in 64 bits.
+fn nanos(d: std::time::Duration, flag: &str) -> Result<u64, BenchError> {
+    u64::try_from(d.as_nanos()).map_err(|_| {
+        BenchError::InvalidSpec(format!(
+            "{flag} {}s is too long to time in nanoseconds: give a shorter duration",
+            d.as_secs()
+        ))
+    })
+}
+
 /// What a run produced, before the caller adds the environment and warnings.
 pub struct RunOutput {
     /// Intervals, in order.
@@ -641,9 +681,16 @@ pub fn run(
             )));
         }
     }
-    let warmup_ns = spec.warmup_s.as_nanos() as u64;
-    let interval_ns = (spec.report_interval_s.as_nanos() as u64).max(1);
-    let deadline_ns = spec.time_s.map(|t| warmup_ns + t.as_nanos() as u64);
+    let warmup_ns = nanos(spec.warmup_s, "--warmup")?;
+    let interval_ns = nanos(spec.report_interval_s, "--report-interval")?.max(1);
+    let deadline_ns = match spec.time_s {
+        Some(t) => Some(warmup_ns.checked_add(nanos(t, "--time")?).ok_or_else(|| {
+            BenchError::InvalidSpec(
+                "--warmup plus --time is too long to time in nanoseconds: shorten them".into(),
+            )
+        })?),
+        None => None,
+    };
     let (tx, rx) = mpsc::channel::<Box<Snapshot>>();
     let (recycle_tx, recycle_rx): (Vec<_>, Vec<_>) = (0..threads)
         .map(|_| mpsc::channel::<Box<Snapshot>>())
@@ -715,7 +762,12 @@ pub fn run(
         }
 
         // Reporter: intervals complete when every worker has passed them or finished.
-        let mut rep = Reporter::new(clock, threads);
+        let mut rep = Reporter::new(
+            clock,
+            threads,
+            target.paths.clone(),
+            spec.mode == Mode::Commit,
+        );
         while let Ok(snap) = rx.recv() {
             rep.accept(&snap, on_interval);
             let _ = recycle_tx[snap.thread as usize].send(snap);

@@ -2,9 +2,17 @@
 
 use crate::error::BenchError;
 use dbio_report::bench::{Distribution, EngineKind, Mode, Spec, Target};
+use dbio_report::units::{format_duration, MAX_DURATION};
+use std::time::Duration;
 
 /// Largest block size accepted (64 MiB).
 pub const MAX_BLOCK: u64 = 64 << 20;
+
+/// Largest `--misalign` accepted (1 GiB): a shift of every offset, not a place in the file.
+pub const MAX_MISALIGN: u64 = 1 << 30;
+
+/// Shortest `--time` accepted: shorter runs end before their first I/O.
+pub const MIN_TIME: Duration = Duration::from_millis(1);
 
 /// Bytes per data file: the total divided by the file count, rounded down to 4 KiB.
 pub fn file_size(spec: &Spec) -> u64 {
@@ -44,6 +52,12 @@ pub fn validate(spec: &Spec) -> Result<(), BenchError> {
             spec.reap_batch, spec.iodepth
         ));
     }
+    if spec.misalign_bytes > MAX_MISALIGN {
+        return bad(format!(
+            "--misalign {} is out of range: use 0 to 1GiB (a misaligned partition is off by less than its alignment unit, e.g. 512 or 3584)",
+            spec.misalign_bytes
+        ));
+    }
     if spec.iodepth > 1 && spec.engine == EngineKind::Sync {
         return bad(format!("--iodepth {} needs an async engine: add --engine uring (the sync engine has one I/O in flight per thread; use --threads for more)", spec.iodepth));
     }
@@ -53,6 +67,24 @@ pub fn validate(spec: &Spec) -> Result<(), BenchError> {
                 "--time 0 would measure nothing: give a duration such as 10s, or use --events"
                     .into(),
             );
+        }
+        if t < MIN_TIME {
+            return bad(format!(
+                "--time {} is shorter than 1ms, too short to measure anything: give at least 1ms (e.g. 10s), or use --events",
+                format_duration(t)
+            ));
+        }
+    }
+    for (flag, d) in [
+        ("--time", spec.time_s.unwrap_or_default()),
+        ("--warmup", spec.warmup_s),
+        ("--report-interval", spec.report_interval_s),
+    ] {
+        if d > MAX_DURATION {
+            return bad(format!(
+                "{flag} {} is longer than the 366 days dbio accepts: give a shorter duration",
+                format_duration(d)
+            ));
         }
     }
     if spec.time_s.is_none() && spec.events == 0 {

@@ -834,6 +834,19 @@ fn bad_input_gets_a_clear_error() {
                 .collect(),
             "no dbio file set",
         ),
+        // Durations and sizes that used to overflow and run silently wrong (exit 0).
+        (dir(&["--time", "18446744074"]), "'18446744074' is too long"),
+        (
+            dir(&["--warmup", "18446744073", "--time", "1"]),
+            "'18446744073' is too long",
+        ),
+        (dir(&["--report-interval", "1e12"]), "is not a duration"),
+        (dir(&["--time", "100ns"]), "shorter than 1ms"),
+        (
+            dir(&["--buffered", "--misalign", "18446744073709551104"]),
+            "--misalign 18446744073709551104 is out of range",
+        ),
+        (dir(&["--block-size", "16777216P"]), "is too large"),
         // A mode that writes on a device needs the explicit flag (checked before anything is
         // opened for writing).
         (
@@ -1338,4 +1351,59 @@ fn reads_leave_access_times_alone_unless_asked() {
         atime_year() > 2020,
         "--atime: the read updated the access time"
     );
+}
+
+#[test]
+fn io_errors_name_the_file_and_offset_and_the_os_error_once() {
+    // A failed open: the OS error text appears once.
+    let tmp = shm();
+    let d = tmp.path().join("set");
+    let two = [
+        "--file-num",
+        "2",
+        "--file-total-size",
+        "2M",
+        "--block-size",
+        "4k",
+    ];
+    prepare(&d, &two);
+    std::fs::rename(d.join("dbio-file.1"), tmp.path().join("aside")).unwrap();
+    let o = dbio()
+        .args(["bench", "run", "--time", "1"])
+        .args(two)
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("dbio-file.1"), "{err}");
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+    std::fs::rename(tmp.path().join("aside"), d.join("dbio-file.1")).unwrap();
+
+    // A failed read: the second file cut to 8 KiB under dbio's feet. With 512 bytes of
+    // misalignment, the sequential reader's second block of it (offset 4608) comes back short.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.join("dbio-file.1"))
+        .unwrap()
+        .set_len(8192)
+        .unwrap();
+    let o = dbio()
+        .args(["bench", "run", "--mode", "seqrd", "--events", "1000"])
+        .args(["--buffered", "--misalign", "512"])
+        .args(two)
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let want = format!(
+        "{}, offset 4608: short read: 3584 of 4096 bytes",
+        d.join("dbio-file.1").display()
+    );
+    assert!(err.contains(&want), "{err}");
 }

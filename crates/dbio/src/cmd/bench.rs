@@ -243,12 +243,14 @@ impl Args {
     }
 }
 
-/// Turns an engine error into an anyhow error with the right exit code.
+/// Turns an engine error into an anyhow error with the right exit code. The engine's messages
+/// already quote the OS error they wrap, so the error becomes one message: kept as a chain,
+/// the OS error text would be printed twice.
 fn bench_err(e: BenchError) -> anyhow::Error {
     if e.is_usage() {
         usage(e.to_string())
     } else {
-        anyhow::Error::new(e)
+        anyhow::Error::msg(e.to_string())
     }
 }
 
@@ -575,7 +577,7 @@ fn run_phase(
         })?;
     }
     if let Some(e) = out.error {
-        return Err(anyhow::Error::new(e))
+        return Err(bench_err(e))
             .context("the run stopped early; the partial result above covers what ran");
     }
     Ok(if interrupted { 130 } else { 0 })
