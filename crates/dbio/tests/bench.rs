@@ -1407,3 +1407,60 @@ fn io_errors_name_the_file_and_offset_and_the_os_error_once() {
     );
     assert!(err.contains(&want), "{err}");
 }
+
+/// Starts `dbio bench [phase]` preparing a big file set in `dir`, waits until the first data
+/// file exists (prepare is under way), sends SIGINT, and returns the output.
+fn interrupt_prepare(dir: &Path, phase: &[&str]) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    let child = std::process::Command::new(bin)
+        .arg("bench")
+        .args(phase)
+        .args(["--file-total-size", "4G", "--engine", "null", "--dir"])
+        .arg(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = dir.join("dbio-file.0");
+    for _ in 0..6000 {
+        if first.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(first.exists(), "prepare did not start within a minute");
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn ctrl_c_during_prepare_exits_130() {
+    let tmp = shm();
+    // `bench prepare` alone: the partial set stays for cleanup, and the exit code says why.
+    let dir = tmp.path().join("set");
+    let o = interrupt_prepare(&dir, &["prepare"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("prepare interrupted"), "{out}");
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    dbio()
+        .args(["bench", "cleanup", "--dir"])
+        .arg(&dir)
+        .assert()
+        .success();
+    assert!(!dir.exists());
+    // A full `bench`: interrupted in prepare, it cleans up and exits 130.
+    let o = interrupt_prepare(&dir, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!dir.exists(), "the partial file set was removed");
+}

@@ -289,7 +289,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Target::Dir(d) => Some(d.clone()),
         Target::Device(_) => None,
     };
-    match (args.phase, &dir) {
+    let code = match (args.phase, &dir) {
         (Some(Phase::Prepare), Some(d)) => prepare(&spec, d, &notes, stop).map(|_| 0),
         (Some(Phase::Cleanup), Some(d)) => cleanup(d, &notes).map(|_| 0),
         (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
@@ -300,7 +300,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             let prepared = prepare(&spec, d, &notes, stop);
             let result = match prepared {
                 Ok(true) => run_phase(&args, &spec, &console, stop, true),
-                Ok(false) => Ok(1),
+                Ok(false) => Ok(signals::EXIT_INTERRUPTED),
                 Err(e) => Err(e),
             };
             if !args.keep && d.join(fileset::MARKER).exists() {
@@ -311,7 +311,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             }
             result
         }
-    }
+    }?;
+    // Whatever phase the signal stopped (or arrived during), an interrupted command exits 130.
+    Ok(
+        if code == 0 && stop.load(std::sync::atomic::Ordering::SeqCst) {
+            signals::EXIT_INTERRUPTED
+        } else {
+            code
+        },
+    )
 }
 
 /// Prepares the file set; returns false when interrupted.
@@ -580,7 +588,11 @@ fn run_phase(
         return Err(bench_err(e))
             .context("the run stopped early; the partial result above covers what ran");
     }
-    Ok(if interrupted { 130 } else { 0 })
+    Ok(if interrupted {
+        signals::EXIT_INTERRUPTED
+    } else {
+        0
+    })
 }
 
 /// Formats a wall-clock time as RFC 3339 UTC (`2026-11-22T07:55:43Z`).
