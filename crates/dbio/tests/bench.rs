@@ -847,6 +847,31 @@ fn bad_input_gets_a_clear_error() {
             "--misalign 18446744073709551104 is out of range",
         ),
         (dir(&["--block-size", "16777216P"]), "is too large"),
+        // Negative numbers are refused naming their flag.
+        (
+            dir(&["--threads", "-1"]),
+            "invalid value '-1' for '--threads <THREADS>': it must not be negative",
+        ),
+        (
+            dir(&["--iodepth", "-4"]),
+            "invalid value '-4' for '--iodepth <IODEPTH>'",
+        ),
+        (
+            dir(&["--block-size", "-4k"]),
+            "invalid value '-4k' for '--block-size <BLOCK_SIZE>'",
+        ),
+        (
+            dir(&["--time", "-1s"]),
+            "invalid value '-1s' for '--time <TIME>'",
+        ),
+        (
+            dir(&["--rate", "-3"]),
+            "--rate -3 must be a positive number",
+        ),
+        (
+            dir(&["--percentiles", "-1,50"]),
+            "percentile -1 is out of range",
+        ),
         // A mode that writes on a device needs the explicit flag (checked before anything is
         // opened for writing).
         (

@@ -905,3 +905,21 @@ fn ctrl_c_ends_live_sampling_with_130() {
     );
     drop(out);
 }
+
+#[test]
+fn negative_numbers_are_refused_naming_their_flag() {
+    for (flag, value) in [
+        ("--count", "-1"),
+        ("--interval", "-1"),
+        ("--page-size", "-4k"),
+    ] {
+        let o = dbio(&["iostat", flag, value]);
+        assert_eq!(o.code, 2, "{}", o.stderr);
+        assert!(
+            o.stderr
+                .contains(&format!("invalid value '{value}' for '{flag}")),
+            "{}",
+            o.stderr
+        );
+    }
+}
