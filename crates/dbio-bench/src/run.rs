@@ -626,6 +626,22 @@ impl Reporter {
     }
 }
 
+/// Ends the helper threads of a run when the reporter's scope is left.
+struct EndGuard<'a> {
+    workers_done: &'a AtomicBool,
+    stop: &'a AtomicBool,
+}
+
+impl Drop for EndGuard<'_> {
+    fn drop(&mut self) {
+        self.workers_done
+            .store(true, std::sync::atomic::Ordering::Release);
+        if std::thread::panicking() {
+            self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
 /// A duration in nanoseconds, refused (naming its flag) when it does not fit in 64 bits.
 fn nanos(d: std::time::Duration, flag: &str) -> Result<u64, BenchError> {
     u64::try_from(d.as_nanos()).map_err(|_| {
@@ -706,6 +722,12 @@ pub fn run(
     let workers_done = AtomicBool::new(false);
 
     let rep = std::thread::scope(|s| {
+        // However this closure ends, even by a panic, the sampler is told to stop (and, on a
+        // panic, the workers too): the scope waits for every thread it started.
+        let _end = EndGuard {
+            workers_done: &workers_done,
+            stop,
+        };
         for ((i, p), recycle) in plans.iter().enumerate().zip(recycle_rx) {
             let fds: Vec<RawFd> = if spec.engine == EngineKind::Null {
                 Vec::new()

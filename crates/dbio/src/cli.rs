@@ -1,6 +1,6 @@
 //! Error reporting and exit codes shared by every subcommand.
 
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
 
 /// Exit code: the work failed.
@@ -37,7 +37,8 @@ pub fn report_error(err: &anyhow::Error) -> ExitCode {
         }
     }
     let msg: Vec<String> = err.chain().map(|c| c.to_string()).collect();
-    eprintln!("dbio: {}", msg.join(": "));
+    // A closed stderr must not turn a clean error into a panic (exit 101).
+    let _ = writeln!(std::io::stderr(), "dbio: {}", msg.join(": "));
     if err
         .chain()
         .any(|c| c.downcast_ref::<UsageError>().is_some())

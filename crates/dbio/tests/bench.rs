@@ -1489,3 +1489,167 @@ fn ctrl_c_during_prepare_exits_130() {
     );
     assert!(!dir.exists(), "the partial file set was removed");
 }
+
+/// A pipe whose read end is already closed: every write to it fails with EPIPE, as when the
+/// reader of `2>&1 | head -c 10` has gone.
+fn closed_pipe() -> std::process::Stdio {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors; the read end is closed at once and the write end
+    // is owned by the OwnedFd handed to the child's Stdio.
+    unsafe {
+        assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
+        libc::close(fds[0]);
+        std::process::Stdio::from(std::os::fd::OwnedFd::from_raw_fd(fds[1]))
+    }
+}
+
+/// Runs `dbio bench ARGS` with one of stdout/stderr on a pipe that closes (at once, or for
+/// stderr once `until` has been read from it, as `2>&1 | head -c N` does) and the other read
+/// to the end; returns the exit status and what the other stream carried. Fails (killing dbio)
+/// instead of hanging when dbio does not end within two minutes.
+fn bench_with_closed(
+    stream: &str,
+    until: Option<&'static str>,
+    args: &[&str],
+) -> (std::process::ExitStatus, Vec<u8>) {
+    use std::io::Read;
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"));
+    cmd.arg("bench").args(args);
+    let piped = std::process::Stdio::piped;
+    match (stream, until) {
+        ("stderr", None) => cmd.stderr(closed_pipe()).stdout(piped()),
+        ("stderr", Some(_)) => cmd.stderr(piped()).stdout(piped()),
+        _ => cmd.stdout(closed_pipe()).stderr(piped()),
+    };
+    let mut child = cmd.spawn().unwrap();
+    if let Some(until) = until {
+        let mut e = child.stderr.take().unwrap();
+        // Read stderr until `until` went by, then close it.
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&seen).contains(until) {
+            let n = e.read(&mut buf).unwrap();
+            assert!(
+                n > 0,
+                "{until:?} never came: {}",
+                String::from_utf8_lossy(&seen)
+            );
+            seen.extend_from_slice(&buf[..n]);
+        }
+    }
+    let mut other: Box<dyn Read + Send> = match (child.stdout.take(), child.stderr.take()) {
+        (Some(o), _) => Box::new(o),
+        (None, Some(e)) => Box::new(e),
+        (None, None) => unreachable!("one stream is read"),
+    };
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        other.read_to_end(&mut v).unwrap();
+        v
+    });
+    for _ in 0..1200 {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, reader.join().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("dbio bench {args:?} with a closed {stream} hung: killed after 120 s");
+}
+
+#[test]
+fn a_closed_stderr_neither_stops_the_run_nor_loses_the_result() {
+    // On the disk, so that the device sampler runs too (it once kept the run from ending).
+    let tmp = disk();
+    let dir = tmp.path().join("set");
+    let d = dir.to_str().unwrap();
+    // Closed from the start, or once the header is out (the live lines then fail, on the
+    // thread that assembles the intervals).
+    for (format, until) in [
+        ("json", None),
+        ("csv", None),
+        ("json", Some("time |")),
+        ("csv", Some("time |")),
+    ] {
+        let (status, out) = bench_with_closed(
+            "stderr",
+            until,
+            &[
+                "--dir",
+                d,
+                "--file-num",
+                "2",
+                "--file-total-size",
+                "8M",
+                "--block-size",
+                "4k",
+                "--time",
+                "1",
+                "--report-interval",
+                "100ms",
+                "--format",
+                format,
+            ],
+        );
+        assert_eq!(status.code(), Some(0), "{format} {until:?}: {status:?}");
+        let out = String::from_utf8(out).unwrap();
+        if format == "json" {
+            let r = json(out.as_bytes());
+            assert!(u(&r["summary"]["total"]["count"]) > 0);
+            assert!(!r["intervals"].as_array().unwrap().is_empty());
+        } else {
+            assert!(out.lines().count() > 2, "{out}");
+        }
+        assert!(!dir.exists(), "{format}: the file set was removed");
+    }
+}
+
+#[test]
+fn a_closed_stdout_ends_the_run_quietly_and_keeps_the_output_file() {
+    let tmp = disk();
+    let dir = tmp.path().join("set");
+    let d = dir.to_str().unwrap();
+    let file = tmp.path().join("result.json");
+    let base = [
+        "--dir",
+        d,
+        "--file-num",
+        "2",
+        "--file-total-size",
+        "8M",
+        "--block-size",
+        "4k",
+        "--report-interval",
+        "100ms",
+    ];
+    // Text: the live lines go to stdout; the first failed one ends the run.
+    let (status, err) = bench_with_closed("stdout", None, &[&base[..], &["--time", "60"]].concat());
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("dbio:"), "quietly: {err}");
+    assert!(!dir.exists(), "the file set was removed");
+    // JSON: the result on stdout is lost, the one for --output is not.
+    let (status, err) = bench_with_closed(
+        "stdout",
+        None,
+        &[
+            &base[..],
+            &[
+                "--time",
+                "1",
+                "--format",
+                "json",
+                "--output",
+                file.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("dbio:"), "quietly: {err}");
+    assert!(u(&json(&std::fs::read(&file).unwrap())["summary"]["total"]["count"]) > 0);
+    assert!(!dir.exists(), "the file set was removed");
+}

@@ -260,16 +260,26 @@ struct Console {
 }
 
 impl Console {
+    /// Writes a line. A failed write to stdout is an error (a closed stdout ends the run);
+    /// one to stderr is not (see [`to_stderr`]).
     fn line(&self, s: &str) -> anyhow::Result<()> {
         if self.to_stdout {
             let mut o = std::io::stdout().lock();
             o.write_all(s.as_bytes())?;
             o.flush()?;
         } else {
-            eprint!("{s}");
+            to_stderr(s);
         }
         Ok(())
     }
+}
+
+/// Writes progress, warnings or a summary to stderr. A write error there (a reader of `2>&1`
+/// that went away) never stops the run nor loses the result on stdout: it is ignored, where
+/// `eprint!` would panic.
+fn to_stderr(s: &str) {
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_all(s.as_bytes()).and_then(|()| e.flush());
 }
 
 /// Runs `dbio bench`.
@@ -346,17 +356,17 @@ fn prepare(
         if l.elapsed() >= Duration::from_millis(250) {
             *l = std::time::Instant::now();
             let rate = done as f64 / t0.elapsed().as_secs_f64();
-            eprint!(
+            to_stderr(&format!(
                 "\rprepare: {} of {} ({}/s)   ",
                 format_size_approx(done as f64),
                 format_size_approx(total as f64),
                 format_size_approx(rate)
-            );
+            ));
         }
     };
     let p = fileset::prepare(dir, files, size, spec.seed, stop, &progress).map_err(bench_err)?;
     if tty {
-        eprint!("\r\x1b[K");
+        to_stderr("\r\x1b[K");
     }
     if p.interrupted {
         console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
@@ -481,7 +491,7 @@ fn run_phase(
     let warnings =
         dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
     for w in &warnings {
-        eprintln!("warning: {w}");
+        to_stderr(&format!("warning: {w}\n"));
     }
     // Live output: the header and one line per interval as it completes. Text and sysbench
     // formats print them on stdout (they are the result); JSON and CSV show them on stderr as
@@ -501,7 +511,10 @@ fn run_phase(
     let mut on_interval = |i: &Interval| {
         if live_error.is_none() {
             if let Err(e) = console.line(&line(i, spec)) {
+                // stdout is gone (a closed pipe): nobody reads the result, so the run ends
+                // now, as if interrupted, and the files are still cleaned up.
                 live_error = Some(e);
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
             }
         }
     };
@@ -530,12 +543,9 @@ fn run_phase(
                 format_size_approx(grew as f64),
                 format_size_approx(moved as f64)
             );
-            eprintln!("warning: {w}");
+            to_stderr(&format!("warning: {w}\n"));
             warnings.push(w);
         }
-    }
-    if let Some(e) = live_error {
-        return Err(e);
     }
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
     let mut environment = environment;
@@ -573,9 +583,13 @@ fn run_phase(
         }
     };
     if !console.to_stdout {
-        eprint!("{}", bench_text::summary(&result));
+        to_stderr(&bench_text::summary(&result));
     }
-    output::emit(None, tail.as_bytes())?;
+    // A closed stdout does not keep the result from --output.
+    let printed = match live_error {
+        Some(e) => Err(e),
+        None => output::emit(None, tail.as_bytes()),
+    };
     if let Some(p) = &args.output {
         output::write_file(p, whole.as_bytes()).with_context(|| {
             format!(
@@ -584,6 +598,7 @@ fn run_phase(
             )
         })?;
     }
+    printed?;
     if let Some(e) = out.error {
         return Err(bench_err(e))
             .context("the run stopped early; the partial result above covers what ran");
