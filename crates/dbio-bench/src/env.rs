@@ -9,6 +9,31 @@ fn read_trim(path: &str) -> Option<String> {
         .map(|s| s.trim().to_string())
 }
 
+/// Raises this process's soft limit on open files (RLIMIT_NOFILE) to its hard limit, as a
+/// run opens every data file at once; returns the (soft, hard) limits now in force.
+pub fn raise_open_file_limit() -> std::io::Result<(u64, u64)> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit into `r`.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if r.rlim_cur < r.rlim_max {
+        let raised = libc::rlimit {
+            rlim_cur: r.rlim_max,
+            rlim_max: r.rlim_max,
+        };
+        // SAFETY: setrlimit reads one rlimit; raising the soft limit up to the hard one is
+        // always allowed.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            r = raised;
+        }
+    }
+    Ok((r.rlim_cur, r.rlim_max))
+}
+
 /// Host name.
 pub fn hostname() -> String {
     read_trim("/proc/sys/kernel/hostname").unwrap_or_default()

@@ -19,6 +19,44 @@ pub fn file_size(spec: &Spec) -> u64 {
     (spec.file_total_size_bytes / spec.file_num.max(1)) / 4096 * 4096
 }
 
+/// Descriptors a run holds open at once besides its files: stdio, the marker, /proc and
+/// /sys reads, the reporter's channels.
+const SPARE_FDS: u64 = 64;
+
+/// Open files a run needs at once: every data file (or the device), one commit log and one
+/// io_uring per thread, and some spare.
+pub fn open_files_needed(spec: &Spec) -> u64 {
+    if spec.engine == EngineKind::Null {
+        return SPARE_FDS;
+    }
+    let threads = u64::from(spec.threads);
+    let files = match (&spec.target, spec.mode) {
+        (Target::Device(_), _) => 1,
+        (Target::Dir(_), Mode::Commit) => threads,
+        (Target::Dir(_), _) => spec.file_num,
+    };
+    let rings = if spec.engine == EngineKind::Uring {
+        threads
+    } else {
+        0
+    };
+    files.saturating_add(rings).saturating_add(SPARE_FDS)
+}
+
+/// Refuses, before anything is prepared, a run that would need more open files than the
+/// process may have (`soft`, after raising it to `hard`).
+pub fn check_open_files(spec: &Spec, soft: u64, hard: u64) -> Result<(), BenchError> {
+    let need = open_files_needed(spec);
+    if need <= soft {
+        return Ok(());
+    }
+    Err(BenchError::InvalidSpec(format!(
+        "--file-num {} needs {need} open files at once, but this process may open only {soft} (open-file limit, hard limit {hard}): lower --file-num to {} or less, or raise the limit (ulimit -n {need}, or LimitNOFILE={need} for a service)",
+        spec.file_num,
+        soft.saturating_sub(need - spec.file_num.min(need)),
+    )))
+}
+
 /// Checks every value of the spec; the error names the flag and says what is allowed.
 pub fn validate(spec: &Spec) -> Result<(), BenchError> {
     let bad = |m: String| Err(BenchError::InvalidSpec(m));
@@ -160,4 +198,59 @@ pub fn validate(spec: &Spec) -> Result<(), BenchError> {
         return bad(format!("--block-size {bs} is not a multiple of 512, which O_DIRECT requires: use a multiple of the logical block size (512 or 4096)"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_report::bench::FsyncMode;
+
+    fn spec(file_num: u64, engine: EngineKind, threads: u32) -> Spec {
+        Spec {
+            target: Target::Dir("/x".into()),
+            mode: Mode::Rndrd,
+            engine,
+            block_size_bytes: 4096,
+            file_num,
+            file_total_size_bytes: file_num << 12,
+            threads,
+            iodepth: 1,
+            submit_batch: 1,
+            reap_batch: 1,
+            time_s: Some(Duration::from_secs(1)),
+            events: 0,
+            warmup_s: Duration::ZERO,
+            direct: true,
+            dsync: false,
+            sync: false,
+            noatime: true,
+            fsync_every: 0,
+            fsync_mode: FsyncMode::Fdatasync,
+            fsync_end: false,
+            misalign_bytes: 0,
+            distribution: Distribution::Uniform,
+            rate_iops: None,
+            rw_ratio: 1.5,
+            seed: 1,
+            report_interval_s: Duration::from_secs(1),
+            percentiles: vec![50.0],
+        }
+    }
+
+    #[test]
+    fn open_files_cover_every_file_each_ring_and_spare() {
+        assert_eq!(open_files_needed(&spec(30000, EngineKind::Sync, 4)), 30064);
+        assert_eq!(open_files_needed(&spec(64, EngineKind::Uring, 4)), 132);
+        assert_eq!(open_files_needed(&spec(30000, EngineKind::Null, 4)), 64);
+        assert!(check_open_files(&spec(960, EngineKind::Sync, 1), 1024, 1024).is_ok());
+        let e = check_open_files(&spec(30000, EngineKind::Sync, 1), 1024, 4096)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--file-num 30000 needs 30064 open files"), "{e}");
+        assert!(
+            e.contains("only 1024 (open-file limit, hard limit 4096)"),
+            "{e}"
+        );
+        assert!(e.contains("lower --file-num to 960 or less"), "{e}");
+    }
 }

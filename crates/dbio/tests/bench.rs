@@ -1653,3 +1653,66 @@ fn a_closed_stdout_ends_the_run_quietly_and_keeps_the_output_file() {
     assert!(u(&json(&std::fs::read(&file).unwrap())["summary"]["total"]["count"]) > 0);
     assert!(!dir.exists(), "the file set was removed");
 }
+
+/// `dbio bench ARGS` with the open-file limit set to `soft`/`hard` first.
+fn bench_with_nofile(soft: u64, hard: u64, args: &[&str]) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"));
+    cmd.arg("bench").args(args);
+    // SAFETY: setrlimit is async-signal-safe; it only changes the child's own limit.
+    unsafe {
+        cmd.pre_exec(move || {
+            let r = libc::rlimit {
+                rlim_cur: soft,
+                rlim_max: hard,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn file_num_beyond_the_open_file_limit_is_refused_before_preparing() {
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    let d = dir.to_str().unwrap();
+    let args = [
+        "--dir",
+        d,
+        "--file-num",
+        "2000",
+        "--file-total-size",
+        "8000k",
+        "--block-size",
+        "4k",
+        "--time",
+        "1",
+        "--format",
+        "json",
+    ];
+    // Hard limit 1024: 2000 files cannot be open at once; nothing is written.
+    let o = bench_with_nofile(1024, 1024, &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "--file-num 2000 needs 2064 open files at once, but this process may open only 1024"
+        ),
+        "{err}"
+    );
+    assert!(!dir.exists(), "refused before preparing");
+    // Soft 1024, hard 4096: dbio raises its soft limit and runs.
+    let o = bench_with_nofile(1024, 4096, &args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json(&o.stdout)["spec"]["file_num"], 2000);
+    assert!(!dir.exists());
+}

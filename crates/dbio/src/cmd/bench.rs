@@ -287,6 +287,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let stop = signals::install();
     let spec = args.spec();
     dbio_bench::spec::validate(&spec).map_err(bench_err)?;
+    if matches!(args.phase, None | Some(Phase::Run)) {
+        // A run opens every data file at once: take all the open files the system allows,
+        // and refuse before preparing anything when that is still too few.
+        let (soft, hard) = dbio_bench::env::raise_open_file_limit()
+            .context("cannot read the open-file limit (getrlimit RLIMIT_NOFILE)")?;
+        dbio_bench::spec::check_open_files(&spec, soft, hard).map_err(bench_err)?;
+    }
     let console = Console {
         to_stdout: matches!(args.format, Format::Text | Format::Sysbench),
     };
