@@ -2,7 +2,7 @@
 
 use crate::error::BenchError;
 use dbio_report::bench::{Distribution, EngineKind, Mode, Spec, Target};
-use dbio_report::units::{format_duration, MAX_DURATION};
+use dbio_report::units::{format_duration, format_size, format_size_approx, MAX_DURATION};
 use std::time::Duration;
 
 /// Largest block size accepted (64 MiB).
@@ -54,6 +54,31 @@ pub fn check_open_files(spec: &Spec, soft: u64, hard: u64) -> Result<(), BenchEr
         "--file-num {} needs {need} open files at once, but this process may open only {soft} (open-file limit, hard limit {hard}): lower --file-num to {} or less, or raise the limit (ulimit -n {need}, or LimitNOFILE={need} for a service)",
         spec.file_num,
         soft.saturating_sub(need - spec.file_num.min(need)),
+    )))
+}
+
+/// Bytes of I/O buffers a run allocates: each thread holds `--iodepth` buffers of
+/// `--block-size` bytes.
+pub fn buffer_bytes(spec: &Spec) -> u64 {
+    u64::from(spec.threads)
+        .saturating_mul(u64::from(spec.iodepth.max(1)))
+        .saturating_mul(spec.block_size_bytes)
+}
+
+/// Refuses, before anything is prepared or allocated, buffers that do not fit in the memory
+/// available (`available` bytes, per `source`).
+pub fn check_memory(spec: &Spec, available: u64, source: &str) -> Result<(), BenchError> {
+    let need = buffer_bytes(spec);
+    if need <= available {
+        return Ok(());
+    }
+    Err(BenchError::InvalidSpec(format!(
+        "--threads {} x --iodepth {} x --block-size {} = {} of I/O buffers, more than the {} of memory available ({source}): lower --threads, --iodepth or --block-size",
+        spec.threads,
+        spec.iodepth,
+        format_size(spec.block_size_bytes),
+        format_size_approx(need as f64),
+        format_size_approx(available as f64),
     )))
 }
 
@@ -252,5 +277,21 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("lower --file-num to 960 or less"), "{e}");
+    }
+
+    #[test]
+    fn buffers_must_fit_in_the_memory_available() {
+        let mut s = spec(64, EngineKind::Uring, 4096);
+        s.iodepth = 4096;
+        s.block_size_bytes = 16384;
+        assert_eq!(buffer_bytes(&s), 256 << 30);
+        let e = check_memory(&s, 8 << 30, "MemAvailable")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--threads 4096 x --iodepth 4096 x --block-size 16KiB = 256.00 GiB of I/O buffers, more than the 8.00 GiB of memory available (MemAvailable)"),
+            "{e}"
+        );
+        assert!(check_memory(&s, 256 << 30, "MemAvailable").is_ok());
     }
 }

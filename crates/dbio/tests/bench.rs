@@ -1656,6 +1656,16 @@ fn a_closed_stdout_ends_the_run_quietly_and_keeps_the_output_file() {
 
 /// `dbio bench ARGS` with the open-file limit set to `soft`/`hard` first.
 fn bench_with_nofile(soft: u64, hard: u64, args: &[&str]) -> std::process::Output {
+    bench_with_rlimit(libc::RLIMIT_NOFILE, soft, hard, args)
+}
+
+/// `dbio bench ARGS` with a resource limit set to `soft`/`hard` first.
+fn bench_with_rlimit(
+    resource: libc::__rlimit_resource_t,
+    soft: u64,
+    hard: u64,
+    args: &[&str],
+) -> std::process::Output {
     use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"));
     cmd.arg("bench").args(args);
@@ -1666,7 +1676,7 @@ fn bench_with_nofile(soft: u64, hard: u64, args: &[&str]) -> std::process::Outpu
                 rlim_cur: soft,
                 rlim_max: hard,
             };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &r) != 0 {
+            if libc::setrlimit(resource, &r) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -1715,4 +1725,37 @@ fn file_num_beyond_the_open_file_limit_is_refused_before_preparing() {
     );
     assert_eq!(json(&o.stdout)["spec"]["file_num"], 2000);
     assert!(!dir.exists());
+}
+
+#[test]
+fn buffers_beyond_the_memory_available_are_refused_with_their_total() {
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    // 4096 threads x 4096 I/Os x 16 KiB = 256 GiB of buffers. The address space is capped
+    // at 32 GiB so that a dbio that tried anyway fails fast instead of pressing the machine.
+    let o = bench_with_rlimit(
+        libc::RLIMIT_AS,
+        32 << 30,
+        32 << 30,
+        &[
+            "--dir",
+            dir.to_str().unwrap(),
+            "--engine",
+            "null",
+            "--threads",
+            "4096",
+            "--iodepth",
+            "4096",
+            "--time",
+            "1",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{:?} {err}", o.status);
+    assert!(
+        err.contains("--threads 4096 x --iodepth 4096 x --block-size 16KiB = 256.00 GiB of I/O buffers, more than the"),
+        "{err}"
+    );
+    assert!(err.contains("of memory available ("), "{err}");
+    assert!(!dir.exists(), "refused before preparing");
 }

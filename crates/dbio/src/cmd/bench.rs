@@ -293,6 +293,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         let (soft, hard) = dbio_bench::env::raise_open_file_limit()
             .context("cannot read the open-file limit (getrlimit RLIMIT_NOFILE)")?;
         dbio_bench::spec::check_open_files(&spec, soft, hard).map_err(bench_err)?;
+        if let Some((available, source)) = dbio_bench::env::memory_available() {
+            dbio_bench::spec::check_memory(&spec, available, &source).map_err(bench_err)?;
+        }
     }
     let console = Console {
         to_stdout: matches!(args.format, Format::Text | Format::Sysbench),
