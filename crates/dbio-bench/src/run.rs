@@ -18,7 +18,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
-use std::sync::{Barrier, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 /// The opened target: files (or the device) and what the run needs to know about them.
 pub struct Target {
@@ -359,11 +359,49 @@ fn plan(spec: &Spec, t: &Target, id: u32) -> Plan {
     }
 }
 
-/// What every worker thread shares: the spec, the start barriers, the clock and the stop flag.
+/// The start line of a run: each worker reports ready (its engine set up), then waits for
+/// the go, or for the abort when the run cannot start (a thread could not be created): a
+/// barrier would keep the workers already started waiting forever for the missing ones.
+#[derive(Default)]
+struct StartGate {
+    state: Mutex<(usize, Option<bool>)>,
+    cv: Condvar,
+}
+
+impl StartGate {
+    /// Worker side: ready; true for go, false for abort.
+    fn ready_then_wait(&self) -> bool {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        g.0 += 1;
+        self.cv.notify_all();
+        loop {
+            if let Some(go) = g.1 {
+                return go;
+            }
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Waits until `n` workers are ready.
+    fn wait_ready(&self, n: usize) {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while g.0 < n {
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Starts (`true`) or aborts (`false`) every worker, once; later calls change nothing.
+    fn release(&self, go: bool) {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        g.1.get_or_insert(go);
+        self.cv.notify_all();
+    }
+}
+
+/// What every worker thread shares: the spec, the start gate, the clock and the stop flag.
 struct Shared<'a> {
     spec: &'a Spec,
-    ready: &'a Barrier,
-    go: &'a Barrier,
+    gate: &'a StartGate,
     start: &'a OnceLock<Clock>,
     stop: &'a AtomicBool,
     /// Filesystem type of the target.
@@ -379,8 +417,7 @@ fn run_worker(
 ) {
     let Shared {
         spec,
-        ready,
-        go,
+        gate,
         start,
         stop,
         fs,
@@ -408,8 +445,9 @@ fn run_worker(
             .map(|e| Any::Uring(Box::new(e)))
             .map_err(|e| format!("cannot set up io_uring: {e} (is io_uring disabled by kernel.io_uring_disabled or a seccomp profile? use --engine sync)")),
     };
-    ready.wait();
-    go.wait();
+    if !gate.ready_then_wait() {
+        return; // the run could not start: nothing was measured
+    }
     let clock = *start.get().expect("clock set before go");
     match engine {
         Ok(Any::Sync(mut e)) => worker::run(plan, clock, &mut e, tx, recycle, stop),
@@ -630,10 +668,13 @@ impl Reporter {
 struct EndGuard<'a> {
     workers_done: &'a AtomicBool,
     stop: &'a AtomicBool,
+    gate: &'a StartGate,
 }
 
 impl Drop for EndGuard<'_> {
     fn drop(&mut self) {
+        // Workers still at the start line (the run never started) end there.
+        self.gate.release(false);
         self.workers_done
             .store(true, std::sync::atomic::Ordering::Release);
         if std::thread::panicking() {
@@ -711,8 +752,7 @@ pub fn run(
     let (recycle_tx, recycle_rx): (Vec<_>, Vec<_>) = (0..threads)
         .map(|_| mpsc::channel::<Box<Snapshot>>())
         .unzip();
-    let ready = Barrier::new(threads + 1);
-    let go = Barrier::new(threads + 1);
+    let gate = StartGate::default();
     let start: OnceLock<Clock> = OnceLock::new();
     let io_before = env::proc_self_io();
     let started_at = std::time::SystemTime::now();
@@ -727,6 +767,7 @@ pub fn run(
         let _end = EndGuard {
             workers_done: &workers_done,
             stop,
+            gate: &gate,
         };
         for ((i, p), recycle) in plans.iter().enumerate().zip(recycle_rx) {
             let fds: Vec<RawFd> = if spec.engine == EngineKind::Null {
@@ -739,19 +780,25 @@ pub fn run(
             let tx = tx.clone();
             let shared = Shared {
                 spec,
-                ready: &ready,
-                go: &go,
+                gate: &gate,
                 start: &start,
                 stop,
                 fs: &target.fs,
             };
-            std::thread::Builder::new()
+            let spawned = std::thread::Builder::new()
                 .name(format!("dbio-worker-{i}"))
-                .spawn_scoped(s, move || run_worker(&shared, p, fds, &tx, &recycle))
-                .expect("spawn worker thread");
+                .spawn_scoped(s, move || run_worker(&shared, p, fds, &tx, &recycle));
+            if let Err(e) = spawned {
+                // The workers already started are told to end; the scope waits for them.
+                gate.release(false);
+                return Err(BenchError::ThreadStart {
+                    what: format!("worker thread {} of {threads}", i + 1),
+                    source: e,
+                });
+            }
         }
         drop(tx);
-        ready.wait();
+        gate.wait_ready(threads);
         let clock = Clock {
             timer: calibration.finish(),
             warmup_ns,
@@ -759,29 +806,40 @@ pub fn run(
             deadline_ns,
         };
         start.set(clock).expect("clock set once");
-        go.wait();
         // The device sampler: /proc/diskstats at the start, at every boundary and at the end.
         let (samples, workers_done) = (&samples, &workers_done);
         if !devices.is_empty() {
-            s.spawn(move || {
-                let take = || {
-                    let t = clock.now_ns();
-                    samples.lock().expect("samples lock").sample(t);
-                };
-                take();
-                let mut b = clock.next_boundary(0);
-                while !workers_done.load(std::sync::atomic::Ordering::Acquire) {
-                    let now = clock.now_ns();
-                    if now >= b {
-                        take();
-                        b = clock.next_boundary(b);
-                        continue;
+            let spawned = std::thread::Builder::new()
+                .name("dbio-diskstats".into())
+                .spawn_scoped(s, move || {
+                    let take = || {
+                        let t = clock.now_ns();
+                        samples.lock().expect("samples lock").sample(t);
+                    };
+                    take();
+                    let mut b = clock.next_boundary(0);
+                    while !workers_done.load(std::sync::atomic::Ordering::Acquire) {
+                        let now = clock.now_ns();
+                        if now >= b {
+                            take();
+                            b = clock.next_boundary(b);
+                            continue;
+                        }
+                        std::thread::sleep(std::time::Duration::from_nanos(
+                            (b - now).min(10_000_000),
+                        ));
                     }
-                    std::thread::sleep(std::time::Duration::from_nanos((b - now).min(10_000_000)));
-                }
-                take();
-            });
+                    take();
+                });
+            if let Err(e) = spawned {
+                gate.release(false);
+                return Err(BenchError::ThreadStart {
+                    what: "the /proc/diskstats sampler thread".into(),
+                    source: e,
+                });
+            }
         }
+        gate.release(true);
 
         // Reporter: intervals complete when every worker has passed them or finished.
         let mut rep = Reporter::new(
@@ -800,8 +858,8 @@ pub fn run(
         // Every worker has finished (or is gone): stop the sampler, emit what is left.
         workers_done.store(true, std::sync::atomic::Ordering::Release);
         rep.flush(on_interval);
-        rep
-    });
+        Ok(rep)
+    })?;
     let clock = *start.get().expect("clock was set");
     let Reporter {
         mut intervals,

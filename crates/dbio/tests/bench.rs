@@ -1759,3 +1759,105 @@ fn buffers_beyond_the_memory_available_are_refused_with_their_total() {
     assert!(err.contains("of memory available ("), "{err}");
     assert!(!dir.exists(), "refused before preparing");
 }
+
+/// A pids cgroup (v2, or the v1 pids hierarchy of a hybrid system) that holds at most
+/// `max` tasks; processes still in it are killed and it is removed on drop.
+struct PidsCgroup {
+    dir: PathBuf,
+}
+
+impl PidsCgroup {
+    fn new(max: u32) -> Option<PidsCgroup> {
+        let name = format!("dbio-test-{}", std::process::id());
+        let v2 = Path::new("/sys/fs/cgroup");
+        let base = if std::fs::read_to_string(v2.join("cgroup.controllers"))
+            .is_ok_and(|c| c.split_whitespace().any(|c| c == "pids"))
+        {
+            let sub =
+                std::fs::read_to_string(v2.join("cgroup.subtree_control")).unwrap_or_default();
+            if !sub.split_whitespace().any(|c| c == "pids") {
+                std::fs::write(v2.join("cgroup.subtree_control"), "+pids").ok()?;
+            }
+            v2.to_path_buf()
+        } else if Path::new("/sys/fs/cgroup/pids/cgroup.procs").exists() {
+            v2.join("pids")
+        } else {
+            return None;
+        };
+        let dir = base.join(name);
+        std::fs::create_dir(&dir).ok()?;
+        let cg = PidsCgroup { dir };
+        std::fs::write(cg.dir.join("pids.max"), max.to_string()).ok()?;
+        Some(cg)
+    }
+}
+
+impl Drop for PidsCgroup {
+    fn drop(&mut self) {
+        for _ in 0..100 {
+            let procs = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
+            for pid in procs
+                .split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok())
+            {
+                // SAFETY: killing a process this test started (the only ones in its cgroup).
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("cannot remove cgroup {}", self.dir.display());
+    }
+}
+
+#[test]
+fn threads_beyond_the_task_limit_end_with_an_error_and_clean_up() {
+    if !common::is_root() {
+        return common::skip("needs root to create a pids cgroup");
+    }
+    let Some(cg) = PidsCgroup::new(50) else {
+        return common::skip("no cgroup pids controller (v2 or v1)");
+    };
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    // The shell moves itself into the cgroup, then becomes dbio.
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
+            cg.dir.display()
+        ))
+        .arg(&bin)
+        .args(["bench", "--threads", "64", "--time", "5", "--dir"])
+        .arg(&dir)
+        .args(SMALL)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut status = None;
+    for _ in 0..1200 {
+        status = child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("dbio bench --threads 64 under pids.max=50 hung: killed after 120 s");
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot start worker thread"), "{err}");
+    assert!(err.contains("of 64: "), "{err}");
+    assert!(err.contains("pids.max"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!dir.exists(), "the file set was removed");
+    drop(cg);
+}
