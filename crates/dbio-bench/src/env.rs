@@ -9,6 +9,97 @@ fn read_trim(path: &str) -> Option<String> {
         .map(|s| s.trim().to_string())
 }
 
+/// Raises this process's soft limit on open files (RLIMIT_NOFILE) to its hard limit, as a
+/// run opens every data file at once; returns the (soft, hard) limits now in force.
+pub fn raise_open_file_limit() -> std::io::Result<(u64, u64)> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit into `r`.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if r.rlim_cur < r.rlim_max {
+        let raised = libc::rlimit {
+            rlim_cur: r.rlim_max,
+            rlim_max: r.rlim_max,
+        };
+        // SAFETY: setrlimit reads one rlimit; raising the soft limit up to the hard one is
+        // always allowed.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            r = raised;
+        }
+    }
+    Ok((r.rlim_cur, r.rlim_max))
+}
+
+/// Room left under the memory limits of a cgroup and its ancestors: the smallest
+/// limit minus usage, and the directory that sets it. `root` is the cgroup mount point
+/// (`/sys/fs/cgroup`), `proc_cgroup` the text of `/proc/self/cgroup`. Reads cgroup v2
+/// (`memory.max`, `memory.current`) and v1 (`memory/.../memory.limit_in_bytes`,
+/// `memory.usage_in_bytes`); `None` when no limit is set.
+pub fn cgroup_memory_room(
+    root: &std::path::Path,
+    proc_cgroup: &str,
+) -> Option<(u64, std::path::PathBuf)> {
+    let read = |p: std::path::PathBuf| -> Option<u64> {
+        std::fs::read_to_string(p).ok()?.trim().parse().ok()
+    };
+    let mut best: Option<(u64, std::path::PathBuf)> = None;
+    for line in proc_cgroup.lines() {
+        let mut f = line.splitn(3, ':');
+        let (Some(_), Some(ctrl), Some(path)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        let (base, limit_file, usage_file) = if ctrl.is_empty() {
+            (root.to_path_buf(), "memory.max", "memory.current")
+        } else if ctrl.split(',').any(|c| c == "memory") {
+            (
+                root.join("memory"),
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            )
+        } else {
+            continue;
+        };
+        let mut dir = base.join(path.trim_start_matches('/'));
+        loop {
+            // "max" (v2) does not parse; v1 says "no limit" with a number near 2^63.
+            if let Some(limit) = read(dir.join(limit_file)).filter(|&l| l < 1 << 62) {
+                let used = read(dir.join(usage_file)).unwrap_or(0);
+                let room = limit.saturating_sub(used);
+                if best.as_ref().is_none_or(|(b, _)| room < *b) {
+                    best = Some((room, dir.clone()));
+                }
+            }
+            if dir == base || !dir.pop() {
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// Memory a run can still take: /proc/meminfo's MemAvailable, or less when this process's
+/// cgroup leaves less room; with where that figure comes from (for messages).
+pub fn memory_available() -> Option<(u64, String)> {
+    let mem = meminfo("MemAvailable").map(|m| (m, "MemAvailable in /proc/meminfo".to_string()));
+    let cg = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|t| cgroup_memory_room(std::path::Path::new("/sys/fs/cgroup"), &t))
+        .map(|(room, dir)| {
+            (
+                room,
+                format!("left under the memory limit of cgroup {}", dir.display()),
+            )
+        });
+    match (mem, cg) {
+        (Some(m), Some(c)) => Some(if c.0 < m.0 { c } else { m }),
+        (m, c) => m.or(c),
+    }
+}
+
 /// Host name.
 pub fn hostname() -> String {
     read_trim("/proc/sys/kernel/hostname").unwrap_or_default()
@@ -38,7 +129,11 @@ pub fn parse_meminfo(text: &str, field: &str) -> Option<u64> {
         }
         let mut it = v.split_whitespace();
         let n: u64 = it.next()?.parse().ok()?;
-        Some(if it.next() == Some("kB") { n * 1024 } else { n })
+        if it.next() == Some("kB") {
+            n.checked_mul(1024)
+        } else {
+            Some(n)
+        }
     })
 }
 
@@ -166,9 +261,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cgroup_memory_room_takes_the_tightest_limit_up_the_tree() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        let w = |p: &str, v: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, v).unwrap();
+        };
+        // v2: the parent's limit is the tighter one.
+        w("a/memory.max", "1000000\n");
+        w("a/memory.current", "600000\n");
+        w("a/b/memory.max", "max\n");
+        w("a/b/memory.current", "100\n");
+        assert_eq!(
+            cgroup_memory_room(root, "0::/a/b\n"),
+            Some((400_000, root.join("a")))
+        );
+        // v1 (hybrid): the memory hierarchy, its "no limit" value ignored.
+        w("memory/x/memory.limit_in_bytes", "9223372036854771712\n");
+        w("memory/x/y/memory.limit_in_bytes", "65536\n");
+        w("memory/x/y/memory.usage_in_bytes", "4096\n");
+        assert_eq!(
+            cgroup_memory_room(root, "4:memory:/x/y\n0::/\n"),
+            Some((61_440, root.join("memory/x/y")))
+        );
+        assert_eq!(cgroup_memory_room(root, "4:memory:/x\n"), None);
+        assert_eq!(cgroup_memory_room(root, "8:pids:/a/b\n"), None);
+    }
+
+    #[test]
     fn parses_meminfo_and_proc_io() {
         let m = "MemTotal:       24598512 kB\nMemFree:  1 kB\nHugePages_Total:       0\n";
         assert_eq!(parse_meminfo(m, "MemTotal"), Some(24598512 * 1024));
+        // A value whose bytes do not fit in 64 bits is unknown, not wrapped.
+        assert_eq!(
+            parse_meminfo("MemTotal: 18014398509481985 kB\n", "MemTotal"),
+            None
+        );
         assert_eq!(parse_meminfo(m, "HugePages_Total"), Some(0));
         assert_eq!(parse_meminfo(m, "Nope"), None);
         let io = parse_proc_io("rchar: 10\nwchar: 20\nsyscr: 3\nsyscw: 4\nread_bytes: 4096\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n");

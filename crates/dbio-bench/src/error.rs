@@ -141,6 +141,14 @@ pub enum BenchError {
         /// The error.
         source: std::io::Error,
     },
+    /// A thread of the run could not be created (the workers already started were stopped).
+    #[error("cannot start {what}: {source}; the process, its user or its cgroup is at its limit of tasks (pids.max, ulimit -u, kernel.threads-max): lower --threads or raise the limit")]
+    ThreadStart {
+        /// Which thread.
+        what: String,
+        /// Why.
+        source: std::io::Error,
+    },
     /// A worker stopped on an I/O error.
     #[error("worker {thread} stopped: {msg}")]
     Worker {

@@ -18,7 +18,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
-use std::sync::{Barrier, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 /// The opened target: files (or the device) and what the run needs to know about them.
 pub struct Target {
@@ -128,7 +128,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
         let file_size = if spec.mode == Mode::Commit {
             spec.file_total_size_bytes / spec.threads as u64
         } else {
-            spec::file_size(spec).max(spec.block_size_bytes + spec.misalign_bytes)
+            spec::file_size(spec).max(spec.block_size_bytes.saturating_add(spec.misalign_bytes))
         };
         return Ok(Target {
             files: Vec::new(),
@@ -267,6 +267,14 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
             } else {
                 spec.file_total_size_bytes
             };
+            if use_size < spec.block_size_bytes.saturating_add(spec.misalign_bytes) {
+                return Err(BenchError::InvalidSpec(format!(
+                    "--file-total-size {use_size} of {} is less than one {}-byte block plus --misalign {}: raise --file-total-size or lower --misalign",
+                    dev.display(),
+                    spec.block_size_bytes,
+                    spec.misalign_bytes
+                )));
+            }
             if use_size > size {
                 return Err(BenchError::InvalidSpec(format!(
                     "--file-total-size {use_size} is larger than {} ({size} bytes)",
@@ -324,7 +332,7 @@ fn probe_direct(spec: &Spec, t: &Target) -> Result<(), BenchError> {
 fn plan(spec: &Spec, t: &Target, id: u32) -> Plan {
     let threads = spec.threads as u64;
     let block = spec.block_size_bytes;
-    let file_blocks = if t.file_size >= block + spec.misalign_bytes {
+    let file_blocks = if t.file_size >= block.saturating_add(spec.misalign_bytes) {
         (t.file_size - spec.misalign_bytes) / block
     } else {
         0
@@ -358,11 +366,49 @@ fn plan(spec: &Spec, t: &Target, id: u32) -> Plan {
     }
 }
 
-/// What every worker thread shares: the spec, the start barriers, the clock and the stop flag.
+/// The start line of a run: each worker reports ready (its engine set up), then waits for
+/// the go, or for the abort when the run cannot start (a thread could not be created): a
+/// barrier would keep the workers already started waiting forever for the missing ones.
+#[derive(Default)]
+struct StartGate {
+    state: Mutex<(usize, Option<bool>)>,
+    cv: Condvar,
+}
+
+impl StartGate {
+    /// Worker side: ready; true for go, false for abort.
+    fn ready_then_wait(&self) -> bool {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        g.0 += 1;
+        self.cv.notify_all();
+        loop {
+            if let Some(go) = g.1 {
+                return go;
+            }
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Waits until `n` workers are ready.
+    fn wait_ready(&self, n: usize) {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while g.0 < n {
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Starts (`true`) or aborts (`false`) every worker, once; later calls change nothing.
+    fn release(&self, go: bool) {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        g.1.get_or_insert(go);
+        self.cv.notify_all();
+    }
+}
+
+/// What every worker thread shares: the spec, the start gate, the clock and the stop flag.
 struct Shared<'a> {
     spec: &'a Spec,
-    ready: &'a Barrier,
-    go: &'a Barrier,
+    gate: &'a StartGate,
     start: &'a OnceLock<Clock>,
     stop: &'a AtomicBool,
     /// Filesystem type of the target.
@@ -378,8 +424,7 @@ fn run_worker(
 ) {
     let Shared {
         spec,
-        ready,
-        go,
+        gate,
         start,
         stop,
         fs,
@@ -407,8 +452,9 @@ fn run_worker(
             .map(|e| Any::Uring(Box::new(e)))
             .map_err(|e| format!("cannot set up io_uring: {e} (is io_uring disabled by kernel.io_uring_disabled or a seccomp profile? use --engine sync)")),
     };
-    ready.wait();
-    go.wait();
+    if !gate.ready_then_wait() {
+        return; // the run could not start: nothing was measured
+    }
     let clock = *start.get().expect("clock set before go");
     match engine {
         Ok(Any::Sync(mut e)) => worker::run(plan, clock, &mut e, tx, recycle, stop),
@@ -475,10 +521,14 @@ struct Reporter {
     first_error: Option<BenchError>,
     last_end: u64,
     intervals: Vec<Interval>,
+    /// Paths by engine file index (data files), or by thread (commit logs), for error
+    /// messages.
+    paths: Vec<PathBuf>,
+    log_per_thread: bool,
 }
 
 impl Reporter {
-    fn new(clock: Clock, threads: usize) -> Self {
+    fn new(clock: Clock, threads: usize, paths: Vec<PathBuf>, log_per_thread: bool) -> Self {
         Reporter {
             clock,
             pending: BTreeMap::new(),
@@ -498,6 +548,8 @@ impl Reporter {
             first_error: None,
             last_end: 0,
             intervals: Vec::new(),
+            paths,
+            log_per_thread,
         }
     }
 
@@ -539,9 +591,25 @@ impl Reporter {
             }
             self.last_end = self.last_end.max(snap.end_ns);
             if let Some(e) = &snap.error {
+                let msg = match snap.error_at {
+                    Some((file, offset)) => {
+                        // Commit mode: each worker's only file (index 0) is its own log.
+                        let i = if self.log_per_thread {
+                            snap.thread as usize
+                        } else {
+                            file as usize
+                        };
+                        let path = self
+                            .paths
+                            .get(i)
+                            .map_or_else(|| format!("file {file}"), |p| p.display().to_string());
+                        format!("{path}, offset {offset}: {e}")
+                    }
+                    None => e.clone(),
+                };
                 self.first_error.get_or_insert(BenchError::Worker {
                     thread: snap.thread,
-                    msg: e.clone(),
+                    msg,
                 });
             }
         }
@@ -603,6 +671,35 @@ impl Reporter {
     }
 }
 
+/// Ends the helper threads of a run when the reporter's scope is left.
+struct EndGuard<'a> {
+    workers_done: &'a AtomicBool,
+    stop: &'a AtomicBool,
+    gate: &'a StartGate,
+}
+
+impl Drop for EndGuard<'_> {
+    fn drop(&mut self) {
+        // Workers still at the start line (the run never started) end there.
+        self.gate.release(false);
+        self.workers_done
+            .store(true, std::sync::atomic::Ordering::Release);
+        if std::thread::panicking() {
+            self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+/// A duration in nanoseconds, refused (naming its flag) when it does not fit in 64 bits.
+fn nanos(d: std::time::Duration, flag: &str) -> Result<u64, BenchError> {
+    u64::try_from(d.as_nanos()).map_err(|_| {
+        BenchError::InvalidSpec(format!(
+            "{flag} {}s is too long to time in nanoseconds: give a shorter duration",
+            d.as_secs()
+        ))
+    })
+}
+
 /// What a run produced, before the caller adds the environment and warnings.
 pub struct RunOutput {
     /// Intervals, in order.
@@ -648,15 +745,21 @@ pub fn run(
             )));
         }
     }
-    let warmup_ns = spec.warmup_s.as_nanos() as u64;
-    let interval_ns = (spec.report_interval_s.as_nanos() as u64).max(1);
-    let deadline_ns = spec.time_s.map(|t| warmup_ns + t.as_nanos() as u64);
+    let warmup_ns = nanos(spec.warmup_s, "--warmup")?;
+    let interval_ns = nanos(spec.report_interval_s, "--report-interval")?.max(1);
+    let deadline_ns = match spec.time_s {
+        Some(t) => Some(warmup_ns.checked_add(nanos(t, "--time")?).ok_or_else(|| {
+            BenchError::InvalidSpec(
+                "--warmup plus --time is too long to time in nanoseconds: shorten them".into(),
+            )
+        })?),
+        None => None,
+    };
     let (tx, rx) = mpsc::channel::<Box<Snapshot>>();
     let (recycle_tx, recycle_rx): (Vec<_>, Vec<_>) = (0..threads)
         .map(|_| mpsc::channel::<Box<Snapshot>>())
         .unzip();
-    let ready = Barrier::new(threads + 1);
-    let go = Barrier::new(threads + 1);
+    let gate = StartGate::default();
     let start: OnceLock<Clock> = OnceLock::new();
     let io_before = env::proc_self_io();
     let started_at = std::time::SystemTime::now();
@@ -666,6 +769,13 @@ pub fn run(
     let workers_done = AtomicBool::new(false);
 
     let rep = std::thread::scope(|s| {
+        // However this closure ends, even by a panic, the sampler is told to stop (and, on a
+        // panic, the workers too): the scope waits for every thread it started.
+        let _end = EndGuard {
+            workers_done: &workers_done,
+            stop,
+            gate: &gate,
+        };
         for ((i, p), recycle) in plans.iter().enumerate().zip(recycle_rx) {
             let fds: Vec<RawFd> = if spec.engine == EngineKind::Null {
                 Vec::new()
@@ -677,19 +787,25 @@ pub fn run(
             let tx = tx.clone();
             let shared = Shared {
                 spec,
-                ready: &ready,
-                go: &go,
+                gate: &gate,
                 start: &start,
                 stop,
                 fs: &target.fs,
             };
-            std::thread::Builder::new()
+            let spawned = std::thread::Builder::new()
                 .name(format!("dbio-worker-{i}"))
-                .spawn_scoped(s, move || run_worker(&shared, p, fds, &tx, &recycle))
-                .expect("spawn worker thread");
+                .spawn_scoped(s, move || run_worker(&shared, p, fds, &tx, &recycle));
+            if let Err(e) = spawned {
+                // The workers already started are told to end; the scope waits for them.
+                gate.release(false);
+                return Err(BenchError::ThreadStart {
+                    what: format!("worker thread {} of {threads}", i + 1),
+                    source: e,
+                });
+            }
         }
         drop(tx);
-        ready.wait();
+        gate.wait_ready(threads);
         let clock = Clock {
             timer: calibration.finish(),
             warmup_ns,
@@ -697,32 +813,48 @@ pub fn run(
             deadline_ns,
         };
         start.set(clock).expect("clock set once");
-        go.wait();
         // The device sampler: /proc/diskstats at the start, at every boundary and at the end.
         let (samples, workers_done) = (&samples, &workers_done);
         if !devices.is_empty() {
-            s.spawn(move || {
-                let take = || {
-                    let t = clock.now_ns();
-                    samples.lock().expect("samples lock").sample(t);
-                };
-                take();
-                let mut b = clock.next_boundary(0);
-                while !workers_done.load(std::sync::atomic::Ordering::Acquire) {
-                    let now = clock.now_ns();
-                    if now >= b {
-                        take();
-                        b = clock.next_boundary(b);
-                        continue;
+            let spawned = std::thread::Builder::new()
+                .name("dbio-diskstats".into())
+                .spawn_scoped(s, move || {
+                    let take = || {
+                        let t = clock.now_ns();
+                        samples.lock().expect("samples lock").sample(t);
+                    };
+                    take();
+                    let mut b = clock.next_boundary(0);
+                    while !workers_done.load(std::sync::atomic::Ordering::Acquire) {
+                        let now = clock.now_ns();
+                        if now >= b {
+                            take();
+                            b = clock.next_boundary(b);
+                            continue;
+                        }
+                        std::thread::sleep(std::time::Duration::from_nanos(
+                            (b - now).min(10_000_000),
+                        ));
                     }
-                    std::thread::sleep(std::time::Duration::from_nanos((b - now).min(10_000_000)));
-                }
-                take();
-            });
+                    take();
+                });
+            if let Err(e) = spawned {
+                gate.release(false);
+                return Err(BenchError::ThreadStart {
+                    what: "the /proc/diskstats sampler thread".into(),
+                    source: e,
+                });
+            }
         }
+        gate.release(true);
 
         // Reporter: intervals complete when every worker has passed them or finished.
-        let mut rep = Reporter::new(clock, threads);
+        let mut rep = Reporter::new(
+            clock,
+            threads,
+            target.paths.clone(),
+            spec.mode == Mode::Commit,
+        );
         while let Ok(snap) = rx.recv() {
             rep.accept(&snap, on_interval);
             let _ = recycle_tx[snap.thread as usize].send(snap);
@@ -733,8 +865,8 @@ pub fn run(
         // Every worker has finished (or is gone): stop the sampler, emit what is left.
         workers_done.store(true, std::sync::atomic::Ordering::Release);
         rep.flush(on_interval);
-        rep
-    });
+        Ok(rep)
+    })?;
     let clock = *start.get().expect("clock was set");
     let Reporter {
         mut intervals,

@@ -49,6 +49,9 @@ pub struct Snapshot {
     pub calls: EngineCalls,
     /// The error that stopped this worker (final snapshot only).
     pub error: Option<String>,
+    /// Where that error happened, when it was an I/O: engine file index and byte offset
+    /// (the reporter turns the index into the file's path).
+    pub error_at: Option<(u32, u64)>,
     /// How the worker's engine was set up (final snapshot only).
     pub engine: Option<String>,
 }
@@ -67,6 +70,7 @@ impl Snapshot {
         self.busy_ns = 0;
         self.calls = EngineCalls::default();
         self.error = None;
+        self.error_at = None;
         self.engine = None;
     }
 }
@@ -166,6 +170,7 @@ struct Slot {
     intended_ns: u64,
     bytes: u32,
     file: u32,
+    offset: u64,
 }
 
 struct State<'a> {
@@ -190,6 +195,7 @@ struct State<'a> {
     write_seq: u64,
     rated: bool,
     error: Option<String>,
+    error_at: Option<(u32, u64)>,
 }
 
 impl<'a> State<'a> {
@@ -271,15 +277,28 @@ impl<'a> State<'a> {
         self.free.push(c.slot);
         self.in_flight -= 1;
         let op = s.op.expect("completion for an idle slot");
+        let name = match op {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Sync => "sync",
+        };
         if c.result < 0 {
             let e = std::io::Error::from_raw_os_error((-c.result) as i32);
-            self.error
-                .get_or_insert_with(|| format!("{op:?} failed: {e}"));
+            if self.error.is_none() {
+                self.error = Some(if op == Op::Sync {
+                    format!("{name} failed: {e}")
+                } else {
+                    format!("{name} of {} bytes failed: {e}", s.bytes)
+                });
+                self.error_at = Some((s.file, s.offset));
+            }
             return;
         }
         if op != Op::Sync && c.result != s.bytes as i64 {
-            self.error
-                .get_or_insert_with(|| format!("short {op:?}: {} of {} bytes", c.result, s.bytes));
+            if self.error.is_none() {
+                self.error = Some(format!("short {name}: {} of {} bytes", c.result, s.bytes));
+                self.error_at = Some((s.file, s.offset));
+            }
             return;
         }
         let svc = end_ns.saturating_sub(s.submit_ns);
@@ -362,6 +381,7 @@ pub fn run<E: Engine>(
         write_seq: 0,
         rated: plan.rate_period_ns.is_some(),
         error: None,
+        error_at: None,
     };
     st.cur = st.fresh(0);
     // Every write carries a unique stamp (worker, sequence, offset) in its first 24 bytes:
@@ -431,6 +451,7 @@ pub fn run<E: Engine>(
             s.op = Some(io.op);
             s.bytes = io.len;
             s.file = io.file;
+            s.offset = io.offset;
             if inline {
                 // Sync engines: the clock is read right before and right after the call.
                 let t0 = clock.now_ns();
@@ -547,6 +568,7 @@ pub fn run<E: Engine>(
                 intended_ns: t0,
                 bytes: 0,
                 file: f as u32,
+                offset: 0,
             };
             comps.clear();
             let result = match engine.queue(&io) {
@@ -571,5 +593,97 @@ pub fn run<E: Engine>(
     last.calls = engine.calls();
     last.engine = Some(engine.describe());
     last.error = st.error.take();
+    last.error_at = st.error_at.take();
     let _ = tx.send(last);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::BlockPicker;
+    use crate::engine::NullEngine;
+    use crate::timer::Timer;
+    use dbio_report::bench::Distribution;
+
+    /// The null engine, except that every read of file 1 fails with EIO.
+    struct FailFile1(NullEngine);
+
+    impl Engine for FailFile1 {
+        fn queue(&mut self, io: &Io) -> Queued {
+            match (io.op, io.file) {
+                (Op::Read, 1) => Queued::Completed(-(libc::EIO as i64)),
+                _ => self.0.queue(io),
+            }
+        }
+        fn commit(&mut self) -> std::io::Result<()> {
+            self.0.commit()
+        }
+        fn reap(&mut self, a: usize, b: usize, o: &mut Vec<Completion>) -> std::io::Result<()> {
+            self.0.reap(a, b, o)
+        }
+        fn reap_timeout(&mut self, t: u64, o: &mut Vec<Completion>) -> std::io::Result<()> {
+            self.0.reap_timeout(t, o)
+        }
+        fn buffer(&mut self, slot: u32) -> &mut [u8] {
+            self.0.buffer(slot)
+        }
+        fn calls(&self) -> EngineCalls {
+            self.0.calls()
+        }
+        fn completes_inline(&self) -> bool {
+            self.0.completes_inline()
+        }
+        fn describe(&self) -> String {
+            "fails reads of file 1".into()
+        }
+    }
+
+    #[test]
+    fn a_failed_io_reports_its_file_and_offset() {
+        let plan = Plan {
+            id: 0,
+            mode: Mode::Seqrd,
+            block: 4096,
+            iodepth: 1,
+            file_blocks: 4,
+            files: 2,
+            seq_range: (0, 8),
+            picker: BlockPicker::new(Distribution::Uniform, 8),
+            read_prob: 1.0,
+            fsync_every: 0,
+            fsync_end: false,
+            misalign: 512,
+            events: Some(100),
+            rate_period_ns: None,
+            seed: 1,
+            log: None,
+            sync_each_commit: false,
+            submit_batch: 1,
+            reap_batch: 1,
+        };
+        let clock = Clock {
+            timer: Timer::monotonic(),
+            warmup_ns: 0,
+            interval_ns: 1_000_000_000,
+            deadline_ns: None,
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (_recycle_tx, recycle) = std::sync::mpsc::channel();
+        let mut engine = FailFile1(NullEngine::new(1, 4096));
+        run(
+            &plan,
+            clock,
+            &mut engine,
+            &tx,
+            &recycle,
+            &AtomicBool::new(false),
+        );
+        drop(tx);
+        let last = rx.iter().find(|s| s.last).expect("a final snapshot");
+        // Blocks 0..4 are file 0; block 4 is the first of file 1, at offset 0 + misalign.
+        assert_eq!(last.error_at, Some((1, 512)));
+        let e = last.error.as_deref().unwrap();
+        assert!(e.starts_with("read of 4096 bytes failed: "), "{e}");
+        assert_eq!(e.matches("os error 5").count(), 1, "{e}");
+    }
 }

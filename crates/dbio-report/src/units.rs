@@ -22,7 +22,15 @@ pub enum UnitError {
     /// The text is not a duration.
     #[error("'{0}' is not a duration: write a number with an optional unit, e.g. 10s, 500ms, 5m, 1.5 (seconds)")]
     BadDuration(String),
+    /// The duration is longer than [`MAX_DURATION`].
+    #[error("duration '{0}' is too long: at most 366 days (31622400s) is accepted")]
+    DurationTooLong(String),
 }
+
+/// The longest duration [`parse_duration`] accepts: 366 days. Far beyond any run or interval
+/// anyone means, and small enough that sums of a few such durations in nanoseconds still fit
+/// in 64 bits (u64 nanoseconds last 584 years).
+pub const MAX_DURATION: Duration = Duration::from_secs(366 * 86_400);
 
 /// Parses a size: a number (integer, or a fraction when a suffix follows) and an optional
 /// binary suffix `k`, `m`, `g`, `t`, `p` (also `K`, `KiB`, `KB`, `kb`...). `b` alone means bytes.
@@ -66,7 +74,8 @@ pub fn parse_size(text: &str) -> Result<u64, UnitError> {
 }
 
 /// Parses a duration: a number with an optional unit `ns`, `us`, `ms`, `s`, `m`, `h`
-/// (no unit means seconds). Fractions are allowed: `0.5`, `1.5s`, `2.5m`.
+/// (no unit means seconds). Fractions are allowed: `0.5`, `1.5s`, `2.5m`. At most
+/// [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
     let s = text.trim();
     let split = s
@@ -86,8 +95,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
         _ => return Err(UnitError::BadDuration(text.to_string())),
     };
     let secs = v * scale;
-    if !secs.is_finite() || !(0.0..=1e12).contains(&secs) {
+    if !secs.is_finite() || secs < 0.0 {
         return Err(UnitError::BadDuration(text.to_string()));
+    }
+    if secs > MAX_DURATION.as_secs_f64() {
+        return Err(UnitError::DurationTooLong(text.to_string()));
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -204,6 +216,27 @@ mod tests {
         assert!(parse_duration("10 parsecs").is_err());
         assert!(parse_duration("-1").is_err());
         assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn durations_longer_than_the_bound_are_refused() {
+        // 18446744074 s is just past u64::MAX nanoseconds: it used to be accepted and wrap.
+        for s in [
+            "18446744074",
+            "18446744073",
+            "367d",
+            "8785h",
+            "1e3",
+            "999999999999",
+        ] {
+            assert!(parse_duration(s).is_err(), "{s}");
+        }
+        assert!(matches!(
+            parse_duration("18446744074"),
+            Err(UnitError::DurationTooLong(_))
+        ));
+        assert_eq!(parse_duration("8784h"), Ok(MAX_DURATION));
+        assert!(MAX_DURATION.as_nanos() * 4 < u64::MAX as u128);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Error reporting and exit codes shared by every subcommand.
 
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
 
 /// Exit code: the work failed.
@@ -37,7 +37,8 @@ pub fn report_error(err: &anyhow::Error) -> ExitCode {
         }
     }
     let msg: Vec<String> = err.chain().map(|c| c.to_string()).collect();
-    eprintln!("dbio: {}", msg.join(": "));
+    // A closed stderr must not turn a clean error into a panic (exit 101).
+    let _ = writeln!(std::io::stderr(), "dbio: {}", msg.join(": "));
     if err
         .chain()
         .any(|c| c.downcast_ref::<UsageError>().is_some())
@@ -56,4 +57,79 @@ pub fn parse_size_arg(s: &str) -> Result<u64, String> {
 /// Parses a duration argument for clap (`10s`, `500ms`, `0.5`), with the shared parser.
 pub fn parse_duration_arg(s: &str) -> Result<std::time::Duration, String> {
     dbio_report::units::parse_duration(s).map_err(|e| e.to_string())
+}
+
+/// Every option that takes a value also takes a negative number as that value, in every
+/// subcommand, so `--threads -1` reaches the flag's own parser and is refused naming the flag,
+/// instead of clap's `unexpected argument '-1'` (which names no flag and suggests `-- -1`).
+/// Options whose value is a number, size or duration take any value that starts with `-`
+/// (`--block-size -4k`, `--time -1s`), so their own parser refuses it, naming the flag.
+pub fn allow_negative_numbers(cmd: clap::Command) -> clap::Command {
+    use std::any::TypeId;
+    use std::time::Duration;
+    let numeric = [
+        TypeId::of::<u8>(),
+        TypeId::of::<u16>(),
+        TypeId::of::<u32>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<usize>(),
+        TypeId::of::<i32>(),
+        TypeId::of::<i64>(),
+        TypeId::of::<f32>(),
+        TypeId::of::<f64>(),
+        TypeId::of::<Duration>(),
+    ];
+    cmd.mut_args(|a| {
+        if !a.get_action().takes_values() {
+            return a;
+        }
+        let ty = a.get_value_parser().type_id();
+        if numeric.iter().any(|t| ty == *t) {
+            a.allow_hyphen_values(true)
+        } else {
+            a.allow_negative_numbers(true)
+        }
+    })
+    .mut_subcommands(allow_negative_numbers)
+}
+
+/// Parses the command line into `T` (exits on a usage error, with code 2, as clap does).
+pub fn parse_command_line<T: clap::Parser>() -> T {
+    let mut cmd = allow_negative_numbers(T::command());
+    let parsed = cmd
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|mut m| T::from_arg_matches_mut(&mut m));
+    match parsed {
+        Ok(t) => t,
+        Err(e) => match negative_count(&e) {
+            Some(plain) => plain.exit(),
+            None => e.format(&mut cmd).exit(),
+        },
+    }
+}
+
+/// A negative number given to a flag that counts (`--threads -1`): the integer parser's own
+/// message ("invalid digit found in string") becomes one that says what is wrong.
+fn negative_count(e: &clap::Error) -> Option<clap::Error> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::ValueValidation {
+        return None;
+    }
+    let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+        e.get(ContextKind::InvalidArg),
+        e.get(ContextKind::InvalidValue),
+    ) else {
+        return None;
+    };
+    let negative_integer = value
+        .strip_prefix('-')
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    negative_integer.then(|| {
+        clap::Error::raw(
+            ErrorKind::ValueValidation,
+            format!(
+                "invalid value '{value}' for '{arg}': it must not be negative: give 0 or more\n"
+            ),
+        )
+    })
 }

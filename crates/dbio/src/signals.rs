@@ -3,6 +3,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Exit code of a command that a signal stopped (128 + SIGINT, as a shell reports it).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
 /// Set when SIGINT or SIGTERM arrived.
 pub static STOP: AtomicBool = AtomicBool::new(false);
 

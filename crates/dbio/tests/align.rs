@@ -221,6 +221,20 @@ fn calc_bad_input_is_a_usage_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // A negative number is refused naming its flag (clap used to say "unexpected argument
+    // '-1'", naming no flag).
+    for (flag, value) in [("--disks", "-1"), ("--stripe", "-64k"), ("--spans", "-2")] {
+        let out = dbio()
+            .args(["align", "calc", flag, value])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("invalid value '{value}' for '{flag}")),
+            "{err}"
+        );
+    }
 }
 
 #[test]

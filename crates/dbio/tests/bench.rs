@@ -834,6 +834,44 @@ fn bad_input_gets_a_clear_error() {
                 .collect(),
             "no dbio file set",
         ),
+        // Durations and sizes that used to overflow and run silently wrong (exit 0).
+        (dir(&["--time", "18446744074"]), "'18446744074' is too long"),
+        (
+            dir(&["--warmup", "18446744073", "--time", "1"]),
+            "'18446744073' is too long",
+        ),
+        (dir(&["--report-interval", "1e12"]), "is not a duration"),
+        (dir(&["--time", "100ns"]), "shorter than 1ms"),
+        (
+            dir(&["--buffered", "--misalign", "18446744073709551104"]),
+            "--misalign 18446744073709551104 is out of range",
+        ),
+        (dir(&["--block-size", "16777216P"]), "is too large"),
+        // Negative numbers are refused naming their flag.
+        (
+            dir(&["--threads", "-1"]),
+            "invalid value '-1' for '--threads <THREADS>': it must not be negative",
+        ),
+        (
+            dir(&["--iodepth", "-4"]),
+            "invalid value '-4' for '--iodepth <IODEPTH>'",
+        ),
+        (
+            dir(&["--block-size", "-4k"]),
+            "invalid value '-4k' for '--block-size <BLOCK_SIZE>'",
+        ),
+        (
+            dir(&["--time", "-1s"]),
+            "invalid value '-1s' for '--time <TIME>'",
+        ),
+        (
+            dir(&["--rate", "-3"]),
+            "--rate -3 must be a positive number",
+        ),
+        (
+            dir(&["--percentiles", "-1,50"]),
+            "percentile -1 is out of range",
+        ),
         // A mode that writes on a device needs the explicit flag (checked before anything is
         // opened for writing).
         (
@@ -1340,4 +1378,488 @@ fn reads_leave_access_times_alone_unless_asked() {
         atime_year() > 2020,
         "--atime: the read updated the access time"
     );
+}
+
+#[test]
+fn io_errors_name_the_file_and_offset_and_the_os_error_once() {
+    // A failed open: the OS error text appears once.
+    let tmp = shm();
+    let d = tmp.path().join("set");
+    let two = [
+        "--file-num",
+        "2",
+        "--file-total-size",
+        "2M",
+        "--block-size",
+        "4k",
+    ];
+    prepare(&d, &two);
+    std::fs::rename(d.join("dbio-file.1"), tmp.path().join("aside")).unwrap();
+    let o = dbio()
+        .args(["bench", "run", "--time", "1"])
+        .args(two)
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("dbio-file.1"), "{err}");
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+    std::fs::rename(tmp.path().join("aside"), d.join("dbio-file.1")).unwrap();
+
+    // A failed read: the second file cut to 8 KiB under dbio's feet. With 512 bytes of
+    // misalignment, the sequential reader's second block of it (offset 4608) comes back short.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.join("dbio-file.1"))
+        .unwrap()
+        .set_len(8192)
+        .unwrap();
+    let o = dbio()
+        .args(["bench", "run", "--mode", "seqrd", "--events", "1000"])
+        .args(["--buffered", "--misalign", "512"])
+        .args(two)
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let want = format!(
+        "{}, offset 4608: short read: 3584 of 4096 bytes",
+        d.join("dbio-file.1").display()
+    );
+    assert!(err.contains(&want), "{err}");
+}
+
+/// Starts `dbio bench [phase]` preparing a big file set in `dir`, waits until the first data
+/// file exists (prepare is under way), sends SIGINT, and returns the output.
+fn interrupt_prepare(dir: &Path, phase: &[&str]) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    let child = std::process::Command::new(bin)
+        .arg("bench")
+        .args(phase)
+        .args(["--file-total-size", "4G", "--engine", "null", "--dir"])
+        .arg(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = dir.join("dbio-file.0");
+    for _ in 0..6000 {
+        if first.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(first.exists(), "prepare did not start within a minute");
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn ctrl_c_during_prepare_exits_130() {
+    let tmp = shm();
+    // `bench prepare` alone: the partial set stays for cleanup, and the exit code says why.
+    let dir = tmp.path().join("set");
+    let o = interrupt_prepare(&dir, &["prepare"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("prepare interrupted"), "{out}");
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    dbio()
+        .args(["bench", "cleanup", "--dir"])
+        .arg(&dir)
+        .assert()
+        .success();
+    assert!(!dir.exists());
+    // A full `bench`: interrupted in prepare, it cleans up and exits 130.
+    let o = interrupt_prepare(&dir, &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!dir.exists(), "the partial file set was removed");
+}
+
+/// A pipe whose read end is already closed: every write to it fails with EPIPE, as when the
+/// reader of `2>&1 | head -c 10` has gone.
+fn closed_pipe() -> std::process::Stdio {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors; the read end is closed at once and the write end
+    // is owned by the OwnedFd handed to the child's Stdio.
+    unsafe {
+        assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
+        libc::close(fds[0]);
+        std::process::Stdio::from(std::os::fd::OwnedFd::from_raw_fd(fds[1]))
+    }
+}
+
+/// Runs `dbio bench ARGS` with one of stdout/stderr on a pipe that closes (at once, or for
+/// stderr once `until` has been read from it, as `2>&1 | head -c N` does) and the other read
+/// to the end; returns the exit status and what the other stream carried. Fails (killing dbio)
+/// instead of hanging when dbio does not end within two minutes.
+fn bench_with_closed(
+    stream: &str,
+    until: Option<&'static str>,
+    args: &[&str],
+) -> (std::process::ExitStatus, Vec<u8>) {
+    use std::io::Read;
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"));
+    cmd.arg("bench").args(args);
+    let piped = std::process::Stdio::piped;
+    match (stream, until) {
+        ("stderr", None) => cmd.stderr(closed_pipe()).stdout(piped()),
+        ("stderr", Some(_)) => cmd.stderr(piped()).stdout(piped()),
+        _ => cmd.stdout(closed_pipe()).stderr(piped()),
+    };
+    let mut child = cmd.spawn().unwrap();
+    if let Some(until) = until {
+        let mut e = child.stderr.take().unwrap();
+        // Read stderr until `until` went by, then close it.
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&seen).contains(until) {
+            let n = e.read(&mut buf).unwrap();
+            assert!(
+                n > 0,
+                "{until:?} never came: {}",
+                String::from_utf8_lossy(&seen)
+            );
+            seen.extend_from_slice(&buf[..n]);
+        }
+    }
+    let mut other: Box<dyn Read + Send> = match (child.stdout.take(), child.stderr.take()) {
+        (Some(o), _) => Box::new(o),
+        (None, Some(e)) => Box::new(e),
+        (None, None) => unreachable!("one stream is read"),
+    };
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        other.read_to_end(&mut v).unwrap();
+        v
+    });
+    for _ in 0..1200 {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, reader.join().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("dbio bench {args:?} with a closed {stream} hung: killed after 120 s");
+}
+
+#[test]
+fn a_closed_stderr_neither_stops_the_run_nor_loses_the_result() {
+    // On the disk, so that the device sampler runs too (it once kept the run from ending).
+    let tmp = disk();
+    let dir = tmp.path().join("set");
+    let d = dir.to_str().unwrap();
+    // Closed from the start, or once the header is out (the live lines then fail, on the
+    // thread that assembles the intervals).
+    for (format, until) in [
+        ("json", None),
+        ("csv", None),
+        ("json", Some("time |")),
+        ("csv", Some("time |")),
+    ] {
+        let (status, out) = bench_with_closed(
+            "stderr",
+            until,
+            &[
+                "--dir",
+                d,
+                "--file-num",
+                "2",
+                "--file-total-size",
+                "8M",
+                "--block-size",
+                "4k",
+                "--time",
+                "1",
+                "--report-interval",
+                "100ms",
+                "--format",
+                format,
+            ],
+        );
+        assert_eq!(status.code(), Some(0), "{format} {until:?}: {status:?}");
+        let out = String::from_utf8(out).unwrap();
+        if format == "json" {
+            let r = json(out.as_bytes());
+            assert!(u(&r["summary"]["total"]["count"]) > 0);
+            assert!(!r["intervals"].as_array().unwrap().is_empty());
+        } else {
+            assert!(out.lines().count() > 2, "{out}");
+        }
+        assert!(!dir.exists(), "{format}: the file set was removed");
+    }
+}
+
+#[test]
+fn a_closed_stdout_ends_the_run_quietly_and_keeps_the_output_file() {
+    let tmp = disk();
+    let dir = tmp.path().join("set");
+    let d = dir.to_str().unwrap();
+    let file = tmp.path().join("result.json");
+    let base = [
+        "--dir",
+        d,
+        "--file-num",
+        "2",
+        "--file-total-size",
+        "8M",
+        "--block-size",
+        "4k",
+        "--report-interval",
+        "100ms",
+    ];
+    // Text: the live lines go to stdout; the first failed one ends the run.
+    let (status, err) = bench_with_closed("stdout", None, &[&base[..], &["--time", "60"]].concat());
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("dbio:"), "quietly: {err}");
+    assert!(!dir.exists(), "the file set was removed");
+    // JSON: the result on stdout is lost, the one for --output is not.
+    let (status, err) = bench_with_closed(
+        "stdout",
+        None,
+        &[
+            &base[..],
+            &[
+                "--time",
+                "1",
+                "--format",
+                "json",
+                "--output",
+                file.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("dbio:"), "quietly: {err}");
+    assert!(u(&json(&std::fs::read(&file).unwrap())["summary"]["total"]["count"]) > 0);
+    assert!(!dir.exists(), "the file set was removed");
+}
+
+/// `dbio bench ARGS` with the open-file limit set to `soft`/`hard` first.
+fn bench_with_nofile(soft: u64, hard: u64, args: &[&str]) -> std::process::Output {
+    bench_with_rlimit(libc::RLIMIT_NOFILE, soft, hard, args)
+}
+
+/// `dbio bench ARGS` with a resource limit set to `soft`/`hard` first.
+fn bench_with_rlimit(
+    resource: libc::__rlimit_resource_t,
+    soft: u64,
+    hard: u64,
+    args: &[&str],
+) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"));
+    cmd.arg("bench").args(args);
+    // SAFETY: setrlimit is async-signal-safe; it only changes the child's own limit.
+    unsafe {
+        cmd.pre_exec(move || {
+            let r = libc::rlimit {
+                rlim_cur: soft,
+                rlim_max: hard,
+            };
+            if libc::setrlimit(resource, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn file_num_beyond_the_open_file_limit_is_refused_before_preparing() {
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    let d = dir.to_str().unwrap();
+    let args = [
+        "--dir",
+        d,
+        "--file-num",
+        "2000",
+        "--file-total-size",
+        "8000k",
+        "--block-size",
+        "4k",
+        "--time",
+        "1",
+        "--format",
+        "json",
+    ];
+    // Hard limit 1024: 2000 files cannot be open at once; nothing is written.
+    let o = bench_with_nofile(1024, 1024, &args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "--file-num 2000 needs 2064 open files at once, but this process may open only 1024"
+        ),
+        "{err}"
+    );
+    assert!(!dir.exists(), "refused before preparing");
+    // Soft 1024, hard 4096: dbio raises its soft limit and runs.
+    let o = bench_with_nofile(1024, 4096, &args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json(&o.stdout)["spec"]["file_num"], 2000);
+    assert!(!dir.exists());
+}
+
+#[test]
+fn buffers_beyond_the_memory_available_are_refused_with_their_total() {
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    // 4096 threads x 4096 I/Os x 16 KiB = 256 GiB of buffers. The address space is capped
+    // at 32 GiB so that a dbio that tried anyway fails fast instead of pressing the machine.
+    let o = bench_with_rlimit(
+        libc::RLIMIT_AS,
+        32 << 30,
+        32 << 30,
+        &[
+            "--dir",
+            dir.to_str().unwrap(),
+            "--engine",
+            "null",
+            "--threads",
+            "4096",
+            "--iodepth",
+            "4096",
+            "--time",
+            "1",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{:?} {err}", o.status);
+    assert!(
+        err.contains("--threads 4096 x --iodepth 4096 x --block-size 16KiB = 256.00 GiB of I/O buffers, more than the"),
+        "{err}"
+    );
+    assert!(err.contains("of memory available ("), "{err}");
+    assert!(!dir.exists(), "refused before preparing");
+}
+
+/// A pids cgroup (v2, or the v1 pids hierarchy of a hybrid system) that holds at most
+/// `max` tasks; processes still in it are killed and it is removed on drop.
+struct PidsCgroup {
+    dir: PathBuf,
+}
+
+impl PidsCgroup {
+    fn new(max: u32) -> Option<PidsCgroup> {
+        let name = format!("dbio-test-{}", std::process::id());
+        let v2 = Path::new("/sys/fs/cgroup");
+        let base = if std::fs::read_to_string(v2.join("cgroup.controllers"))
+            .is_ok_and(|c| c.split_whitespace().any(|c| c == "pids"))
+        {
+            let sub =
+                std::fs::read_to_string(v2.join("cgroup.subtree_control")).unwrap_or_default();
+            if !sub.split_whitespace().any(|c| c == "pids") {
+                std::fs::write(v2.join("cgroup.subtree_control"), "+pids").ok()?;
+            }
+            v2.to_path_buf()
+        } else if Path::new("/sys/fs/cgroup/pids/cgroup.procs").exists() {
+            v2.join("pids")
+        } else {
+            return None;
+        };
+        let dir = base.join(name);
+        std::fs::create_dir(&dir).ok()?;
+        let cg = PidsCgroup { dir };
+        std::fs::write(cg.dir.join("pids.max"), max.to_string()).ok()?;
+        Some(cg)
+    }
+}
+
+impl Drop for PidsCgroup {
+    fn drop(&mut self) {
+        for _ in 0..100 {
+            let procs = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
+            for pid in procs
+                .split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok())
+            {
+                // SAFETY: killing a process this test started (the only ones in its cgroup).
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("cannot remove cgroup {}", self.dir.display());
+    }
+}
+
+#[test]
+fn threads_beyond_the_task_limit_end_with_an_error_and_clean_up() {
+    if !common::is_root() {
+        return common::skip("needs root to create a pids cgroup");
+    }
+    let Some(cg) = PidsCgroup::new(50) else {
+        return common::skip("no cgroup pids controller (v2 or v1)");
+    };
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    // The shell moves itself into the cgroup, then becomes dbio.
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
+            cg.dir.display()
+        ))
+        .arg(&bin)
+        .args(["bench", "--threads", "64", "--time", "5", "--dir"])
+        .arg(&dir)
+        .args(SMALL)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut status = None;
+    for _ in 0..1200 {
+        status = child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("dbio bench --threads 64 under pids.max=50 hung: killed after 120 s");
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot start worker thread"), "{err}");
+    assert!(err.contains("of 64: "), "{err}");
+    assert!(err.contains("pids.max"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!dir.exists(), "the file set was removed");
+    drop(cg);
 }

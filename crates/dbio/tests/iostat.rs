@@ -877,3 +877,49 @@ fn closed_pipe_ends_quietly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn ctrl_c_ends_live_sampling_with_130() {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(["iostat", "--interval", "100ms", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first report is out: the sampling loop runs.
+    // (The reader stays open until the end: a closed pipe would end dbio by itself.)
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with('{'), "{line}");
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{:?} {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    drop(out);
+}
+
+#[test]
+fn negative_numbers_are_refused_naming_their_flag() {
+    for (flag, value) in [
+        ("--count", "-1"),
+        ("--interval", "-1"),
+        ("--page-size", "-4k"),
+    ] {
+        let o = dbio(&["iostat", flag, value]);
+        assert_eq!(o.code, 2, "{}", o.stderr);
+        assert!(
+            o.stderr
+                .contains(&format!("invalid value '{value}' for '{flag}")),
+            "{}",
+            o.stderr
+        );
+    }
+}

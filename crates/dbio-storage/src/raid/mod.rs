@@ -451,7 +451,7 @@ pub(crate) fn parse_strip(s: &str) -> Option<u64> {
         "m" | "mb" | "mib" => 1 << 20,
         _ => return None,
     };
-    Some(n * mult)
+    n.checked_mul(mult)
 }
 
 /// Parses `512MB`, `1024 MB`, `1 GB`, `0MB` into bytes.
@@ -469,7 +469,9 @@ pub(crate) fn parse_mem(s: &str) -> Option<u64> {
         "gb" | "g" => 1073741824.0,
         _ => return None,
     };
-    Some((n * mult) as u64)
+    // A float cast saturates silently: a size past 64 bits is not a size.
+    let bytes = n * mult;
+    (bytes.is_finite() && bytes < u64::MAX as f64).then_some(bytes as u64)
 }
 
 #[cfg(test)]
@@ -495,5 +497,8 @@ mod tests {
         assert_eq!(parse_mem("512MB"), Some(512 << 20));
         assert_eq!(parse_mem("1024 MB"), Some(1 << 30));
         assert_eq!(parse_mem("0MB"), Some(0));
+        // Past 64 bits: unknown, not wrapped (or a panic) nor silently u64::MAX.
+        assert_eq!(parse_strip("18014398509481984 KB"), None);
+        assert_eq!(parse_mem("99999999999999999999 GB"), None);
     }
 }

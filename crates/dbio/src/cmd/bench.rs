@@ -243,12 +243,14 @@ impl Args {
     }
 }
 
-/// Turns an engine error into an anyhow error with the right exit code.
+/// Turns an engine error into an anyhow error with the right exit code. The engine's messages
+/// already quote the OS error they wrap, so the error becomes one message: kept as a chain,
+/// the OS error text would be printed twice.
 fn bench_err(e: BenchError) -> anyhow::Error {
     if e.is_usage() {
         usage(e.to_string())
     } else {
-        anyhow::Error::new(e)
+        anyhow::Error::msg(e.to_string())
     }
 }
 
@@ -258,16 +260,26 @@ struct Console {
 }
 
 impl Console {
+    /// Writes a line. A failed write to stdout is an error (a closed stdout ends the run);
+    /// one to stderr is not (see [`to_stderr`]).
     fn line(&self, s: &str) -> anyhow::Result<()> {
         if self.to_stdout {
             let mut o = std::io::stdout().lock();
             o.write_all(s.as_bytes())?;
             o.flush()?;
         } else {
-            eprint!("{s}");
+            to_stderr(s);
         }
         Ok(())
     }
+}
+
+/// Writes progress, warnings or a summary to stderr. A write error there (a reader of `2>&1`
+/// that went away) never stops the run nor loses the result on stdout: it is ignored, where
+/// `eprint!` would panic.
+fn to_stderr(s: &str) {
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_all(s.as_bytes()).and_then(|()| e.flush());
 }
 
 /// Runs `dbio bench`.
@@ -275,6 +287,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let stop = signals::install();
     let spec = args.spec();
     dbio_bench::spec::validate(&spec).map_err(bench_err)?;
+    if matches!(args.phase, None | Some(Phase::Run)) {
+        // A run opens every data file at once: take all the open files the system allows,
+        // and refuse before preparing anything when that is still too few.
+        let (soft, hard) = dbio_bench::env::raise_open_file_limit()
+            .context("cannot read the open-file limit (getrlimit RLIMIT_NOFILE)")?;
+        dbio_bench::spec::check_open_files(&spec, soft, hard).map_err(bench_err)?;
+        if let Some((available, source)) = dbio_bench::env::memory_available() {
+            dbio_bench::spec::check_memory(&spec, available, &source).map_err(bench_err)?;
+        }
+    }
     let console = Console {
         to_stdout: matches!(args.format, Format::Text | Format::Sysbench),
     };
@@ -287,7 +309,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Target::Dir(d) => Some(d.clone()),
         Target::Device(_) => None,
     };
-    match (args.phase, &dir) {
+    let code = match (args.phase, &dir) {
         (Some(Phase::Prepare), Some(d)) => prepare(&spec, d, &notes, stop).map(|_| 0),
         (Some(Phase::Cleanup), Some(d)) => cleanup(d, &notes).map(|_| 0),
         (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
@@ -298,7 +320,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             let prepared = prepare(&spec, d, &notes, stop);
             let result = match prepared {
                 Ok(true) => run_phase(&args, &spec, &console, stop, true),
-                Ok(false) => Ok(1),
+                Ok(false) => Ok(signals::EXIT_INTERRUPTED),
                 Err(e) => Err(e),
             };
             if !args.keep && d.join(fileset::MARKER).exists() {
@@ -309,7 +331,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             }
             result
         }
-    }
+    }?;
+    // Whatever phase the signal stopped (or arrived during), an interrupted command exits 130.
+    Ok(
+        if code == 0 && stop.load(std::sync::atomic::Ordering::SeqCst) {
+            signals::EXIT_INTERRUPTED
+        } else {
+            code
+        },
+    )
 }
 
 /// Prepares the file set; returns false when interrupted.
@@ -336,17 +366,17 @@ fn prepare(
         if l.elapsed() >= Duration::from_millis(250) {
             *l = std::time::Instant::now();
             let rate = done as f64 / t0.elapsed().as_secs_f64();
-            eprint!(
+            to_stderr(&format!(
                 "\rprepare: {} of {} ({}/s)   ",
                 format_size_approx(done as f64),
                 format_size_approx(total as f64),
                 format_size_approx(rate)
-            );
+            ));
         }
     };
     let p = fileset::prepare(dir, files, size, spec.seed, stop, &progress).map_err(bench_err)?;
     if tty {
-        eprint!("\r\x1b[K");
+        to_stderr("\r\x1b[K");
     }
     if p.interrupted {
         console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
@@ -477,7 +507,7 @@ fn run_phase(
     let warnings =
         dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
     for w in &warnings {
-        eprintln!("warning: {w}");
+        to_stderr(&format!("warning: {w}\n"));
     }
     // Live output: the header and one line per interval as it completes. Text and sysbench
     // formats print them on stdout (they are the result); JSON and CSV show them on stderr as
@@ -497,7 +527,10 @@ fn run_phase(
     let mut on_interval = |i: &Interval| {
         if live_error.is_none() {
             if let Err(e) = console.line(&line(i, spec)) {
+                // stdout is gone (a closed pipe): nobody reads the result, so the run ends
+                // now, as if interrupted, and the files are still cleaned up.
                 live_error = Some(e);
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
             }
         }
     };
@@ -526,12 +559,9 @@ fn run_phase(
                 format_size_approx(grew as f64),
                 format_size_approx(moved as f64)
             );
-            eprintln!("warning: {w}");
+            to_stderr(&format!("warning: {w}\n"));
             warnings.push(w);
         }
-    }
-    if let Some(e) = live_error {
-        return Err(e);
     }
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
     let mut environment = environment;
@@ -569,9 +599,13 @@ fn run_phase(
         }
     };
     if !console.to_stdout {
-        eprint!("{}", bench_text::summary(&result));
+        to_stderr(&bench_text::summary(&result));
     }
-    output::emit(None, tail.as_bytes())?;
+    // A closed stdout does not keep the result from --output.
+    let printed = match live_error {
+        Some(e) => Err(e),
+        None => output::emit(None, tail.as_bytes()),
+    };
     if let Some(p) = &args.output {
         output::write_file(p, whole.as_bytes()).with_context(|| {
             format!(
@@ -580,11 +614,23 @@ fn run_phase(
             )
         })?;
     }
+    printed?;
     if let Some(e) = out.error {
-        return Err(anyhow::Error::new(e))
+        return Err(bench_err(e))
             .context("the run stopped early; the partial result above covers what ran");
     }
-    Ok(if interrupted { 130 } else { 0 })
+    let moved = result.summary.total.count + result.summary.fsync.count;
+    if let (Some(t), 0, false) = (spec.time_s, moved, interrupted) {
+        anyhow::bail!(
+            "the run measured no I/O: --time {} ended before any I/O was done; give a longer --time (e.g. 1s)",
+            dbio_report::units::format_duration(t)
+        );
+    }
+    Ok(if interrupted {
+        signals::EXIT_INTERRUPTED
+    } else {
+        0
+    })
 }
 
 /// Formats a wall-clock time as RFC 3339 UTC (`2026-11-22T07:55:43Z`).

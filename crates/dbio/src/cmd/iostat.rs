@@ -918,13 +918,28 @@ fn live(args: &Args, sink: &mut Sink) -> anyhow::Result<u8> {
         partitions: args.partitions,
         live: true,
     };
-    let start = Instant::now();
+    // Ctrl-C (SIGINT) or SIGTERM ends the loop between reports, so a line is never cut in
+    // half in --output or --record; the exit code is 130 as for every interrupted command.
+    let stop = crate::signals::install();
+    let stopped = || stop.load(std::sync::atomic::Ordering::SeqCst);
+    let mut due = Instant::now();
     let mut reports = 0u64;
     loop {
-        let due = start + args.interval * (reports as u32 + 1);
-        let now = Instant::now();
-        if due > now {
-            std::thread::sleep(due - now);
+        due = due.checked_add(args.interval).ok_or_else(|| {
+            usage(format!(
+                "--interval {:?} is too long for this system's clock",
+                args.interval
+            ))
+        })?;
+        loop {
+            if stopped() {
+                return Ok(crate::signals::EXIT_INTERRUPTED);
+            }
+            let now = Instant::now();
+            if due <= now {
+                break;
+            }
+            std::thread::sleep((due - now).min(std::time::Duration::from_millis(50)));
         }
         let (raw, cur, ts, t) = take()?;
         record(ts, &raw)?;
