@@ -34,7 +34,38 @@ pub enum AlignError {
     /// Zero where a count is needed.
     #[error("{0} must be greater than zero")]
     Zero(&'static str),
+    /// A value beyond any real array or disk (and beyond what the arithmetic can hold).
+    #[error("{what} {value} is larger than any real {max_why} (at most {max})")]
+    TooLarge {
+        /// Which value.
+        what: &'static str,
+        /// As given (bytes or a count).
+        value: u64,
+        /// The largest accepted.
+        max: u64,
+        /// What the bound stands for.
+        max_why: &'static str,
+    },
 }
+
+/// Bounds on [`calc`]'s input: far above any real array (so no real geometry is refused) and
+/// low enough that every product and LCM of them fits in 64 bits.
+const LIMITS: [(&str, u64, &str); 6] = [
+    ("stripe unit (bytes)", 1 << 30, "stripe unit: 1 GiB"),
+    ("sector size (bytes)", 1 << 16, "logical sector: 64 KiB"),
+    (
+        "filesystem block (bytes)",
+        1 << 20,
+        "filesystem block: 1 MiB",
+    ),
+    ("disk count", 1 << 16, "array: 65536 disks"),
+    ("heads", 255, "CHS geometry: 255 heads"),
+    (
+        "sectors per track",
+        63,
+        "CHS geometry: 63 sectors per track",
+    ),
+];
 
 /// RAID levels dbio knows the data-disk count of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -287,6 +318,24 @@ fn smallest_multiple_at_least(step: u64, min: u64) -> u64 {
 
 /// Computes every number of `dbio align calc`.
 pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
+    let given = [
+        Some(input.stripe_bytes),
+        Some(input.sector_bytes),
+        Some(input.fs_block_bytes),
+        input.disks.map(u64::from),
+        input.heads.map(u64::from),
+        input.sectors_per_track.map(u64::from),
+    ];
+    for (v, (what, max, max_why)) in given.into_iter().zip(LIMITS) {
+        if let Some(value) = v.filter(|&v| v > max) {
+            return Err(AlignError::TooLarge {
+                what,
+                value,
+                max,
+                max_why,
+            });
+        }
+    }
     let ss = input.sector_bytes;
     if ss == 0 {
         return Err(AlignError::Zero("sector size"));
@@ -533,6 +582,37 @@ mod tests {
             sectors_per_track: None,
             fs_block_bytes: 4096,
         }
+    }
+
+    /// What a user can type never overflows: values past any real array are refused, and
+    /// the largest accepted ones (odd sizes, so LCMs are large) compute without overflow.
+    #[test]
+    fn huge_values_are_refused_and_the_largest_accepted_compute() {
+        let e = calc(&input(8 << 50, Some(4_000_000_000), Some(RaidLevel::Raid0))).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                AlignError::TooLarge {
+                    what: "stripe unit (bytes)",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = calc(&input(1 << 20, Some(4_000_000_000), Some(RaidLevel::Raid0))).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "disk count 4000000000 is larger than any real array: 65536 disks (at most 65536)"
+        );
+        let mut big = input((1 << 30) - 512, Some(1 << 16), Some(RaidLevel::Raid0));
+        big.heads = Some(255);
+        big.sectors_per_track = Some(63);
+        big.fs_block_bytes = 1 << 20;
+        let r = calc(&big).unwrap();
+        assert_eq!(r.full_stripe_bytes, Some(((1 << 30) - 512) << 16));
+        big.sector_bytes = 1;
+        // 1-byte sectors make the most sectors per stripe unit, the largest LCMs.
+        assert_eq!(calc(&big).unwrap().recommended_start_sector, 2199022206976);
     }
 
     /// Articles: 64 KiB stripe / 512-byte sectors = 128 sectors; 27344896 / 128 = 213632.

@@ -1394,9 +1394,26 @@ fn io_errors_name_the_file_and_offset_and_the_os_error_once() {
         "4k",
     ];
     prepare(&d, &two);
-    std::fs::rename(d.join("dbio-file.1"), tmp.path().join("aside")).unwrap();
+    // The file set is checked before anything is opened (a missing file is a usage error), so
+    // the open is made to fail by the kernel: an immutable file refuses O_RDWR (EPERM).
+    struct Immutable(PathBuf);
+    impl Drop for Immutable {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(&self.0)
+                .status();
+        }
+    }
+    let locked = Immutable(d.join("dbio-file.1"));
+    let st = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(&locked.0)
+        .status()
+        .expect("run chattr (e2fsprogs)");
+    assert!(st.success(), "chattr +i on tmpfs needs root and Linux 6.0+");
     let o = dbio()
-        .args(["bench", "run", "--time", "1"])
+        .args(["bench", "run", "--time", "1", "--mode", "rndwr"])
         .args(two)
         .arg("--dir")
         .arg(&d)
@@ -1404,10 +1421,10 @@ fn io_errors_name_the_file_and_offset_and_the_os_error_once() {
         .code(1)
         .get_output()
         .clone();
+    drop(locked);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("dbio-file.1"), "{err}");
-    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
-    std::fs::rename(tmp.path().join("aside"), d.join("dbio-file.1")).unwrap();
+    assert_eq!(err.matches("os error 1)").count(), 1, "{err}");
 
     // A failed read: the second file cut to 8 KiB under dbio's feet. With 512 bytes of
     // misalignment, the sequential reader's second block of it (offset 4608) comes back short.

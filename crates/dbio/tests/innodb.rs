@@ -1069,7 +1069,7 @@ fn grep_max_count_stops_after_n_hits() {
         assert_eq!(offsets, [0, 4, 8]);
         let sum: Value = serde_json::from_str(lines[3]).unwrap();
         assert_eq!(sum["type"], "summary");
-        assert_eq!(sum["hits"], 3);
+        assert_eq!(sum["hit_count"], 3);
         assert_eq!(sum["max_count_reached"], true);
         // It stopped early: far less than the 32 MiB was searched.
         assert!(sum["bytes_searched"].as_u64().unwrap() < 16 << 20, "{sum}");

@@ -1380,7 +1380,8 @@ struct GrepSummary<'a> {
     kind: &'static str,
     patterns: &'a [PatternRow],
     all_in: Option<String>,
-    hits: u64,
+    /// Named as in `--format json`, where `hits` is the array of hits.
+    hit_count: u64,
     hits_in_pages: u64,
     bytes_searched: u64,
     elapsed_s: f64,
@@ -1521,7 +1522,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
         kind: "summary",
         patterns: &pattern_rows,
         all_in,
-        hits: nhits,
+        hit_count: nhits,
         hits_in_pages: in_pages,
         bytes_searched: searched,
         elapsed_s: elapsed,
