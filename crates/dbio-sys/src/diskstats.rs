@@ -7,9 +7,13 @@
 //! r/s = Df1/T, rkB/s = Df3/2/T, rrqm/s = Df2/T, %rrqm = 100·Df2/(Df1+Df2),
 //! r_await = Df4/Df1, rareq-sz = Df3/2/Df1 (same for writes f5-f8, discards f12-f15),
 //! f/s = Df16/T, f_await = Df17/Df16, aqu-sz = Df11/(1000·T), %util = 100·Df10/(1000·T·n)
-//! for a group of n devices; pt-diskstats: rd_cnc = Df4/T/1000/n, rd_rt = Df4/(Df1+Df2),
-//! stime = Df10/(Df1+Df2+Df5+Df6), qtime = Df11/(Df1+Df2+Df5+Df6+f9) − stime where f9 is the
-//! in-flight gauge of the second sample (as pt-diskstats computes it).
+//! for a group of n devices; pt-diskstats (3.x, `_calc_misc_stats` and the `Diskstats*`
+//! packages of its source): rd_cnc = Df4/T/1000/n, rd_rt = Df4/(Df1+Df2) (0 without reads),
+//! stime = Df10/N and qtime = Df11/(N+Q) − stime with N = Df1+Df2+Df5+Df6, both 0 when N is 0
+//! and qtime 0 when N+Q is 0. Q depends on the row, as in pt-diskstats: for one device (its
+//! `--group-by disk` and `--group-by all` rows) Q = Df9, the *change* of the in-flight gauge
+//! between the samples (negative when the queue shrank); for a sum of devices (a `--group`,
+//! like its `--group-by sample` rows) Q = f9, the summed gauge of the second sample.
 //!
 //! One device's figures over an interval, as `dbio iostat` (and `dbio bench`) compute them:
 //!
@@ -294,8 +298,12 @@ pub struct Delta {
     pub sectors_written: u64,
     /// Df8 (wrap-corrected).
     pub write_ms: u64,
-    /// f9 of the second sample (a gauge).
+    /// f9 of the second sample (a gauge; summed over a group).
     pub in_flight: u64,
+    /// Df9: the change of the in-flight gauge between the samples (negative when the queue
+    /// shrank; summed over a group).
+    #[serde(default)]
+    pub in_flight_change: i64,
     /// Df10 (wrap-corrected).
     pub io_ms: u64,
     /// Df11 (wrap-corrected).
@@ -314,6 +322,10 @@ pub struct Delta {
     pub flush_ms: u64,
     /// How many devices were summed (1 for one device).
     pub devices: u64,
+    /// A sum made by [`Delta::add`] (a `--group`, even of one member): pt-diskstats' qtime
+    /// of a group uses the summed in-flight gauge, that of a device the gauge's change.
+    #[serde(default)]
+    pub group: bool,
 }
 
 /// Why two samples of a device cannot be compared.
@@ -390,6 +402,7 @@ impl Delta {
             sectors_written: cur.sectors_written - prev.sectors_written,
             write_ms: ms_delta(prev.write_ms, cur.write_ms),
             in_flight: cur.in_flight,
+            in_flight_change: cur.in_flight as i64 - prev.in_flight as i64,
             io_ms: ms_delta(prev.io_ms, cur.io_ms),
             weighted_ms: ms_delta(prev.weighted_ms, cur.weighted_ms),
             discards: cur.discards - prev.discards,
@@ -399,10 +412,12 @@ impl Delta {
             flushes: cur.flushes - prev.flushes,
             flush_ms: ms_delta(prev.flush_ms, cur.flush_ms),
             devices: 1,
+            group: false,
         })
     }
 
-    /// Adds another device's delta (for `--group`).
+    /// Adds another device's delta (for `--group`; start from `Delta::default()` so that a
+    /// group of one member is a group too). The result is a group.
     pub fn add(&mut self, o: &Delta) {
         self.reads += o.reads;
         self.reads_merged += o.reads_merged;
@@ -413,6 +428,7 @@ impl Delta {
         self.sectors_written += o.sectors_written;
         self.write_ms += o.write_ms;
         self.in_flight += o.in_flight;
+        self.in_flight_change += o.in_flight_change;
         self.io_ms += o.io_ms;
         self.weighted_ms += o.weighted_ms;
         self.discards += o.discards;
@@ -422,6 +438,7 @@ impl Delta {
         self.flushes += o.flushes;
         self.flush_ms += o.flush_ms;
         self.devices += o.devices;
+        self.group = true;
     }
 
     /// Whether anything completed or is in flight.
@@ -510,19 +527,38 @@ fn div(a: f64, b: f64) -> f64 {
     }
 }
 
+/// pt-diskstats' qtime and stime (ms) of a delta, as its `_calc_misc_stats` computes them:
+/// N = Df1+Df2+Df5+Df6 requests (merges counted), stime = Df10/N, qtime = Df11/(N+Q) − stime,
+/// where Q is the change of the in-flight gauge for one device and the summed gauge of the
+/// second sample for a group (see the module documentation). Both are 0 when N is 0, qtime
+/// is 0 when N+Q is 0 (and negative when the queue emptied faster than requests completed).
+pub fn pt_qtime_stime(d: &Delta) -> (f64, f64) {
+    let n = (d.reads + d.reads_merged + d.writes + d.writes_merged) as f64;
+    if n == 0.0 {
+        return (0.0, 0.0);
+    }
+    let q = if d.group {
+        d.in_flight as f64
+    } else {
+        d.in_flight_change as f64
+    };
+    let stime = d.io_ms as f64 / n;
+    let avg = n + q;
+    let qtime = if avg == 0.0 {
+        0.0
+    } else {
+        d.weighted_ms as f64 / avg - stime
+    };
+    (qtime, stime)
+}
+
 /// The figures for one delta over `interval_s` seconds. This is the function `dbio iostat`
 /// uses; `dbio bench` uses it too.
 pub fn figures(d: &Delta, interval_s: f64) -> Figures {
     let t = interval_s;
     let n = d.devices.max(1) as f64;
     let f = |x: u64| x as f64;
-    let requests = f(d.reads + d.reads_merged + d.writes + d.writes_merged);
-    let stime = div(f(d.io_ms), requests);
-    let qtime = if requests == 0.0 {
-        0.0
-    } else {
-        div(f(d.weighted_ms), requests + f(d.in_flight)) - stime
-    };
+    let (qtime, stime) = pt_qtime_stime(d);
     Figures {
         r_per_s: div(f(d.reads), t),
         w_per_s: div(f(d.writes), t),
@@ -551,8 +587,16 @@ pub fn figures(d: &Delta, interval_s: f64) -> Figures {
         util_pct: div(100.0 * f(d.io_ms), 1000.0 * t * n),
         rd_cnc: div(f(d.read_ms), t * 1000.0 * n),
         wr_cnc: div(f(d.write_ms), t * 1000.0 * n),
-        rd_rt_ms: div(f(d.read_ms), f(d.reads + d.reads_merged)),
-        wr_rt_ms: div(f(d.write_ms), f(d.writes + d.writes_merged)),
+        rd_rt_ms: if d.reads == 0 {
+            0.0
+        } else {
+            div(f(d.read_ms), f(d.reads + d.reads_merged))
+        },
+        wr_rt_ms: if d.writes == 0 {
+            0.0
+        } else {
+            div(f(d.write_ms), f(d.writes + d.writes_merged))
+        },
         in_flight: d.in_flight,
         io_per_s: div(f(d.reads + d.writes), t),
         qtime_ms: qtime,
@@ -693,6 +737,36 @@ mod tests {
         assert_eq!(all.len(), 2);
         let e = parse(&format!("{L14}\nbad\n")).unwrap_err();
         assert!(e.to_string().contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn pt_qtime_uses_the_in_flight_change_for_a_device_and_the_gauge_for_a_group() {
+        // xvdb1 between the first two samples of percona-toolkit's
+        // t/pt-diskstats/samples/bug-1035311.txt: 480 requests, io_ms 510, weighted 5510,
+        // in flight 3 -> 37. pt-diskstats prints qtime 9.7 for the device (--group-by all)
+        // and 9.6 for xvdb1 alone in --group-by sample; stime 1.1 in both.
+        let a = parse_line(" 202      17 xvdb1 204322845 10730363 8654806838 343215734 384700784 40723343 15617098115 2443223186 3 1164749680 2786863940").unwrap();
+        let b = parse_line(" 202      17 xvdb1 204323111 10730363 8654829406 343218144 384700941 40723400 15617109613 2443225946 37 1164750190 2786869450").unwrap();
+        let d = Delta::between(&a, &b).unwrap();
+        assert_eq!((d.in_flight, d.in_flight_change, d.group), (37, 34, false));
+        let (q, st) = pt_qtime_stime(&d);
+        assert_eq!(format!("{q:.1} {st:.1}"), "9.7 1.1");
+        let mut g = Delta::default();
+        g.add(&d);
+        assert!(g.group);
+        let (q, st) = pt_qtime_stime(&g);
+        assert_eq!(format!("{q:.1} {st:.1}"), "9.6 1.1");
+        // No requests: both 0; requests + change = 0: qtime 0, stime still computed.
+        assert_eq!(pt_qtime_stime(&Delta::default()), (0.0, 0.0));
+        let z = Delta {
+            reads: 2,
+            io_ms: 10,
+            weighted_ms: 50,
+            in_flight_change: -2,
+            devices: 1,
+            ..Default::default()
+        };
+        assert_eq!(pt_qtime_stime(&z), (0.0, 5.0));
     }
 
     #[test]

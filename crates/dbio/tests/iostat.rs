@@ -93,7 +93,8 @@ fn fourteen_fields_by_hand() {
     assert_eq!(names(&r[0]), vec!["sda", "dm-0"]);
     let d = device(&r[0], "sda");
     // Deltas over T = 2 s: reads 400, merged 100, sectors 8000, read ms 800; writes 1000,
-    // merged 1000, sectors 32000, write ms 3000; io ms 1600; weighted ms 3800; in flight 4.
+    // merged 1000, sectors 32000, write ms 3000; io ms 1600; weighted ms 3800; in flight
+    // 2 -> 4 (pt-diskstats' qtime of a device divides by the requests plus that change, 2).
     for (k, v) in [
         ("r_per_s", 400.0 / 2.0),
         ("w_per_s", 1000.0 / 2.0),
@@ -117,7 +118,7 @@ fn fourteen_fields_by_hand() {
         ("wr_rt_ms", 3000.0 / 2000.0),
         ("io_per_s", 1400.0 / 2.0),
         ("stime_ms", 1600.0 / 2500.0),
-        ("qtime_ms", 3800.0 / 2504.0 - 1600.0 / 2500.0),
+        ("qtime_ms", 3800.0 / 2502.0 - 1600.0 / 2500.0),
     ] {
         close(d, k, v);
     }
@@ -875,5 +876,152 @@ fn closed_pipe_ends_quietly() {
         out.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// pt-diskstats' columns, the dbio JSON key each one shows (with a scale) and pt-diskstats'
+/// printf format: `1` = `%.1f`, `0` = `%.0f%%`, `-1` = `%d`.
+const PT_COLUMNS: [(&str, &str, f64, i32); 17] = [
+    ("rd_s", "r_per_s", 1.0, 1),
+    ("rd_avkb", "rareq_sz_kb", 1.0, 1),
+    ("rd_mb_s", "rkb_per_s", 1.0 / 1024.0, 1),
+    ("rd_mrg", "rrqm_pct", 1.0, 0),
+    ("rd_cnc", "rd_cnc", 1.0, 1),
+    ("rd_rt", "rd_rt_ms", 1.0, 1),
+    ("wr_s", "w_per_s", 1.0, 1),
+    ("wr_avkb", "wareq_sz_kb", 1.0, 1),
+    ("wr_mb_s", "wkb_per_s", 1.0 / 1024.0, 1),
+    ("wr_mrg", "wrqm_pct", 1.0, 0),
+    ("wr_cnc", "wr_cnc", 1.0, 1),
+    ("wr_rt", "wr_rt_ms", 1.0, 1),
+    ("busy", "util_pct", 1.0, 0),
+    ("in_prg", "in_flight", 1.0, -1),
+    ("io_s", "io_per_s", 1.0, 1),
+    ("qtime", "qtime_ms", 1.0, 1),
+    ("stime", "stime_ms", 1.0, 1),
+];
+
+/// One figure as pt-diskstats prints it.
+fn pt_format(v: f64, prec: i32) -> String {
+    match prec {
+        -1 => format!("{}", v as u64),
+        0 => format!("{v:.0}%"),
+        _ => format!("{v:.1}"),
+    }
+}
+
+/// The rows of a pt-diskstats text output: (`#ts`, device, the 17 figures as printed).
+fn pt_rows(text: &str) -> Vec<(String, String, Vec<String>)> {
+    text.lines()
+        .map(str::split_whitespace)
+        .map(Iterator::collect::<Vec<&str>>)
+        .filter(|t| t.len() == 19 && t[0] != "#ts")
+        .map(|t| {
+            (
+                t[0].to_string(),
+                t[1].to_string(),
+                t[2..].iter().map(|s| s.to_string()).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn same_figures_as_pt_diskstats_published_expected_output() {
+    // percona-toolkit's own sample (a real capture from a Xen guest, 30 samples) and the
+    // output its test suite expects for it: every column, three views. First `--group-by all`
+    // (one row per device per interval), then `S` (group by sample: the active devices summed,
+    // shown as {7} or {8}), then `/ xvdb1` (the same, xvdb1 alone).
+    let expected =
+        std::fs::read_to_string(testdata("percona-toolkit/all_int_bug-1035311.txt")).unwrap();
+    let (by_device_and_sample, one_device) = expected
+        .split_once("Enter a disk/device pattern: ")
+        .unwrap();
+    let sample = testdata("percona-toolkit/bug-1035311.txt");
+    let first_ts: f64 = std::fs::read_to_string(&sample)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let active7 = "xvda,xvda1,xvda3,xvdb,xvdb1,dm-0,dm-3";
+    let o = dbio(&[
+        "iostat",
+        "--replay",
+        sample.to_str().unwrap(),
+        "--format",
+        "json",
+        "--all",
+        "--partitions",
+        "--group",
+        &format!("{{7}}={active7}"),
+        "--group",
+        &format!("{{8}}={active7},dm-1"),
+        "--group",
+        "one=xvdb1",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.is_empty(), "{}", o.stderr);
+    let reports: Vec<Value> = o
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(reports.len(), 29);
+    let at = |ts: &str| -> &Value {
+        reports
+            .iter()
+            .find(|r| format!("{:.1}", r["ts"].as_f64().unwrap() - first_ts) == ts)
+            .unwrap_or_else(|| panic!("no report at +{ts} s"))
+    };
+    let mut rows: Vec<(String, String, Vec<String>)> = pt_rows(by_device_and_sample);
+    rows.extend(
+        pt_rows(one_device)
+            .into_iter()
+            .map(|(ts, _, v)| (ts, "one".to_string(), v)),
+    );
+    assert_eq!(
+        rows.len(),
+        7 + 28 * 8 + 29 + 29,
+        "rows in the expected output"
+    );
+    let (mut compared, mut equal) = (0, 0);
+    let mut wrong: Vec<String> = Vec::new();
+    let mut worst_qtime = (0.0f64, String::new());
+    for (ts, dev, theirs) in &rows {
+        let ours = device(at(ts), dev);
+        for ((col, key, scale, prec), want) in PT_COLUMNS.iter().zip(theirs) {
+            let v = ours[*key].as_f64().unwrap() * scale;
+            let got = pt_format(v, *prec);
+            compared += 1;
+            if &got == want {
+                equal += 1;
+            } else {
+                wrong.push(format!(
+                    "{col} of {dev} at +{ts}: dbio {got}, pt-diskstats {want}"
+                ));
+                if *col == "qtime" {
+                    let diff = (v - want.parse::<f64>().unwrap()).abs();
+                    if diff > worst_qtime.0 {
+                        worst_qtime = (diff, format!("{dev} at +{ts}"));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "pt-diskstats published expected output: {compared} figures compared, {equal} equal; \
+         largest qtime difference {:.1} ms ({})",
+        worst_qtime.0, worst_qtime.1
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} of {compared} figures differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
     );
 }

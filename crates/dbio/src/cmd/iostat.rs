@@ -248,14 +248,13 @@ fn build_report(
         });
     }
     for (gname, members) in &sel.groups {
+        // Summed from an empty delta: even a group of one member is a group (pt-diskstats'
+        // qtime of a group uses the summed in-flight gauge, not its change).
         let mut sum: Option<Delta> = None;
         let mut missing = Vec::new();
         for m in members {
             match deltas.get(m.as_str()) {
-                Some(d) => match &mut sum {
-                    None => sum = Some(d.clone()),
-                    Some(s) => s.add(d),
-                },
+                Some(d) => sum.get_or_insert_with(Delta::default).add(d),
                 None => missing.push(m.as_str()),
             }
         }
