@@ -129,12 +129,26 @@ pub fn parse_line(line: &str) -> Result<DiskStat, String> {
     })
 }
 
-/// Parses the whole text of `/proc/diskstats`. The first malformed line is an error naming
-/// its number.
+/// Whether `line` is a partition line of a kernel before 2.6.25: major, minor, name and 4
+/// counters (reads, sectors read, writes, sectors written), e.g. `8 1 sda1 5024 46400 6662
+/// 13324`. Those lines lack the time and queue counters every figure needs; iostat and
+/// pt-diskstats skip them, and so do [`parse`] and [`parse_saved`].
+pub fn is_old_partition_line(line: &str) -> bool {
+    let toks: Vec<&str> = line.split_whitespace().collect();
+    toks.len() == 7
+        && toks
+            .iter()
+            .enumerate()
+            .all(|(i, t)| i == 2 || t.parse::<u64>().is_ok())
+}
+
+/// Parses the whole text of `/proc/diskstats`. Partition lines of kernels before 2.6.25
+/// ([`is_old_partition_line`]) are skipped. The first malformed line is an error naming its
+/// number.
 pub fn parse(text: &str) -> Result<Vec<DiskStat>, Error> {
     text.lines()
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
+        .filter(|(_, l)| !l.trim().is_empty() && !is_old_partition_line(l))
         .map(|(i, l)| {
             parse_line(l).map_err(|msg| Error::Parse {
                 what: "diskstats".into(),
@@ -188,12 +202,17 @@ pub struct SavedSamples {
     pub samples: Vec<Sample>,
     /// Malformed lines (skipped; the rest is used).
     pub problems: Vec<LineProblem>,
+    /// 1-based numbers of the partition lines of kernels before 2.6.25 (7 fields), skipped
+    /// as iostat and pt-diskstats skip them: not a problem.
+    #[serde(default)]
+    pub old_partition_lines: Vec<usize>,
 }
 
 /// Parses the saved-sample format that pt-stalk writes (`*-diskstats`), `pt-diskstats
 /// --save-samples` writes and `dbio iostat --record` appends: a line `TS <epoch[.frac]>
 /// [date]`, then the raw `/proc/diskstats` lines of that moment, repeated. Malformed lines
-/// (and device lines before the first `TS`) are reported and skipped.
+/// (and device lines before the first `TS`) are reported and skipped; partition lines of
+/// kernels before 2.6.25 are skipped and listed apart (`old_partition_lines`).
 pub fn parse_saved(text: &str) -> SavedSamples {
     let mut out = SavedSamples::default();
     let mut cur: Option<Sample> = None;
@@ -228,6 +247,10 @@ pub fn parse_saved(text: &str) -> SavedSamples {
                 }
                 continue;
             }
+        }
+        if is_old_partition_line(t) {
+            out.old_partition_lines.push(line_no);
+            continue;
         }
         match (&mut cur, parse_line(t)) {
             (Some(s), Ok(d)) => s.stats.push(d),
@@ -767,6 +790,23 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(pt_qtime_stime(&z), (0.0, 5.0));
+    }
+
+    #[test]
+    fn old_kernel_partition_lines_are_skipped() {
+        let text = "   3    0 hda 41159 53633 1102978 620181 39342 67538 857108 4042631 0 289150 4668250\n   3    1 hda1 58209 58218 0 0\n";
+        assert!(is_old_partition_line(
+            "   8    1 sda1 5024 46400 6662 13324"
+        ));
+        assert!(!is_old_partition_line("   8    1 sda1 5024 46400 6662 x"));
+        assert!(!is_old_partition_line("8 0 sda 1 2 3"));
+        let all = parse(text).unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].name, "hda");
+        let saved = parse_saved(&format!("TS 1 x\n{text}TS 2 x\n{text}"));
+        assert_eq!(saved.samples.len(), 2);
+        assert!(saved.problems.is_empty(), "{:?}", saved.problems);
+        assert_eq!(saved.old_partition_lines, vec![3, 6]);
     }
 
     #[test]

@@ -1025,3 +1025,30 @@ fn same_figures_as_pt_diskstats_published_expected_output() {
         wrong.join("\n")
     );
 }
+
+#[test]
+fn old_kernel_partition_lines_of_7_fields_are_skipped() {
+    // A /proc/diskstats of a Linux 2.6 kernel before 2.6.25: partitions print only reads,
+    // sectors read, writes and sectors written (7 fields). iostat and pt-diskstats skip those
+    // lines; so does dbio, saying so once with -v, and exits 0.
+    let snap = std::fs::read_to_string(testdata("linux-2.6-nmon-comment.txt")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("old-kernel");
+    std::fs::write(&f, format!("TS 1000.0 x\n{snap}TS 1001.0 x\n{snap}")).unwrap();
+    let path = f.to_str().unwrap();
+    let o = dbio(&["iostat", "--replay", path, "--format", "json", "--all"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.is_empty(), "{}", o.stderr);
+    let r: Value = serde_json::from_str(o.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(names(&r), vec!["fd0", "hda", "sda"]);
+    let v = dbio(&["iostat", "--replay", path, "--format", "json", "-v"]);
+    assert_eq!(v.code, 0, "{}", v.stderr);
+    assert_eq!(v.stderr.lines().count(), 1, "{}", v.stderr);
+    assert!(
+        v.stderr.contains("10 partition lines of 7 fields")
+            && v.stderr.contains("before 2.6.25")
+            && v.stderr.contains("lines 4, 5, 6, 7, 9, 13, 14, 15, 16, 18"),
+        "{}",
+        v.stderr
+    );
+}

@@ -72,6 +72,10 @@ pub struct Args {
     /// the textfile collector; other formats: appended as they come).
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Say what was skipped without being an error (partition lines of 7 fields that kernels
+    /// before 2.6.25 print), once.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// One device (or group) in one report.
@@ -804,6 +808,27 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
 }
 
+/// The -v note on skipped partition lines of old kernels (line numbers, the first 20).
+fn old_partitions_note(lines: &[usize]) -> String {
+    let mut list = lines
+        .iter()
+        .take(20)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if lines.len() > 20 {
+        list.push_str(", ...");
+    }
+    format!(
+        "{} partition line{} of 7 fields skipped (line{} {list}): kernels before 2.6.25 print \
+         only reads, sectors read, writes and sectors written for a partition, too little for \
+         these figures; iostat and pt-diskstats skip them too",
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" },
+        if lines.len() == 1 { "" } else { "s" },
+    )
+}
+
 fn replay(args: &Args, path: &Path, sink: &mut Sink) -> anyhow::Result<u8> {
     let bytes = std::fs::read(path).with_context(|| {
         format!(
@@ -819,6 +844,13 @@ fn replay(args: &Args, path: &Path, sink: &mut Sink) -> anyhow::Result<u8> {
             path.display(),
             p.line,
             p.msg
+        );
+    }
+    if args.verbose && !saved.old_partition_lines.is_empty() {
+        eprintln!(
+            "dbio: {}: {}",
+            path.display(),
+            old_partitions_note(&saved.old_partition_lines)
         );
     }
     if saved.samples.len() < 2 {
@@ -898,6 +930,17 @@ fn live(args: &Args, sink: &mut Sink) -> anyhow::Result<u8> {
         Ok(())
     };
     let (raw, mut prev, ts0, mut t_prev) = take()?;
+    if args.verbose {
+        let old: Vec<usize> = raw
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| diskstats::is_old_partition_line(l))
+            .map(|(i, _)| i + 1)
+            .collect();
+        if !old.is_empty() {
+            eprintln!("dbio: /proc/diskstats: {}", old_partitions_note(&old));
+        }
+    }
     record(ts0, &raw)?;
     let named = args
         .devices
