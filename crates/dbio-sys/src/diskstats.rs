@@ -177,6 +177,45 @@ pub fn read_raw() -> Result<String, Error> {
     std::fs::read_to_string(p).map_err(|e| Error::io(p, e))
 }
 
+/// `raw` (`/proc/diskstats` text) with every line cut after its first `fields` tokens
+/// (major, minor, name and counters: 14 = the classic format of kernels before 4.18, 18 = with
+/// the discard counters, before 5.5), for tools that read only those. Shorter lines and the
+/// text of each kept token are left as they are.
+pub fn limit_fields(raw: &str, fields: usize) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for line in raw.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        // The end of the `fields`-th token, if the line has more tokens than that.
+        let mut seen = 0;
+        let mut cut = None;
+        let mut in_token = false;
+        for (i, c) in body.char_indices() {
+            if c.is_whitespace() {
+                if in_token {
+                    in_token = false;
+                    if seen == fields {
+                        cut = Some(i);
+                        break;
+                    }
+                }
+            } else if !in_token {
+                in_token = true;
+                seen += 1;
+            }
+        }
+        match cut {
+            Some(i) if body[i..].split_whitespace().next().is_some() => {
+                out.push_str(&body[..i]);
+                if line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// One timestamped sample of every device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
@@ -807,6 +846,23 @@ mod tests {
         assert_eq!(saved.samples.len(), 2);
         assert!(saved.problems.is_empty(), "{:?}", saved.problems);
         assert_eq!(saved.old_partition_lines, vec![3, 6]);
+    }
+
+    #[test]
+    fn limit_fields_keeps_the_first_tokens() {
+        let raw = format!("{L20}\n{L14}\n   8    1 sda1 3264 4356 12 12\n");
+        let cut = limit_fields(&raw, 14);
+        let lines: Vec<&str> = cut.lines().collect();
+        assert_eq!(
+            lines[0],
+            " 254 0 vda 110045 12694 7633858 38112 163163 27697 13341488 94525 0 21452 141831"
+        );
+        assert_eq!(lines[1], L14);
+        assert_eq!(lines[2], "   8    1 sda1 3264 4356 12 12");
+        assert!(cut.ends_with('\n'));
+        assert_eq!(parse_line(lines[0]).unwrap().fields, 11);
+        assert_eq!(limit_fields(L20, 18).split_whitespace().count(), 18);
+        assert_eq!(limit_fields(&raw, 20), raw);
     }
 
     #[test]

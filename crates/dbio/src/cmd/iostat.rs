@@ -54,6 +54,11 @@ pub struct Args {
     /// writes and pt-diskstats reads.
     #[arg(long, value_name = "FILE", conflicts_with = "replay")]
     pub record: Option<PathBuf>,
+    /// With --record: write the first N fields of each line (14: the classic format, which
+    /// every pt-diskstats reads; 18: with the discard counters) instead of all the kernel
+    /// prints (20 since Linux 5.5, which pt-diskstats skips).
+    #[arg(long, value_name = "N", requires = "record", value_parser = parse_record_fields)]
+    pub record_fields: Option<usize>,
     /// Read samples from FILE (pt-stalk `*-diskstats`, pt-diskstats --save-samples, or
     /// `--record`) instead of the live system; intervals come from its TS lines.
     #[arg(long, value_name = "FILE")]
@@ -76,6 +81,18 @@ pub struct Args {
     /// before 2.6.25 print), once.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+}
+
+fn parse_record_fields(s: &str) -> Result<usize, String> {
+    match s {
+        "14" => Ok(14),
+        "18" => Ok(18),
+        "20" => Ok(20),
+        _ => Err(format!(
+            "{s:?}: give 14 (major minor name and 11 counters, as kernels before 4.18 print \
+             and every pt-diskstats reads), 18 (with the discard counters) or 20 (all)"
+        )),
+    }
 }
 
 /// One device (or group) in one report.
@@ -924,7 +941,11 @@ fn live(args: &Args, sink: &mut Sink) -> anyhow::Result<u8> {
                 .append(true)
                 .open(p)
                 .with_context(|| format!("cannot append to record file {}: check the directory exists and is writable", p.display()))?;
-            f.write_all(diskstats::format_saved(ts, raw).as_bytes())
+            let raw = match args.record_fields {
+                Some(n) => std::borrow::Cow::Owned(diskstats::limit_fields(raw, n)),
+                None => std::borrow::Cow::Borrowed(raw),
+            };
+            f.write_all(diskstats::format_saved(ts, &raw).as_bytes())
                 .with_context(|| format!("cannot write record file {}", p.display()))?;
         }
         Ok(())
