@@ -1001,8 +1001,8 @@ fn old_kernel_partition_lines_of_7_fields_are_skipped() {
 #[test]
 fn record_fields_14_is_read_by_pt_diskstats() {
     // pt-diskstats reads only lines of 14 fields (3.2.1 also 18): on a kernel printing 20 it
-    // shows nothing for a plain --record file. --record-fields 14 writes the classic 14 fields
-    // every version reads.
+    // shows nothing for a plain --record file. --record-fields 14 writes the classic 14
+    // fields.
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("rec14");
     let o = dbio(&[

@@ -54,9 +54,10 @@ pub struct Args {
     /// writes and pt-diskstats reads.
     #[arg(long, value_name = "FILE", conflicts_with = "replay")]
     pub record: Option<PathBuf>,
-    /// With --record: write the first N fields of each line (14: the classic format, which
-    /// every pt-diskstats reads; 18: with the discard counters) instead of all the kernel
-    /// prints (20 since Linux 5.5, which pt-diskstats skips).
+    /// With --record: write the first N fields of each line (14: the classic format of
+    /// kernels before 4.18, which pt-diskstats reads; 18: with the discard counters, which
+    /// pt-diskstats 3.2.1 also reads) instead of all the kernel prints (20 since Linux 5.5,
+    /// lines pt-diskstats skips).
     #[arg(long, value_name = "N", requires = "record", value_parser = parse_record_fields)]
     pub record_fields: Option<usize>,
     /// Read samples from FILE (pt-stalk `*-diskstats`, pt-diskstats --save-samples, or
@@ -89,8 +90,9 @@ fn parse_record_fields(s: &str) -> Result<usize, String> {
         "18" => Ok(18),
         "20" => Ok(20),
         _ => Err(format!(
-            "{s:?}: give 14 (major minor name and 11 counters, as kernels before 4.18 print \
-             and every pt-diskstats reads), 18 (with the discard counters) or 20 (all)"
+            "--record-fields {s:?}: give 14 (major minor name and 11 counters, as kernels \
+             before 4.18 print and pt-diskstats reads), 18 (with the discard counters) or 20 \
+             (all, as Linux 5.5+ prints)"
         )),
     }
 }
