@@ -89,11 +89,12 @@ fn parse_record_fields(s: &str) -> Result<usize, String> {
         "14" => Ok(14),
         "18" => Ok(18),
         "20" => Ok(20),
-        _ => Err(format!(
-            "--record-fields {s:?}: give 14 (major minor name and 11 counters, as kernels \
-             before 4.18 print and pt-diskstats reads), 18 (with the discard counters) or 20 \
-             (all, as Linux 5.5+ prints)"
-        )),
+        _ => Err(
+            "give 14 (major minor name and 11 counters, as kernels before 4.18 print \
+                  and pt-diskstats reads), 18 (with the discard counters) or 20 (all, as \
+                  Linux 5.5+ prints)"
+                .to_string(),
+        ),
     }
 }
 
