@@ -7,9 +7,13 @@
 //! r/s = Df1/T, rkB/s = Df3/2/T, rrqm/s = Df2/T, %rrqm = 100·Df2/(Df1+Df2),
 //! r_await = Df4/Df1, rareq-sz = Df3/2/Df1 (same for writes f5-f8, discards f12-f15),
 //! f/s = Df16/T, f_await = Df17/Df16, aqu-sz = Df11/(1000·T), %util = 100·Df10/(1000·T·n)
-//! for a group of n devices; pt-diskstats: rd_cnc = Df4/T/1000/n, rd_rt = Df4/(Df1+Df2),
-//! stime = Df10/(Df1+Df2+Df5+Df6), qtime = Df11/(Df1+Df2+Df5+Df6+f9) − stime where f9 is the
-//! in-flight gauge of the second sample (as pt-diskstats computes it).
+//! for a group of n devices; pt-diskstats (3.x, `_calc_misc_stats` and the `Diskstats*`
+//! packages of its source): rd_cnc = Df4/T/1000/n, rd_rt = Df4/(Df1+Df2) (0 without reads),
+//! stime = Df10/N and qtime = Df11/(N+Q) − stime with N = Df1+Df2+Df5+Df6, both 0 when N is 0
+//! and qtime 0 when N+Q is 0. Q depends on the row, as in pt-diskstats: for one device (its
+//! `--group-by disk` and `--group-by all` rows) Q = Df9, the *change* of the in-flight gauge
+//! between the samples (negative when the queue shrank); for a sum of devices (a `--group`,
+//! like its `--group-by sample` rows) Q = f9, the summed gauge of the second sample.
 //!
 //! One device's figures over an interval, as `dbio iostat` (and `dbio bench`) compute them:
 //!
@@ -125,12 +129,26 @@ pub fn parse_line(line: &str) -> Result<DiskStat, String> {
     })
 }
 
-/// Parses the whole text of `/proc/diskstats`. The first malformed line is an error naming
-/// its number.
+/// Whether `line` is a partition line of a kernel before 2.6.25: major, minor, name and 4
+/// counters (reads, sectors read, writes, sectors written), e.g. `8 1 sda1 5024 46400 6662
+/// 13324`. Those lines lack the time and queue counters every figure needs; iostat and
+/// pt-diskstats skip them, and so do [`parse`] and [`parse_saved`].
+pub fn is_old_partition_line(line: &str) -> bool {
+    let toks: Vec<&str> = line.split_whitespace().collect();
+    toks.len() == 7
+        && toks
+            .iter()
+            .enumerate()
+            .all(|(i, t)| i == 2 || t.parse::<u64>().is_ok())
+}
+
+/// Parses the whole text of `/proc/diskstats`. Partition lines of kernels before 2.6.25
+/// ([`is_old_partition_line`]) are skipped. The first malformed line is an error naming its
+/// number.
 pub fn parse(text: &str) -> Result<Vec<DiskStat>, Error> {
     text.lines()
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
+        .filter(|(_, l)| !l.trim().is_empty() && !is_old_partition_line(l))
         .map(|(i, l)| {
             parse_line(l).map_err(|msg| Error::Parse {
                 what: "diskstats".into(),
@@ -159,6 +177,45 @@ pub fn read_raw() -> Result<String, Error> {
     std::fs::read_to_string(p).map_err(|e| Error::io(p, e))
 }
 
+/// `raw` (`/proc/diskstats` text) with every line cut after its first `fields` tokens
+/// (major, minor, name and counters: 14 = the classic format of kernels before 4.18, 18 = with
+/// the discard counters, before 5.5), for tools that read only those. Shorter lines and the
+/// text of each kept token are left as they are.
+pub fn limit_fields(raw: &str, fields: usize) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for line in raw.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        // The end of the `fields`-th token, if the line has more tokens than that.
+        let mut seen = 0;
+        let mut cut = None;
+        let mut in_token = false;
+        for (i, c) in body.char_indices() {
+            if c.is_whitespace() {
+                if in_token {
+                    in_token = false;
+                    if seen == fields {
+                        cut = Some(i);
+                        break;
+                    }
+                }
+            } else if !in_token {
+                in_token = true;
+                seen += 1;
+            }
+        }
+        match cut {
+            Some(i) if body[i..].split_whitespace().next().is_some() => {
+                out.push_str(&body[..i]);
+                if line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// One timestamped sample of every device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
@@ -184,12 +241,17 @@ pub struct SavedSamples {
     pub samples: Vec<Sample>,
     /// Malformed lines (skipped; the rest is used).
     pub problems: Vec<LineProblem>,
+    /// 1-based numbers of the partition lines of kernels before 2.6.25 (7 fields), skipped
+    /// as iostat and pt-diskstats skip them: not a problem.
+    #[serde(default)]
+    pub old_partition_lines: Vec<usize>,
 }
 
 /// Parses the saved-sample format that pt-stalk writes (`*-diskstats`), `pt-diskstats
 /// --save-samples` writes and `dbio iostat --record` appends: a line `TS <epoch[.frac]>
 /// [date]`, then the raw `/proc/diskstats` lines of that moment, repeated. Malformed lines
-/// (and device lines before the first `TS`) are reported and skipped.
+/// (and device lines before the first `TS`) are reported and skipped; partition lines of
+/// kernels before 2.6.25 are skipped and listed apart (`old_partition_lines`).
 pub fn parse_saved(text: &str) -> SavedSamples {
     let mut out = SavedSamples::default();
     let mut cur: Option<Sample> = None;
@@ -224,6 +286,10 @@ pub fn parse_saved(text: &str) -> SavedSamples {
                 }
                 continue;
             }
+        }
+        if is_old_partition_line(t) {
+            out.old_partition_lines.push(line_no);
+            continue;
         }
         match (&mut cur, parse_line(t)) {
             (Some(s), Ok(d)) => s.stats.push(d),
@@ -294,8 +360,12 @@ pub struct Delta {
     pub sectors_written: u64,
     /// Df8 (wrap-corrected).
     pub write_ms: u64,
-    /// f9 of the second sample (a gauge).
+    /// f9 of the second sample (a gauge; summed over a group).
     pub in_flight: u64,
+    /// Df9: the change of the in-flight gauge between the samples (negative when the queue
+    /// shrank; summed over a group).
+    #[serde(default)]
+    pub in_flight_change: i64,
     /// Df10 (wrap-corrected).
     pub io_ms: u64,
     /// Df11 (wrap-corrected).
@@ -314,6 +384,10 @@ pub struct Delta {
     pub flush_ms: u64,
     /// How many devices were summed (1 for one device).
     pub devices: u64,
+    /// A sum made by [`Delta::add`] (a `--group`, even of one member): pt-diskstats' qtime
+    /// of a group uses the summed in-flight gauge, that of a device the gauge's change.
+    #[serde(default)]
+    pub group: bool,
 }
 
 /// Why two samples of a device cannot be compared.
@@ -390,6 +464,7 @@ impl Delta {
             sectors_written: cur.sectors_written - prev.sectors_written,
             write_ms: ms_delta(prev.write_ms, cur.write_ms),
             in_flight: cur.in_flight,
+            in_flight_change: cur.in_flight as i64 - prev.in_flight as i64,
             io_ms: ms_delta(prev.io_ms, cur.io_ms),
             weighted_ms: ms_delta(prev.weighted_ms, cur.weighted_ms),
             discards: cur.discards - prev.discards,
@@ -399,10 +474,12 @@ impl Delta {
             flushes: cur.flushes - prev.flushes,
             flush_ms: ms_delta(prev.flush_ms, cur.flush_ms),
             devices: 1,
+            group: false,
         })
     }
 
-    /// Adds another device's delta (for `--group`).
+    /// Adds another device's delta (for `--group`; start from `Delta::default()` so that a
+    /// group of one member is a group too). The result is a group.
     pub fn add(&mut self, o: &Delta) {
         self.reads += o.reads;
         self.reads_merged += o.reads_merged;
@@ -413,6 +490,7 @@ impl Delta {
         self.sectors_written += o.sectors_written;
         self.write_ms += o.write_ms;
         self.in_flight += o.in_flight;
+        self.in_flight_change += o.in_flight_change;
         self.io_ms += o.io_ms;
         self.weighted_ms += o.weighted_ms;
         self.discards += o.discards;
@@ -422,6 +500,7 @@ impl Delta {
         self.flushes += o.flushes;
         self.flush_ms += o.flush_ms;
         self.devices += o.devices;
+        self.group = true;
     }
 
     /// Whether anything completed or is in flight.
@@ -510,19 +589,38 @@ fn div(a: f64, b: f64) -> f64 {
     }
 }
 
+/// pt-diskstats' qtime and stime (ms) of a delta, as its `_calc_misc_stats` computes them:
+/// N = Df1+Df2+Df5+Df6 requests (merges counted), stime = Df10/N, qtime = Df11/(N+Q) − stime,
+/// where Q is the change of the in-flight gauge for one device and the summed gauge of the
+/// second sample for a group (see the module documentation). Both are 0 when N is 0, qtime
+/// is 0 when N+Q is 0 (and negative when the queue emptied faster than requests completed).
+pub fn pt_qtime_stime(d: &Delta) -> (f64, f64) {
+    let n = (d.reads + d.reads_merged + d.writes + d.writes_merged) as f64;
+    if n == 0.0 {
+        return (0.0, 0.0);
+    }
+    let q = if d.group {
+        d.in_flight as f64
+    } else {
+        d.in_flight_change as f64
+    };
+    let stime = d.io_ms as f64 / n;
+    let avg = n + q;
+    let qtime = if avg == 0.0 {
+        0.0
+    } else {
+        d.weighted_ms as f64 / avg - stime
+    };
+    (qtime, stime)
+}
+
 /// The figures for one delta over `interval_s` seconds. This is the function `dbio iostat`
 /// uses; `dbio bench` uses it too.
 pub fn figures(d: &Delta, interval_s: f64) -> Figures {
     let t = interval_s;
     let n = d.devices.max(1) as f64;
     let f = |x: u64| x as f64;
-    let requests = f(d.reads + d.reads_merged + d.writes + d.writes_merged);
-    let stime = div(f(d.io_ms), requests);
-    let qtime = if requests == 0.0 {
-        0.0
-    } else {
-        div(f(d.weighted_ms), requests + f(d.in_flight)) - stime
-    };
+    let (qtime, stime) = pt_qtime_stime(d);
     Figures {
         r_per_s: div(f(d.reads), t),
         w_per_s: div(f(d.writes), t),
@@ -551,8 +649,16 @@ pub fn figures(d: &Delta, interval_s: f64) -> Figures {
         util_pct: div(100.0 * f(d.io_ms), 1000.0 * t * n),
         rd_cnc: div(f(d.read_ms), t * 1000.0 * n),
         wr_cnc: div(f(d.write_ms), t * 1000.0 * n),
-        rd_rt_ms: div(f(d.read_ms), f(d.reads + d.reads_merged)),
-        wr_rt_ms: div(f(d.write_ms), f(d.writes + d.writes_merged)),
+        rd_rt_ms: if d.reads == 0 {
+            0.0
+        } else {
+            div(f(d.read_ms), f(d.reads + d.reads_merged))
+        },
+        wr_rt_ms: if d.writes == 0 {
+            0.0
+        } else {
+            div(f(d.write_ms), f(d.writes + d.writes_merged))
+        },
         in_flight: d.in_flight,
         io_per_s: div(f(d.reads + d.writes), t),
         qtime_ms: qtime,
@@ -693,6 +799,70 @@ mod tests {
         assert_eq!(all.len(), 2);
         let e = parse(&format!("{L14}\nbad\n")).unwrap_err();
         assert!(e.to_string().contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn pt_qtime_uses_the_in_flight_change_for_a_device_and_the_gauge_for_a_group() {
+        // xvdb1 between the first two samples of percona-toolkit's
+        // t/pt-diskstats/samples/bug-1035311.txt: 480 requests, io_ms 510, weighted 5510,
+        // in flight 3 -> 37. pt-diskstats prints qtime 9.7 for the device (--group-by all)
+        // and 9.6 for xvdb1 alone in --group-by sample; stime 1.1 in both.
+        let a = parse_line(" 202      17 xvdb1 204322845 10730363 8654806838 343215734 384700784 40723343 15617098115 2443223186 3 1164749680 2786863940").unwrap();
+        let b = parse_line(" 202      17 xvdb1 204323111 10730363 8654829406 343218144 384700941 40723400 15617109613 2443225946 37 1164750190 2786869450").unwrap();
+        let d = Delta::between(&a, &b).unwrap();
+        assert_eq!((d.in_flight, d.in_flight_change, d.group), (37, 34, false));
+        let (q, st) = pt_qtime_stime(&d);
+        assert_eq!(format!("{q:.1} {st:.1}"), "9.7 1.1");
+        let mut g = Delta::default();
+        g.add(&d);
+        assert!(g.group);
+        let (q, st) = pt_qtime_stime(&g);
+        assert_eq!(format!("{q:.1} {st:.1}"), "9.6 1.1");
+        // No requests: both 0; requests + change = 0: qtime 0, stime still computed.
+        assert_eq!(pt_qtime_stime(&Delta::default()), (0.0, 0.0));
+        let z = Delta {
+            reads: 2,
+            io_ms: 10,
+            weighted_ms: 50,
+            in_flight_change: -2,
+            devices: 1,
+            ..Default::default()
+        };
+        assert_eq!(pt_qtime_stime(&z), (0.0, 5.0));
+    }
+
+    #[test]
+    fn old_kernel_partition_lines_are_skipped() {
+        let text = "   3    0 hda 41159 53633 1102978 620181 39342 67538 857108 4042631 0 289150 4668250\n   3    1 hda1 58209 58218 0 0\n";
+        assert!(is_old_partition_line(
+            "   8    1 sda1 5024 46400 6662 13324"
+        ));
+        assert!(!is_old_partition_line("   8    1 sda1 5024 46400 6662 x"));
+        assert!(!is_old_partition_line("8 0 sda 1 2 3"));
+        let all = parse(text).unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].name, "hda");
+        let saved = parse_saved(&format!("TS 1 x\n{text}TS 2 x\n{text}"));
+        assert_eq!(saved.samples.len(), 2);
+        assert!(saved.problems.is_empty(), "{:?}", saved.problems);
+        assert_eq!(saved.old_partition_lines, vec![3, 6]);
+    }
+
+    #[test]
+    fn limit_fields_keeps_the_first_tokens() {
+        let raw = format!("{L20}\n{L14}\n   8    1 sda1 3264 4356 12 12\n");
+        let cut = limit_fields(&raw, 14);
+        let lines: Vec<&str> = cut.lines().collect();
+        assert_eq!(
+            lines[0],
+            " 254 0 vda 110045 12694 7633858 38112 163163 27697 13341488 94525 0 21452 141831"
+        );
+        assert_eq!(lines[1], L14);
+        assert_eq!(lines[2], "   8    1 sda1 3264 4356 12 12");
+        assert!(cut.ends_with('\n'));
+        assert_eq!(parse_line(lines[0]).unwrap().fields, 11);
+        assert_eq!(limit_fields(L20, 18).split_whitespace().count(), 18);
+        assert_eq!(limit_fields(&raw, 20), raw);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! `dbio iostat`: figures from fixture sample pairs (14, 18 and 20 fields) against values
 //! computed by hand here, 32-bit wrap and counter reset, a real pt-stalk capture, sysstat
 //! iostat on the same two samples, selection flags, every output format, live sampling and
-//! record/replay.
+//! record/replay; and the real-data checks: every column of pt-diskstats' published expected
+//! output for percona-toolkit's own sample, sysstat iostat on every pair of that sample, a
+//! real pt-stalk capture against pt-diskstats, partition lines of pre-2.6.25 kernels.
 
 mod common;
 use common::skip;
@@ -93,7 +95,8 @@ fn fourteen_fields_by_hand() {
     assert_eq!(names(&r[0]), vec!["sda", "dm-0"]);
     let d = device(&r[0], "sda");
     // Deltas over T = 2 s: reads 400, merged 100, sectors 8000, read ms 800; writes 1000,
-    // merged 1000, sectors 32000, write ms 3000; io ms 1600; weighted ms 3800; in flight 4.
+    // merged 1000, sectors 32000, write ms 3000; io ms 1600; weighted ms 3800; in flight
+    // 2 -> 4 (pt-diskstats' qtime of a device divides by the requests plus that change, 2).
     for (k, v) in [
         ("r_per_s", 400.0 / 2.0),
         ("w_per_s", 1000.0 / 2.0),
@@ -117,7 +120,7 @@ fn fourteen_fields_by_hand() {
         ("wr_rt_ms", 3000.0 / 2000.0),
         ("io_per_s", 1400.0 / 2.0),
         ("stime_ms", 1600.0 / 2500.0),
-        ("qtime_ms", 3800.0 / 2504.0 - 1600.0 / 2500.0),
+        ("qtime_ms", 3800.0 / 2502.0 - 1600.0 / 2500.0),
     ] {
         close(d, k, v);
     }
@@ -344,63 +347,6 @@ fn malformed_lines_are_reported_with_their_number_and_skipped() {
     assert!(unknown.stderr.contains("vda"), "{}", unknown.stderr);
 }
 
-/// Runs sysstat's `iostat -x -o JSON -f DIR -d 2 2` on two samples of a fake device whose
-/// sysfs `stat` file is rewritten between iostat's two reads; returns its second report's
-/// figures for the device and the interval it used (inferred from r/s: iostat measures the
-/// interval with /proc/uptime in 1/100 s).
-fn sysstat_iostat(
-    before: &str,
-    after: &str,
-    reads_delta: f64,
-) -> Option<(serde_json::Map<String, Value>, f64)> {
-    if std::process::Command::new("iostat")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        skip("sysstat iostat not installed: skipped");
-        return None;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let dev = dir.path().join("block/vdz");
-    std::fs::create_dir_all(&dev).unwrap();
-    std::fs::write(dev.join("stat"), format!("{before}\n")).unwrap();
-    let child = std::process::Command::new("iostat")
-        .args([
-            "-x",
-            "-o",
-            "JSON",
-            "-f",
-            dir.path().to_str().unwrap(),
-            "-d",
-            "2",
-            "2",
-        ])
-        .env("LC_ALL", "C")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Halfway between iostat's two reads (at start and after 2 s): a second of margin each way
-    // on a loaded machine.
-    std::thread::sleep(std::time::Duration::from_millis(1000));
-    std::fs::write(dev.join("stat.new"), format!("{after}\n")).unwrap();
-    std::fs::rename(dev.join("stat.new"), dev.join("stat")).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let stats = v["sysstat"]["hosts"][0]["statistics"].as_array().unwrap();
-    let disk = stats.last().unwrap()["disk"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["disk_device"] == "vdz")
-        .unwrap()
-        .as_object()
-        .unwrap()
-        .clone();
-    let t = (reads_delta / disk["r/s"].as_f64().unwrap() * 100.0).round() / 100.0;
-    Some((disk, t))
-}
-
 #[test]
 fn same_numbers_as_sysstat_iostat_on_the_same_two_samples() {
     // sysfs stat lines (the /proc/diskstats fields without major, minor, name): 11, 15 and 17
@@ -443,15 +389,15 @@ fn same_numbers_as_sysstat_iostat_on_the_same_two_samples() {
         ("aqu-sz", "aqu_sz"),
         ("util", "util_pct"),
     ];
-    // The three iostat runs take 2 s each: run them side by side.
+    // The three iostat runs take 1 s each: run them side by side.
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = cases
             .iter()
             .map(|&(before, after)| {
                 s.spawn(move || {
-                    let rd: f64 = after.split(' ').next().unwrap().parse::<f64>().unwrap()
-                        - before.split(' ').next().unwrap().parse::<f64>().unwrap();
-                    (before, after, sysstat_iostat(before, after, rd))
+                    let dev = [("vdz".to_string(), before.to_string(), after.to_string())];
+                    let res = sysstat_on_pair(&dev).map(|(mut d, t)| (d.remove("vdz").unwrap(), t));
+                    (before, after, res)
                 })
             })
             .collect();
@@ -922,4 +868,530 @@ fn negative_numbers_are_refused_naming_their_flag() {
             o.stderr
         );
     }
+}
+
+/// pt-diskstats' columns, the dbio JSON key each one shows (with a scale) and pt-diskstats'
+/// printf format: `1` = `%.1f`, `0` = `%.0f%%`, `-1` = `%d`.
+const PT_COLUMNS: [(&str, &str, f64, i32); 17] = [
+    ("rd_s", "r_per_s", 1.0, 1),
+    ("rd_avkb", "rareq_sz_kb", 1.0, 1),
+    ("rd_mb_s", "rkb_per_s", 1.0 / 1024.0, 1),
+    ("rd_mrg", "rrqm_pct", 1.0, 0),
+    ("rd_cnc", "rd_cnc", 1.0, 1),
+    ("rd_rt", "rd_rt_ms", 1.0, 1),
+    ("wr_s", "w_per_s", 1.0, 1),
+    ("wr_avkb", "wareq_sz_kb", 1.0, 1),
+    ("wr_mb_s", "wkb_per_s", 1.0 / 1024.0, 1),
+    ("wr_mrg", "wrqm_pct", 1.0, 0),
+    ("wr_cnc", "wr_cnc", 1.0, 1),
+    ("wr_rt", "wr_rt_ms", 1.0, 1),
+    ("busy", "util_pct", 1.0, 0),
+    ("in_prg", "in_flight", 1.0, -1),
+    ("io_s", "io_per_s", 1.0, 1),
+    ("qtime", "qtime_ms", 1.0, 1),
+    ("stime", "stime_ms", 1.0, 1),
+];
+
+/// One figure as pt-diskstats prints it.
+fn pt_format(v: f64, prec: i32) -> String {
+    match prec {
+        -1 => format!("{}", v as u64),
+        0 => format!("{v:.0}%"),
+        _ => format!("{v:.1}"),
+    }
+}
+
+/// The rows of a pt-diskstats text output: (`#ts`, device, the 17 figures as printed).
+fn pt_rows(text: &str) -> Vec<(String, String, Vec<String>)> {
+    text.lines()
+        .map(str::split_whitespace)
+        .map(Iterator::collect::<Vec<&str>>)
+        .filter(|t| t.len() == 19 && t[0] != "#ts")
+        .map(|t| {
+            (
+                t[0].to_string(),
+                t[1].to_string(),
+                t[2..].iter().map(|s| s.to_string()).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn same_figures_as_pt_diskstats_published_expected_output() {
+    // percona-toolkit's own sample (a real capture from a Xen guest, 30 samples) and the
+    // output its test suite expects for it: every column, three views. First `--group-by all`
+    // (one row per device per interval), then `S` (group by sample: the active devices summed,
+    // shown as {7} or {8}), then `/ xvdb1` (the same, xvdb1 alone).
+    let expected =
+        std::fs::read_to_string(testdata("percona-toolkit/all_int_bug-1035311.txt")).unwrap();
+    let (by_device_and_sample, one_device) = expected
+        .split_once("Enter a disk/device pattern: ")
+        .unwrap();
+    let sample = testdata("percona-toolkit/bug-1035311.txt");
+    let first_ts: f64 = std::fs::read_to_string(&sample)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let active7 = "xvda,xvda1,xvda3,xvdb,xvdb1,dm-0,dm-3";
+    let o = dbio(&[
+        "iostat",
+        "--replay",
+        sample.to_str().unwrap(),
+        "--format",
+        "json",
+        "--all",
+        "--partitions",
+        "--group",
+        &format!("{{7}}={active7}"),
+        "--group",
+        &format!("{{8}}={active7},dm-1"),
+        "--group",
+        "one=xvdb1",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.is_empty(), "{}", o.stderr);
+    let reports: Vec<Value> = o
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(reports.len(), 29);
+    let at = |ts: &str| -> &Value {
+        reports
+            .iter()
+            .find(|r| format!("{:.1}", r["ts"].as_f64().unwrap() - first_ts) == ts)
+            .unwrap_or_else(|| panic!("no report at +{ts} s"))
+    };
+    let mut rows: Vec<(String, String, Vec<String>)> = pt_rows(by_device_and_sample);
+    rows.extend(
+        pt_rows(one_device)
+            .into_iter()
+            .map(|(ts, _, v)| (ts, "one".to_string(), v)),
+    );
+    assert_eq!(
+        rows.len(),
+        7 + 28 * 8 + 29 + 29,
+        "rows in the expected output"
+    );
+    let (mut compared, mut equal) = (0, 0);
+    let mut wrong: Vec<String> = Vec::new();
+    let mut worst_qtime = (0.0f64, String::new());
+    for (ts, dev, theirs) in &rows {
+        let ours = device(at(ts), dev);
+        for ((col, key, scale, prec), want) in PT_COLUMNS.iter().zip(theirs) {
+            let v = ours[*key].as_f64().unwrap() * scale;
+            let got = pt_format(v, *prec);
+            compared += 1;
+            if &got == want {
+                equal += 1;
+            } else {
+                wrong.push(format!(
+                    "{col} of {dev} at +{ts}: dbio {got}, pt-diskstats {want}"
+                ));
+                if *col == "qtime" {
+                    let diff = (v - want.parse::<f64>().unwrap()).abs();
+                    if diff > worst_qtime.0 {
+                        worst_qtime = (diff, format!("{dev} at +{ts}"));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "pt-diskstats published expected output: {compared} figures compared, {equal} equal; \
+         largest qtime difference {:.1} ms ({})",
+        worst_qtime.0, worst_qtime.1
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} of {compared} figures differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn old_kernel_partition_lines_of_7_fields_are_skipped() {
+    // A /proc/diskstats of a Linux 2.6 kernel before 2.6.25: partitions print only reads,
+    // sectors read, writes and sectors written (7 fields). iostat and pt-diskstats skip those
+    // lines; so does dbio, saying so once with -v, and exits 0.
+    let snap = std::fs::read_to_string(testdata("linux-2.6-nmon-comment.txt")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("old-kernel");
+    std::fs::write(&f, format!("TS 1000.0 x\n{snap}TS 1001.0 x\n{snap}")).unwrap();
+    let path = f.to_str().unwrap();
+    let o = dbio(&["iostat", "--replay", path, "--format", "json", "--all"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.is_empty(), "{}", o.stderr);
+    let r: Value = serde_json::from_str(o.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(names(&r), vec!["fd0", "hda", "sda"]);
+    let v = dbio(&["iostat", "--replay", path, "--format", "json", "-v"]);
+    assert_eq!(v.code, 0, "{}", v.stderr);
+    assert_eq!(v.stderr.lines().count(), 1, "{}", v.stderr);
+    assert!(
+        v.stderr.contains("10 partition lines of 7 fields")
+            && v.stderr.contains("before 2.6.25")
+            && v.stderr.contains("lines 4, 5, 6, 7, 9, 13, 14, 15, 16, 18"),
+        "{}",
+        v.stderr
+    );
+}
+
+#[test]
+fn record_fields_14_is_read_by_pt_diskstats() {
+    // pt-diskstats reads only lines of 14 fields (3.2.1 also 18): on a kernel printing 20 it
+    // shows nothing for a plain --record file. --record-fields 14 writes the classic 14
+    // fields.
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec14");
+    let o = dbio(&[
+        "iostat",
+        "--all",
+        "--interval",
+        "100ms",
+        "--count",
+        "2",
+        "--format",
+        "json",
+        "--record",
+        rec.to_str().unwrap(),
+        "--record-fields",
+        "14",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let text = std::fs::read_to_string(&rec).unwrap();
+    let kernel: Vec<String> = std::fs::read_to_string("/proc/diskstats")
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().nth(2).unwrap().to_string())
+        .collect();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("TS ")).collect();
+    assert_eq!(lines.len(), 3 * kernel.len(), "{text}");
+    for l in &lines {
+        assert_eq!(l.split_whitespace().count(), 14, "{l:?}");
+    }
+    // dbio replays it (the discard and flush figures are 0 now).
+    let again = replay_json(rec.to_str().unwrap(), &["--all"]);
+    assert_eq!(again.len(), 2);
+    let Ok(out) = std::process::Command::new("pt-diskstats")
+        .args(["--group-by", "all", "--show-inactive", "--headers", ""])
+        .arg(&rec)
+        .env("LC_ALL", "C")
+        .output()
+    else {
+        skip("pt-diskstats not installed: skipped");
+        return;
+    };
+    assert!(out.status.success());
+    let shown = pt_rows(&String::from_utf8(out.stdout).unwrap());
+    // Two intervals, every device in each.
+    assert_eq!(shown.len(), 2 * kernel.len(), "{shown:?}");
+    let bad = dbio(&[
+        "iostat",
+        "--record",
+        dir.path().join("rec16").to_str().unwrap(),
+        "--record-fields",
+        "16",
+    ]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+}
+
+/// sysstat's figures per device: its JSON object for each `disk_device`.
+type SysstatDisks = std::collections::HashMap<String, serde_json::Map<String, Value>>;
+
+/// Runs sysstat's `iostat -x -o JSON -f DIR -d 1 2` on two samples of the devices `devs`
+/// (name, sysfs `stat` line before, after) in a fake sysfs: the `stat` files are rewritten
+/// once iostat has printed its first report (it flushes each report), so its second read sees
+/// the second sample. Returns its second report per device and the interval it used, inferred
+/// from the device with the most reads (iostat measures the interval in 1/100 s).
+fn sysstat_on_pair(devs: &[(String, String, String)]) -> Option<(SysstatDisks, f64)> {
+    use std::io::Read;
+    if std::process::Command::new("iostat")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        skip("sysstat iostat not installed: skipped");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (name, before, _) in devs {
+        let d = dir.path().join("block").join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("stat"), format!("{before}\n")).unwrap();
+    }
+    let mut child = std::process::Command::new("iostat")
+        .args([
+            "-x",
+            "-o",
+            "JSON",
+            "-f",
+            dir.path().to_str().unwrap(),
+            "-d",
+            "1",
+            "2",
+        ])
+        .env("LC_ALL", "C")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut text = Vec::new();
+    let mut buf = [0u8; 4096];
+    // The first report is complete when its "disk" array is closed.
+    loop {
+        let n = out.read(&mut buf).unwrap();
+        assert!(
+            n > 0,
+            "iostat ended early: {}",
+            String::from_utf8_lossy(&text)
+        );
+        text.extend_from_slice(&buf[..n]);
+        let s = String::from_utf8_lossy(&text);
+        if s.find("\"disk_device\"")
+            .is_some_and(|i| s[i..].contains(']'))
+        {
+            break;
+        }
+    }
+    for (name, _, after) in devs {
+        let d = dir.path().join("block").join(name);
+        std::fs::write(d.join("stat.new"), format!("{after}\n")).unwrap();
+        std::fs::rename(d.join("stat.new"), d.join("stat")).unwrap();
+    }
+    out.read_to_end(&mut text).unwrap();
+    assert!(child.wait().unwrap().success());
+    let v: Value = serde_json::from_slice(&text).unwrap();
+    let stats = v["sysstat"]["hosts"][0]["statistics"].as_array().unwrap();
+    let disks: std::collections::HashMap<String, serde_json::Map<String, Value>> =
+        stats.last().unwrap()["disk"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["disk_device"].as_str().unwrap().to_string(),
+                    d.as_object().unwrap().clone(),
+                )
+            })
+            .collect();
+    let reads = |l: &str| l.split_whitespace().next().unwrap().parse::<f64>().unwrap();
+    let (name, rd) = devs
+        .iter()
+        .map(|(n, b, a)| (n, reads(a) - reads(b)))
+        .max_by(|x, y| x.1.total_cmp(&y.1))
+        .unwrap();
+    assert!(rd > 0.0, "no reads in this pair");
+    let t = (rd / disks[name.as_str()]["r/s"].as_f64().unwrap() * 100.0).round() / 100.0;
+    Some((disks, t))
+}
+
+#[test]
+fn same_figures_as_sysstat_on_pt_diskstats_samples() {
+    // Every pair of consecutive samples of percona-toolkit's real capture, every device but
+    // ram* and loop*, every iostat -x column: sysstat 12.x reads the pair from a fake sysfs,
+    // dbio replays it at the interval sysstat measured.
+    let text = std::fs::read_to_string(testdata("percona-toolkit/bug-1035311.txt")).unwrap();
+    let samples: Vec<Vec<(String, String)>> = text
+        .split("TS ")
+        .filter(|b| !b.trim().is_empty())
+        .map(|b| {
+            b.lines()
+                .skip(1)
+                .filter(|l| {
+                    let name = l.split_whitespace().nth(2).unwrap_or("");
+                    !name.starts_with("ram") && !name.starts_with("loop")
+                })
+                .map(|l| {
+                    (
+                        l.split_whitespace().nth(2).unwrap().to_string(),
+                        l.to_string(),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(samples.len(), 30);
+    let stat = |line: &str| {
+        line.split_whitespace()
+            .skip(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let map = [
+        ("r/s", "r_per_s"),
+        ("w/s", "w_per_s"),
+        ("d/s", "d_per_s"),
+        ("f/s", "f_per_s"),
+        ("rkB/s", "rkb_per_s"),
+        ("wkB/s", "wkb_per_s"),
+        ("dkB/s", "dkb_per_s"),
+        ("rrqm/s", "rrqm_per_s"),
+        ("wrqm/s", "wrqm_per_s"),
+        ("drqm/s", "drqm_per_s"),
+        ("rrqm", "rrqm_pct"),
+        ("wrqm", "wrqm_pct"),
+        ("drqm", "drqm_pct"),
+        ("r_await", "r_await_ms"),
+        ("w_await", "w_await_ms"),
+        ("d_await", "d_await_ms"),
+        ("f_await", "f_await_ms"),
+        ("rareq-sz", "rareq_sz_kb"),
+        ("wareq-sz", "wareq_sz_kb"),
+        ("dareq-sz", "dareq_sz_kb"),
+        ("aqu-sz", "aqu_sz"),
+        ("util", "util_pct"),
+    ];
+    // 29 iostat runs of 1 s each, side by side (they mostly sleep).
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = samples
+            .windows(2)
+            .map(|w| {
+                let devs: Vec<(String, String, String)> = w[0]
+                    .iter()
+                    .zip(&w[1])
+                    .map(|((n, a), (m, b))| {
+                        assert_eq!(n, m);
+                        (n.clone(), stat(a), stat(b))
+                    })
+                    .collect();
+                let pair = (w[0].clone(), w[1].clone());
+                s.spawn(move || (pair, sysstat_on_pair(&devs)))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let (mut compared, mut equal) = (0, 0);
+    let mut wrong = Vec::new();
+    for ((before, after), res) in results {
+        let Some((theirs, t)) = res else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("pair");
+        let lines =
+            |s: &[(String, String)]| s.iter().map(|(_, l)| format!("{l}\n")).collect::<String>();
+        std::fs::write(
+            &f,
+            format!(
+                "TS 100 x\n{}TS {} x\n{}",
+                lines(&before),
+                100.0 + t,
+                lines(&after)
+            ),
+        )
+        .unwrap();
+        let o = dbio(&[
+            "iostat",
+            "--replay",
+            f.to_str().unwrap(),
+            "--format",
+            "json",
+            "--all",
+            "--partitions",
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let ours: Value = serde_json::from_str(o.stdout.lines().next().unwrap()).unwrap();
+        // sysstat leaves out devices that never did I/O (md0 here); every other one is shown.
+        for (name, line) in &before {
+            let never_used = line.split_whitespace().skip(3).all(|t| t == "0");
+            assert_eq!(theirs.contains_key(name), !never_used, "{name} in sysstat");
+        }
+        for (name, sys) in &theirs {
+            let d = device(&ours, name);
+            for (their_key, our_key) in map {
+                let want = format!("{:.2}", sys[their_key].as_f64().unwrap());
+                let got = format!("{:.2}", d[our_key].as_f64().unwrap());
+                compared += 1;
+                if got == want {
+                    equal += 1;
+                } else {
+                    wrong.push(format!(
+                        "{their_key} of {name} (T={t}): dbio {got}, sysstat {want}"
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("sysstat iostat on the same pairs: {compared} figures compared, {equal} equal");
+    assert!(
+        wrong.is_empty(),
+        "{} of {compared} figures differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn pt_stalk_capture_same_figures_as_pt_diskstats() {
+    // A real pt-stalk capture (20-field lines, which pt-diskstats 3.2.1 skips): dbio reads it
+    // as it is; pt-diskstats reads the same capture cut to the classic 14 fields (what
+    // --record-fields 14 writes). Every pt-diskstats column of every device must agree.
+    let name = "pt-stalk-2026_11_22_08_22_49-diskstats";
+    let text = std::fs::read_to_string(testdata(name)).unwrap();
+    let first_ts: f64 = text.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut14");
+    let cut_text: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("TS ") {
+                format!("{l}\n")
+            } else {
+                format!(
+                    "{}\n",
+                    l.split_whitespace().take(14).collect::<Vec<_>>().join(" ")
+                )
+            }
+        })
+        .collect();
+    std::fs::write(&cut, cut_text).unwrap();
+    let Ok(out) = std::process::Command::new("pt-diskstats")
+        .args(["--group-by", "all", "--show-inactive", "--headers", ""])
+        .args(["--columns-regex", "."])
+        .arg(&cut)
+        .env("LC_ALL", "C")
+        .output()
+    else {
+        skip("pt-diskstats not installed: skipped");
+        return;
+    };
+    assert!(out.status.success());
+    let theirs = pt_rows(&String::from_utf8(out.stdout).unwrap());
+    let ours = replay_json(name, &["--all", "--partitions"]);
+    let devices = text
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("TS "))
+        .count();
+    assert_eq!(theirs.len(), ours.len() * devices);
+    let (mut compared, mut equal) = (0, 0);
+    let mut wrong = Vec::new();
+    for (ts, dev, vals) in &theirs {
+        let r = ours
+            .iter()
+            .find(|r| format!("{:.1}", r["ts"].as_f64().unwrap() - first_ts) == *ts)
+            .unwrap_or_else(|| panic!("no report at +{ts}"));
+        let d = device(r, dev);
+        for ((col, key, scale, prec), want) in PT_COLUMNS.iter().zip(vals) {
+            let got = pt_format(d[*key].as_f64().unwrap() * scale, *prec);
+            compared += 1;
+            if &got == want {
+                equal += 1;
+            } else {
+                wrong.push(format!(
+                    "{col} of {dev} at +{ts}: dbio {got}, pt-diskstats {want}"
+                ));
+            }
+        }
+    }
+    eprintln!("pt-stalk capture vs pt-diskstats: {compared} figures compared, {equal} equal");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -54,6 +54,12 @@ pub struct Args {
     /// writes and pt-diskstats reads.
     #[arg(long, value_name = "FILE", conflicts_with = "replay")]
     pub record: Option<PathBuf>,
+    /// With --record: write the first N fields of each line (14: the classic format of
+    /// kernels before 4.18, which pt-diskstats reads; 18: with the discard counters, which
+    /// pt-diskstats 3.2.1 also reads) instead of all the kernel prints (20 since Linux 5.5,
+    /// lines pt-diskstats skips).
+    #[arg(long, value_name = "N", requires = "record", value_parser = parse_record_fields)]
+    pub record_fields: Option<usize>,
     /// Read samples from FILE (pt-stalk `*-diskstats`, pt-diskstats --save-samples, or
     /// `--record`) instead of the live system; intervals come from its TS lines.
     #[arg(long, value_name = "FILE")]
@@ -72,6 +78,24 @@ pub struct Args {
     /// the textfile collector; other formats: appended as they come).
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Say what was skipped without being an error (partition lines of 7 fields that kernels
+    /// before 2.6.25 print), once.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+fn parse_record_fields(s: &str) -> Result<usize, String> {
+    match s {
+        "14" => Ok(14),
+        "18" => Ok(18),
+        "20" => Ok(20),
+        _ => Err(
+            "give 14 (major minor name and 11 counters, as kernels before 4.18 print \
+                  and pt-diskstats reads), 18 (with the discard counters) or 20 (all, as \
+                  Linux 5.5+ prints)"
+                .to_string(),
+        ),
+    }
 }
 
 /// One device (or group) in one report.
@@ -248,14 +272,13 @@ fn build_report(
         });
     }
     for (gname, members) in &sel.groups {
+        // Summed from an empty delta: even a group of one member is a group (pt-diskstats'
+        // qtime of a group uses the summed in-flight gauge, not its change).
         let mut sum: Option<Delta> = None;
         let mut missing = Vec::new();
         for m in members {
             match deltas.get(m.as_str()) {
-                Some(d) => match &mut sum {
-                    None => sum = Some(d.clone()),
-                    Some(s) => s.add(d),
-                },
+                Some(d) => sum.get_or_insert_with(Delta::default).add(d),
                 None => missing.push(m.as_str()),
             }
         }
@@ -805,6 +828,27 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
 }
 
+/// The -v note on skipped partition lines of old kernels (line numbers, the first 20).
+fn old_partitions_note(lines: &[usize]) -> String {
+    let mut list = lines
+        .iter()
+        .take(20)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if lines.len() > 20 {
+        list.push_str(", ...");
+    }
+    format!(
+        "{} partition line{} of 7 fields skipped (line{} {list}): kernels before 2.6.25 print \
+         only reads, sectors read, writes and sectors written for a partition, too little for \
+         these figures; iostat and pt-diskstats skip them too",
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" },
+        if lines.len() == 1 { "" } else { "s" },
+    )
+}
+
 fn replay(args: &Args, path: &Path, sink: &mut Sink) -> anyhow::Result<u8> {
     let bytes = std::fs::read(path).with_context(|| {
         format!(
@@ -820,6 +864,13 @@ fn replay(args: &Args, path: &Path, sink: &mut Sink) -> anyhow::Result<u8> {
             path.display(),
             p.line,
             p.msg
+        );
+    }
+    if args.verbose && !saved.old_partition_lines.is_empty() {
+        eprintln!(
+            "dbio: {}: {}",
+            path.display(),
+            old_partitions_note(&saved.old_partition_lines)
         );
     }
     if saved.samples.len() < 2 {
@@ -893,12 +944,27 @@ fn live(args: &Args, sink: &mut Sink) -> anyhow::Result<u8> {
                 .append(true)
                 .open(p)
                 .with_context(|| format!("cannot append to record file {}: check the directory exists and is writable", p.display()))?;
-            f.write_all(diskstats::format_saved(ts, raw).as_bytes())
+            let raw = match args.record_fields {
+                Some(n) => std::borrow::Cow::Owned(diskstats::limit_fields(raw, n)),
+                None => std::borrow::Cow::Borrowed(raw),
+            };
+            f.write_all(diskstats::format_saved(ts, &raw).as_bytes())
                 .with_context(|| format!("cannot write record file {}", p.display()))?;
         }
         Ok(())
     };
     let (raw, mut prev, ts0, mut t_prev) = take()?;
+    if args.verbose {
+        let old: Vec<usize> = raw
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| diskstats::is_old_partition_line(l))
+            .map(|(i, _)| i + 1)
+            .collect();
+        if !old.is_empty() {
+            eprintln!("dbio: /proc/diskstats: {}", old_partitions_note(&old));
+        }
+    }
     record(ts0, &raw)?;
     let named = args
         .devices
