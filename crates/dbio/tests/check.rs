@@ -91,7 +91,11 @@ fn nagios_exit_codes() {
     let (code, out) = nagios(&["megacli-always-writeback.txt"]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.starts_with("DBIO STORAGE WARNING - 0 critical, 3 warning, 0 unknown"),
+        out.starts_with("DBIO STORAGE WARNING - 0 critical, 2 warning, 0 unknown"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nADVICE MegaCli c0 vd 0 raid.read_ahead: controller read-ahead is on"),
         "{out}"
     );
     let (code, out) = nagios(&["megacli-learn-cycle.txt"]);
@@ -223,6 +227,52 @@ fn every_tool_and_state_through_the_binary() {
         // RAID-only audits: no PATH given, so no mount or disk rules ran.
         assert!(rule_statuses(&v, "io.scheduler").is_empty());
     }
+}
+
+/// A real 3ware unit table with a verify running and read cache on: advice, exit 0; with
+/// --advice-warns the same output is a WARNING.
+#[test]
+fn advice_does_not_change_the_exit_code_unless_asked() {
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/raid/real/tw_cli-unitstatus-raid5-verifying.txt");
+    let out = dbio()
+        .args(["check", "--nagios", "--raid-output"])
+        .arg(&real)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.starts_with("DBIO STORAGE OK - "), "{text}");
+    assert!(
+        text.contains("ADVICE tw_cli c0 u0 raid.vd_state: state VERIFYING"),
+        "{text}"
+    );
+    let out = dbio()
+        .args(["check", "--nagios", "--advice-warns", "--raid-output"])
+        .arg(&real)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.starts_with("DBIO STORAGE WARNING - "), "{text}");
+    let out = dbio()
+        .args(["check", "--format", "json", "--raid-output"])
+        .arg(&real)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["status"], "ADVICE", "{v}");
+    assert_eq!(v["counts"]["advice"], 2, "{v}");
+    let out = dbio()
+        .args(["check", "--format", "prometheus", "--raid-output"])
+        .arg(&real)
+        .output()
+        .unwrap();
+    let p = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        p.contains("dbio_check_advice{device=\"tw_cli c0 u0\",rule=\"raid.vd_state\"} 1"),
+        "{p}"
+    );
 }
 
 #[test]

@@ -3,19 +3,10 @@
 //! fallback is inferred from the battery state (PERC controllers switch write-back virtual
 //! disks to write-through while the battery learns, charges, fails or is missing).
 
-use super::{kv, parse_strip, Battery, BatteryState, Controller, VirtualDrive, WritePolicy};
-
-fn battery_state(s: &str) -> BatteryState {
-    match s.to_ascii_lowercase().as_str() {
-        "ready" | "ok" => BatteryState::Ok,
-        "charging" => BatteryState::Charging,
-        "learning" | "reconditioning" => BatteryState::Learning,
-        "degraded" | "power low" => BatteryState::Degraded,
-        "failed" => BatteryState::Failed,
-        "missing" | "not present" => BatteryState::Missing,
-        _ => BatteryState::Unknown,
-    }
-}
+use super::{
+    battery_state_word as battery_state, kv, parse_strip, Battery, BatteryState, Controller,
+    VirtualDrive, WritePolicy,
+};
 
 fn flush(ctrls: &mut Vec<Controller>, ctrl: &str, block: &mut Vec<(String, String)>) {
     if block.is_empty() {
