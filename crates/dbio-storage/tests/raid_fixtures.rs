@@ -54,16 +54,26 @@ fn summary(findings: &[Finding], rule: &str) -> String {
 
 #[test]
 fn megacli_states() {
+    // Real: -LDInfo of seven write-back VDs and -AdpBbuCmd of the same adapter, merged.
     let f = expect(
-        &["megacli-healthy.txt"],
+        &[
+            "real/megacli-ldinfo-seven-vds-wb.txt",
+            "real/megacli-adpbbucmd-ibbu08-optimal.txt",
+        ],
         Tool::Megacli,
         &[
             ("raid.write_policy", Status::Ok),
             ("raid.battery", Status::Ok),
             ("raid.vd_state", Status::Ok),
+            ("raid.read_ahead", Status::Advice),
         ],
     );
-    assert!(worst(&f, "raid.read_ahead").is_none());
+    assert!(
+        summary(&f, "raid.write_policy")
+            .contains("write-back (configured and current), battery OK"),
+        "{}",
+        summary(&f, "raid.write_policy")
+    );
     let f = expect(
         &["megacli-learn-cycle.txt"],
         Tool::Megacli,
@@ -109,20 +119,28 @@ fn megacli_states() {
 
 #[test]
 fn megacli_details_and_merge() {
-    let (reports, _) = run(&["megacli-adpallinfo.txt", "megacli-healthy.txt"]);
+    // Real -AdpAllInfo ("BBU: Present", no state) merged with real -LDInfo and -AdpBbuCmd:
+    // the BBU state from -AdpBbuCmd replaces the presence-only one.
+    let (reports, _) = run(&[
+        "real/megacli-adpallinfo-perc6i-bbu-present.txt",
+        "real/megacli-ldinfo-seven-vds-wb.txt",
+        "real/megacli-adpbbucmd-ibbu08-optimal.txt",
+    ]);
     let c = &reports[0].controllers[0];
-    assert_eq!(c.model.as_deref(), Some("LSI MegaRAID SAS 9260-8i"));
-    assert_eq!(c.cache_bytes, Some(512 << 20));
+    assert_eq!(c.model.as_deref(), Some("PERC 6/i Integrated"));
+    assert_eq!(c.cache_bytes, Some(256 << 20));
     assert_eq!(c.battery.as_ref().unwrap().state, BatteryState::Ok);
-    assert_eq!(
-        c.battery.as_ref().unwrap().next_learn.as_deref(),
-        Some("Thu Mar 15 03:24:53 2012")
-    );
-    let vd = &c.virtual_drives[1];
-    assert_eq!(vd.raid_level.as_deref(), Some("10"));
+    assert_eq!(c.battery.as_ref().unwrap().kind, "iBBU08");
+    assert_eq!(c.virtual_drives.len(), 7);
+    let vd = &c.virtual_drives[0];
+    assert_eq!(vd.raid_level.as_deref(), Some("1"));
     assert_eq!(vd.stripe_bytes, Some(65536));
     assert_eq!(vd.configured_write, Some(WritePolicy::WriteBack));
-    assert_eq!(vd.name.as_deref(), Some("data"));
+    assert_eq!(vd.current_write, Some(WritePolicy::WriteBack));
+    // -AdpAllInfo alone: the BBU is present, its state not in the output: OK with a note.
+    let (_, f) = run(&["real/megacli-adpallinfo-perc6i-bbu-present.txt"]);
+    assert_eq!(worst(&f, "raid.battery"), Some(Status::Ok));
+    assert!(summary(&f, "raid.battery").contains("MegaCli -AdpBbuCmd -aALL"));
 }
 
 #[test]
@@ -263,7 +281,7 @@ fn ssacli_states() {
 #[test]
 fn cciss_states() {
     expect(
-        &["cciss_vol_status-ok.txt"],
+        &["real/cciss_vol_status-p410i-flash.txt"],
         Tool::CcissVolStatus,
         &[("raid.vd_state", Status::Ok)],
     );
@@ -278,7 +296,7 @@ fn cciss_states() {
 #[test]
 fn arcconf_states() {
     expect(
-        &["arcconf-healthy.txt"],
+        &["real/arcconf-getconfig-serveraid8k-battery.txt"],
         Tool::Arcconf,
         &[
             ("raid.write_policy", Status::Ok),
@@ -309,7 +327,7 @@ fn arcconf_states() {
 #[test]
 fn twcli_states() {
     expect(
-        &["tw_cli-healthy.txt"],
+        &["real/tw_cli-c0-show-all-9750-verifying.txt"],
         Tool::TwCli,
         &[
             ("raid.write_policy", Status::Ok),
