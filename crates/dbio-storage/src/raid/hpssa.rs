@@ -41,11 +41,10 @@ impl Ctl {
         if !present {
             self.c.cache_bytes = Some(0);
         }
-        let hba = self
-            .c
-            .model
-            .as_deref()
-            .is_some_and(|m| m.starts_with("Smart HBA"));
+        let hba =
+            self.c.model.as_deref().is_some_and(|m| {
+                m.starts_with("Smart HBA") || m.starts_with("Dynamic Smart Array")
+            });
         if hba && !cache_known {
             self.c.cache_bytes = Some(0);
         }
