@@ -907,10 +907,15 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                         "raid.write_policy",
                         &ctl_dev,
                         Status::Crit,
-                        format!(
-                            "controller write cache disabled, every write waits for the disks: {reason}; {}",
-                            battery_cause(c)
-                        ),
+                        match c.battery {
+                            Some(_) => format!(
+                                "controller write cache disabled, every write waits for the disks: {reason}; {}",
+                                battery_cause(c)
+                            ),
+                            None => format!(
+                                "controller write cache disabled, every write waits for the disks: {reason}"
+                            ),
+                        },
                         WHY_WT,
                     )
                     .evidence([reason.clone()])
