@@ -258,7 +258,7 @@ pub fn parse_fixed_tz(tz: &str) -> Option<i64> {
     } else {
         (rest.parse().ok()?, 0)
     };
-    if h > 14 || m > 59 {
+    if !(0..=14).contains(&h) || !(0..=59).contains(&m) {
         return None;
     }
     Some(sign * (h * 3600 + m * 60))

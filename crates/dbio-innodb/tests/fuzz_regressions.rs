@@ -26,3 +26,18 @@ fn char_length_beyond_255_is_an_error_not_an_abort() {
     }
     assert_eq!(encode::char_n(255, "a", "latin1").unwrap().len(), 255);
 }
+
+/// `--tz '--4444444444444444'`: a sign, then a negative hour count that passed the `<= 14`
+/// check and overflowed `h * 3600`. Hours and minutes are unsigned: not a fixed offset.
+#[test]
+fn signed_hours_in_fixed_tz_are_not_an_overflow() {
+    for tz in [
+        "--4444444444444444",
+        "+-5",
+        "-1:-5",
+        "+-9223372036854775808:00",
+    ] {
+        assert_eq!(encode::parse_fixed_tz(tz), None, "{tz}");
+    }
+    assert_eq!(encode::parse_fixed_tz("+14"), Some(14 * 3600));
+}

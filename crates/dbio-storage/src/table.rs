@@ -509,7 +509,13 @@ fn load_gpt(src: &dyn ReadAt, ss: u64, lba: u64) -> Result<(GptHeader, Vec<u8>),
         .map_err(|e| format!("cannot read sector {lba}: {e}"))?;
     let h = parse_gpt_header(&b, lba, ss)?;
     let len = h.entry_count as usize * h.entry_size as usize;
-    let entries = src.read_vec(h.entries_lba * ss, len).map_err(|e| {
+    let at = h.entries_lba.checked_mul(ss).ok_or_else(|| {
+        format!(
+            "the partition entry array at sector {} lies beyond 2^64 bytes",
+            h.entries_lba
+        )
+    })?;
+    let entries = src.read_vec(at, len).map_err(|e| {
         format!(
             "cannot read the partition entry array at sector {} ({len} bytes): {e}",
             h.entries_lba

@@ -103,3 +103,29 @@ fn impossible_sector_size_is_an_error_not_a_panic() {
         1
     );
 }
+
+/// fuzz target partition_table: a primary GPT header (valid CRC) whose entry array starts
+/// past 2^64 bytes overflowed `entries_lba * sector_size`. The header is unusable: the
+/// backup is used, with a warning that says why.
+#[test]
+fn gpt_entry_array_beyond_any_disk_falls_back_to_the_backup() {
+    let mut img = gpt_image(128, &[(40, 60)]);
+    let h = 512;
+    img[h + 72..h + 80].copy_from_slice(&(1u64 << 60).to_le_bytes());
+    img[h + 16..h + 20].fill(0);
+    let c = crc32(&img[h..h + 92]);
+    img[h + 16..h + 20].copy_from_slice(&c.to_le_bytes());
+    let t = table::read_table(&img, None).unwrap();
+    assert_eq!(
+        t.gpt.as_ref().unwrap().header_used,
+        table::HeaderSource::Backup
+    );
+    assert_eq!(t.partitions.len(), 1);
+    assert!(
+        t.warnings
+            .iter()
+            .any(|w| w.contains("primary GPT is damaged") && w.contains(&(1u64 << 60).to_string())),
+        "{:?}",
+        t.warnings
+    );
+}
