@@ -336,7 +336,7 @@ pub fn ms_delta(before: u64, after: u64) -> u64 {
     if after >= before {
         after - before
     } else {
-        (after + (1u64 << 32)).saturating_sub(before)
+        after.saturating_add(1u64 << 32).saturating_sub(before)
     }
 }
 
@@ -402,26 +402,26 @@ impl Delta {
         })
     }
 
-    /// Adds another device's delta (for `--group`).
+    /// Adds another device's delta (for `--group`); sums saturate at u64::MAX.
     pub fn add(&mut self, o: &Delta) {
-        self.reads += o.reads;
-        self.reads_merged += o.reads_merged;
-        self.sectors_read += o.sectors_read;
-        self.read_ms += o.read_ms;
-        self.writes += o.writes;
-        self.writes_merged += o.writes_merged;
-        self.sectors_written += o.sectors_written;
-        self.write_ms += o.write_ms;
-        self.in_flight += o.in_flight;
-        self.io_ms += o.io_ms;
-        self.weighted_ms += o.weighted_ms;
-        self.discards += o.discards;
-        self.discards_merged += o.discards_merged;
-        self.sectors_discarded += o.sectors_discarded;
-        self.discard_ms += o.discard_ms;
-        self.flushes += o.flushes;
-        self.flush_ms += o.flush_ms;
-        self.devices += o.devices;
+        self.reads = self.reads.saturating_add(o.reads);
+        self.reads_merged = self.reads_merged.saturating_add(o.reads_merged);
+        self.sectors_read = self.sectors_read.saturating_add(o.sectors_read);
+        self.read_ms = self.read_ms.saturating_add(o.read_ms);
+        self.writes = self.writes.saturating_add(o.writes);
+        self.writes_merged = self.writes_merged.saturating_add(o.writes_merged);
+        self.sectors_written = self.sectors_written.saturating_add(o.sectors_written);
+        self.write_ms = self.write_ms.saturating_add(o.write_ms);
+        self.in_flight = self.in_flight.saturating_add(o.in_flight);
+        self.io_ms = self.io_ms.saturating_add(o.io_ms);
+        self.weighted_ms = self.weighted_ms.saturating_add(o.weighted_ms);
+        self.discards = self.discards.saturating_add(o.discards);
+        self.discards_merged = self.discards_merged.saturating_add(o.discards_merged);
+        self.sectors_discarded = self.sectors_discarded.saturating_add(o.sectors_discarded);
+        self.discard_ms = self.discard_ms.saturating_add(o.discard_ms);
+        self.flushes = self.flushes.saturating_add(o.flushes);
+        self.flush_ms = self.flush_ms.saturating_add(o.flush_ms);
+        self.devices = self.devices.saturating_add(o.devices);
     }
 
     /// Whether anything completed or is in flight.
@@ -516,7 +516,8 @@ pub fn figures(d: &Delta, interval_s: f64) -> Figures {
     let t = interval_s;
     let n = d.devices.max(1) as f64;
     let f = |x: u64| x as f64;
-    let requests = f(d.reads + d.reads_merged + d.writes + d.writes_merged);
+    // Sums in f64: counters near 2^64 (a damaged saved sample) must not overflow.
+    let requests = f(d.reads) + f(d.reads_merged) + f(d.writes) + f(d.writes_merged);
     let stime = div(f(d.io_ms), requests);
     let qtime = if requests == 0.0 {
         0.0
@@ -534,11 +535,11 @@ pub fn figures(d: &Delta, interval_s: f64) -> Figures {
         rrqm_per_s: div(f(d.reads_merged), t),
         wrqm_per_s: div(f(d.writes_merged), t),
         drqm_per_s: div(f(d.discards_merged), t),
-        rrqm_pct: div(100.0 * f(d.reads_merged), f(d.reads + d.reads_merged)),
-        wrqm_pct: div(100.0 * f(d.writes_merged), f(d.writes + d.writes_merged)),
+        rrqm_pct: div(100.0 * f(d.reads_merged), f(d.reads) + f(d.reads_merged)),
+        wrqm_pct: div(100.0 * f(d.writes_merged), f(d.writes) + f(d.writes_merged)),
         drqm_pct: div(
             100.0 * f(d.discards_merged),
-            f(d.discards + d.discards_merged),
+            f(d.discards) + f(d.discards_merged),
         ),
         r_await_ms: div(f(d.read_ms), f(d.reads)),
         w_await_ms: div(f(d.write_ms), f(d.writes)),
@@ -551,10 +552,10 @@ pub fn figures(d: &Delta, interval_s: f64) -> Figures {
         util_pct: div(100.0 * f(d.io_ms), 1000.0 * t * n),
         rd_cnc: div(f(d.read_ms), t * 1000.0 * n),
         wr_cnc: div(f(d.write_ms), t * 1000.0 * n),
-        rd_rt_ms: div(f(d.read_ms), f(d.reads + d.reads_merged)),
-        wr_rt_ms: div(f(d.write_ms), f(d.writes + d.writes_merged)),
+        rd_rt_ms: div(f(d.read_ms), f(d.reads) + f(d.reads_merged)),
+        wr_rt_ms: div(f(d.write_ms), f(d.writes) + f(d.writes_merged)),
         in_flight: d.in_flight,
-        io_per_s: div(f(d.reads + d.writes), t),
+        io_per_s: div(f(d.reads) + f(d.writes), t),
         qtime_ms: qtime,
         stime_ms: stime,
     }
