@@ -129,3 +129,39 @@ fn gpt_entry_array_beyond_any_disk_falls_back_to_the_backup() {
         t.warnings
     );
 }
+
+/// A strip size near 2^64 units (`Strip Size : 18446744073709551615 KB`) overflowed the
+/// conversion to bytes: the size is unknown, the rest of the output still counts.
+#[test]
+fn huge_strip_size_is_unknown_not_an_overflow() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/raid");
+    for (file, key) in [
+        ("megacli-healthy.txt", "Strip Size"),
+        ("storcli-healthy.txt", "Strip Size"),
+        ("ssacli-healthy.txt", "Strip Size"),
+        ("arcconf-healthy.txt", "Stripe-unit size"),
+        ("omreport-healthy.txt", "Stripe Element Size"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let huge: String = text
+            .lines()
+            .map(|l| match l.split_once(':').or_else(|| l.split_once('=')) {
+                Some((k, _)) if k.trim() == key => format!("{k}: 18446744073709551615 KB\n"),
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        assert_ne!(huge, text, "{file} has no {key} line");
+        let r = dbio_storage::raid::parse(&huge, file).unwrap();
+        let vds: Vec<_> = r
+            .controllers
+            .iter()
+            .flat_map(|c| &c.virtual_drives)
+            .collect();
+        assert!(!vds.is_empty(), "{file}");
+        assert!(
+            vds.iter().all(|v| v.stripe_bytes.is_none()),
+            "{file}: {vds:?}"
+        );
+        let _ = dbio_storage::rules::raid_rules(&r);
+    }
+}

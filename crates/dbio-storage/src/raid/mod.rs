@@ -451,7 +451,7 @@ pub(crate) fn parse_strip(s: &str) -> Option<u64> {
         "m" | "mb" | "mib" => 1 << 20,
         _ => return None,
     };
-    Some(n * mult)
+    n.checked_mul(mult)
 }
 
 /// Parses `512MB`, `1024 MB`, `1 GB`, `0MB` into bytes.
