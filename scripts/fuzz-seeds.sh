@@ -44,6 +44,9 @@ text() {
 copy diskstats $T/diskstats/*
 copy diskstats_replay $T/diskstats/*
 [ -r /proc/diskstats ] && cp /proc/diskstats $C/diskstats/proc-diskstats
+# Counters at the edge of u64 (a damaged or hand-edited saved sample).
+max=18446744073709551615
+text diskstats_replay max-counters 'TS 1.0\n 8 0 sda 1 0 0 4294967295 0 0 0 0 0 0 0\nTS 2.0\n 8 0 sda %s 1 0 %s 0 0 0 0 0 0 0\n' $max $max
 
 # mountinfo and swaps of this machine.
 seed_dir mounts

@@ -57,7 +57,7 @@ for t in $targets; do
   set +e
   cargo +nightly fuzz run --fuzz-dir fuzz "$t" "fuzz/corpus/$t" -- \
     -max_total_time="$secs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1
+    -dict=fuzz/numbers.dict -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1
   rc=$?
   set -e
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
