@@ -12,8 +12,9 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 case "$secs" in
-'' | *[!0-9]*)
-  echo "usage: scripts/fuzz.sh [SECONDS] [TARGET...]: SECONDS must be a whole number, got '$secs'" >&2
+'' | *[!0-9]* | 0)
+  # (libFuzzer reads -max_total_time=0 as "run for ever")
+  echo "usage: scripts/fuzz.sh [SECONDS] [TARGET...]: SECONDS must be a whole number of at least 1, got '$secs'" >&2
   exit 2
   ;;
 esac
@@ -46,6 +47,9 @@ for t in $targets; do
 done
 
 cargo +nightly fuzz build --fuzz-dir fuzz
+# The targets are run directly: `cargo fuzz run` would check the build again for each one.
+host=$(rustc +nightly -vV | sed -n 's/^host: //p')
+bin=fuzz/target/$host/release
 
 mkdir -p fuzz/logs
 crashed=0
@@ -55,7 +59,7 @@ for t in $targets; do
   mkdir -p fuzz/corpus/$t fuzz/artifacts/$t
   # -timeout: one input taking over 10 s is a hang; -rss_limit_mb: over 2 GiB is a crash.
   set +e
-  cargo +nightly fuzz run --fuzz-dir fuzz "$t" "fuzz/corpus/$t" -- \
+  "$bin/$t" "fuzz/corpus/$t" \
     -max_total_time="$secs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -dict=fuzz/numbers.dict -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1
   rc=$?
