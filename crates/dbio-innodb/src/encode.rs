@@ -253,12 +253,12 @@ pub fn parse_fixed_tz(tz: &str) -> Option<i64> {
     };
     let (h, m) = if let Some((h, m)) = rest.split_once(':') {
         (h.parse::<i64>().ok()?, m.parse::<i64>().ok()?)
-    } else if rest.len() == 4 {
+    } else if rest.len() == 4 && rest.is_ascii() {
         (rest[..2].parse().ok()?, rest[2..].parse().ok()?)
     } else {
         (rest.parse().ok()?, 0)
     };
-    if h > 14 || m > 59 {
+    if !(0..=14).contains(&h) || !(0..=59).contains(&m) {
         return None;
     }
     Some(sign * (h * 3600 + m * 60))
@@ -435,6 +435,12 @@ pub fn charset_bytes(value: &str, charset: &str) -> Result<Vec<u8>, Error> {
 /// CHAR(N): the value in its charset, padded with spaces to N bytes (how COMPACT/DYNAMIC
 /// store CHAR, for multi-byte charsets too).
 pub fn char_n(n: usize, value: &str, charset: &str) -> Result<Vec<u8>, Error> {
+    if n > 255 {
+        return Err(bad(
+            value,
+            format!("CHAR({n}) is not a valid type: CHAR holds at most 255 characters"),
+        ));
+    }
     let chars = value.chars().count();
     if chars > n {
         return Err(bad(

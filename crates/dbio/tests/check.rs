@@ -339,6 +339,74 @@ fn unreadable_raid_output_is_unknown_not_fatal() {
     assert_eq!(rule_statuses(&v, "raid.write_policy"), ["OK"]);
 }
 
+/// (device, rule, status) of every finding, sorted.
+fn verdicts(v: &Value) -> Vec<(String, String, String)> {
+    let mut out: Vec<_> = v["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["findings"].as_array().unwrap().iter())
+        .map(|f| {
+            (
+                f["device"].as_str().unwrap().to_string(),
+                f["rule"].as_str().unwrap().to_string(),
+                f["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A stray non-UTF-8 byte (a Latin-1 vendor string, a flipped bit in a saved capture) is read
+/// lossily: every real fixture with one 0xFF byte at the end of its first non-empty line gives
+/// the same findings as the clean file, not a whole-file UNKNOWN.
+#[test]
+fn non_utf8_byte_in_raid_output_keeps_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let raid_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/raid");
+    // Hand-made fixtures and the real captures (real/): every text one.
+    let mut names: Vec<String> = ["", "real/"]
+        .iter()
+        .flat_map(|sub| {
+            std::fs::read_dir(raid_dir.join(sub))
+                .unwrap()
+                .map(move |e| format!("{sub}{}", e.unwrap().file_name().to_string_lossy()))
+        })
+        .filter(|n| n.ends_with(".txt"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 30, "{names:?}");
+    for name in names {
+        let clean = std::fs::read(raid_dir.join(&name)).unwrap();
+        let first = clean
+            .split(|&b| b == b'\n')
+            .scan(0usize, |at, l| {
+                let start = *at;
+                *at += l.len() + 1;
+                Some((start, l))
+            })
+            .find(|(_, l)| l.iter().any(|b| !b.is_ascii_whitespace()))
+            .map(|(start, l)| start + l.len())
+            .unwrap();
+        let mut dirty = clean[..first].to_vec();
+        dirty.push(0xFF);
+        dirty.extend_from_slice(&clean[first..]);
+        assert!(std::str::from_utf8(&dirty).is_err());
+        let path = dir.path().join(name.replace('/', "_"));
+        std::fs::write(&path, &dirty).unwrap();
+        let want = check_json(&["--raid-output".to_string(), fixture(&name)]);
+        let got = check_json(&["--raid-output".to_string(), path.display().to_string()]);
+        // The byte reads as U+FFFD: where it lands in a name (a slot's text), the name shows it.
+        let got_verdicts: Vec<_> = verdicts(&got)
+            .into_iter()
+            .map(|(d, r, st)| (d.replace('\u{FFFD}', ""), r, st))
+            .collect();
+        assert_eq!(got_verdicts, verdicts(&want), "{name} with one 0xFF byte");
+        assert_eq!(got["status"], want["status"], "{name}");
+    }
+}
+
 #[test]
 fn live_root_filesystem() {
     let out = dbio()

@@ -129,7 +129,9 @@ fn audit(a: &Args) -> anyhow::Result<Vec<Finding>> {
     // RAID controllers.
     let mut reports: Vec<RaidReport> = Vec::new();
     for f in &a.raid_output {
-        match std::fs::read_to_string(f) {
+        // Read lossily: one stray non-UTF-8 byte (a Latin-1 vendor string, a damaged
+        // capture) must not make the whole output unreadable.
+        match std::fs::read(f).map(|b| String::from_utf8_lossy(&b).into_owned()) {
             Ok(text) => match raid::parse(&text, &f.display().to_string()) {
                 Ok(r) => reports.push(r),
                 Err(e) => findings.push(rules::raid_unknown(
