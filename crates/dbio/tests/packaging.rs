@@ -183,3 +183,102 @@ fn man_for_an_unknown_subcommand_names_the_ones_there_are() {
         .code(2)
         .stderr(predicates::str::contains("is not a directory"));
 }
+
+/// The workspace's Cargo.toml, Cargo.lock and a file at its root.
+fn root_file(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// `key = "value"` of the first line that sets `key` in a Cargo.toml.
+fn toml_str(toml: &str, key: &str) -> Option<String> {
+    toml.lines().find_map(|l| {
+        let (k, v) = l.split_once('=')?;
+        (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
+    })
+}
+
+fn version(v: &str) -> Vec<u32> {
+    let mut n: Vec<u32> = v.split('.').map(|x| x.parse().unwrap()).collect();
+    n.resize(3, 0);
+    n
+}
+
+#[test]
+fn the_license_files_are_those_cargo_toml_declares() {
+    let ws = root_file("Cargo.toml");
+    assert_eq!(
+        toml_str(&ws, "license").as_deref(),
+        Some("MIT OR Apache-2.0")
+    );
+    let mit = root_file("LICENSE-MIT");
+    assert!(mit.starts_with("MIT License\n\nCopyright (c) "), "{mit}");
+    assert!(mit.contains("Permission is hereby granted, free of charge"));
+    let apache = root_file("LICENSE-APACHE");
+    assert!(apache.contains("Apache License\n                           Version 2.0, January 2004"));
+    assert!(apache.contains("END OF TERMS AND CONDITIONS"));
+    // Every crate takes the workspace's license (and rust-version).
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for e in std::fs::read_dir(&crates).unwrap() {
+        let toml = std::fs::read_to_string(e.unwrap().path().join("Cargo.toml")).unwrap();
+        for key in ["license.workspace", "rust-version.workspace"] {
+            assert_eq!(
+                toml_str(&toml, key).as_deref(),
+                Some("true"),
+                "{key}: {toml}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rust_version_is_what_the_locked_dependencies_need() {
+    // Each locked crate's own rust-version, read from cargo's registry sources (crates for
+    // other targets, never downloaded here, are not there and are left out).
+    let home = std::env::var("CARGO_HOME")
+        .unwrap_or_else(|_| format!("{}/.cargo", std::env::var("HOME").unwrap()));
+    let Ok(registries) = std::fs::read_dir(Path::new(&home).join("registry/src")) else {
+        return skip(
+            "no cargo registry sources under CARGO_HOME to read the crates' rust-version from",
+        );
+    };
+    let registries: Vec<_> = registries.map(|e| e.unwrap().path()).collect();
+    let lock = root_file("Cargo.lock");
+    let mut need: (Vec<u32>, String) = (vec![0, 0, 0], String::new());
+    let mut read = 0;
+    for pkg in lock.split("[[package]]").skip(1) {
+        if !pkg.contains("source = \"registry+") {
+            continue;
+        }
+        let (name, ver) = (
+            toml_str(pkg, "name").unwrap(),
+            toml_str(pkg, "version").unwrap(),
+        );
+        let Some(toml) = registries
+            .iter()
+            .find_map(|r| std::fs::read_to_string(r.join(format!("{name}-{ver}/Cargo.toml"))).ok())
+        else {
+            continue;
+        };
+        read += 1;
+        if let Some(rv) = toml_str(&toml, "rust-version") {
+            if version(&rv) > need.0 {
+                need = (version(&rv), format!("{name} {ver}"));
+            }
+        }
+    }
+    assert!(
+        read > 50,
+        "only {read} locked crates found in {registries:?}"
+    );
+    let declared = toml_str(&root_file("Cargo.toml"), "rust-version").unwrap();
+    assert_eq!(
+        version(&declared),
+        need.0,
+        "rust-version {declared}: the locked crates need {:?} ({})",
+        need.0,
+        need.1
+    );
+}
