@@ -21,6 +21,9 @@ declare -A NEED=(
   [promtool]=prometheus
   [bc]=bc
   [python3]=python3
+  [zsh]=zsh
+  [fish]=fish
+  [groff]=groff-base
 )
 missing=()
 for cmd in "${!NEED[@]}"; do

@@ -19,6 +19,12 @@ struct Cli {
     command: cmd::Command,
 }
 
+/// The whole command line as [`main`] parses it (for completions and man pages).
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory;
+    cli::allow_negative_numbers(Cli::command())
+}
+
 fn main() -> ExitCode {
     let cli: Cli = cli::parse_command_line();
     match cmd::run(cli.command) {

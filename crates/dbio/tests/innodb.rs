@@ -1203,3 +1203,26 @@ fn pages_interrupted_while_scanning_writes_an_empty_interrupted_manifest() {
     assert_eq!(v["interrupted"], true);
     assert_eq!(v["pages_written"], 0);
 }
+
+#[test]
+fn grep_summary_says_1_hit_and_help_shows_the_repeat_syntax() {
+    let dir = shm_tempdir();
+    let f = dense_hits_file(dir.path(), 32);
+    let o = dbio()
+        .args(["innodb", "grep", "80 00 00 05", "--max-count", "1"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("dbio: 1 hit ("), "{stderr}");
+    // clap turns a literal `{n}` of a doc comment into a line break: the help must show the
+    // repeat syntax as written.
+    let o = dbio().args(["innodb", "grep", "--help"]).output().unwrap();
+    let help = String::from_utf8(o.stdout).unwrap();
+    assert!(help.contains("??{22}"), "{help}");
+    assert!(
+        !help.contains("`\n"),
+        "a doc comment line break leaked: {help}"
+    );
+}

@@ -100,7 +100,8 @@ struct GrepArgs {
     /// A hex pattern (when no -e/--text/typed pattern is given), then the sources.
     #[arg(value_name = "PATTERN|SOURCE")]
     args: Vec<String>,
-    /// Hex pattern: bytes, `??` wildcards, `{n}` repeats (`80 07 ??{22} 80 03`). Repeatable.
+    /// Hex pattern: bytes, `??` wildcards, a count in braces repeats the byte or `??` before
+    /// it (`80 07 ??{22} 80 03`). Repeatable.
     #[arg(short = 'e', long = "hex", value_name = "HEX")]
     hex: Vec<String>,
     /// Text, as UTF-8 bytes.
@@ -1548,8 +1549,9 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     }
     out.finish()?;
     eprintln!(
-        "dbio: {} hits ({} inside InnoDB pages) in {} searched in {:.2}s ({}/s){}",
+        "dbio: {} {} ({} inside InnoDB pages) in {} searched in {:.2}s ({}/s){}",
         nhits,
+        if nhits == 1 { "hit" } else { "hits" },
         in_pages,
         format_size(searched),
         elapsed,
