@@ -1203,3 +1203,86 @@ fn pages_interrupted_while_scanning_writes_an_empty_interrupted_manifest() {
     assert_eq!(v["interrupted"], true);
     assert_eq!(v["pages_written"], 0);
 }
+
+fn grep_patterns(args: &[&str]) -> Vec<(String, String)> {
+    let v = grep_json(args, &[fixture("shop_orders.ibd")]);
+    v["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["label"].as_str().unwrap().to_string(),
+                p["hex"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn timestamp_in_the_repeated_hour_searches_both_instants() {
+    // 02:30 on 27 October 2019 happened twice in Berlin: 00:30 UTC (+02:00) and 01:30 UTC
+    // (+01:00). Either may be stored; both are searched, earlier first.
+    let p = grep_patterns(&[
+        "--timestamp",
+        "2019-10-27 02:30:00",
+        "--tz",
+        "Europe/Berlin",
+    ]);
+    assert_eq!(
+        p,
+        [
+            (
+                "timestamp:2019-10-27 02:30:00 Europe/Berlin (+02:00)".to_string(),
+                // 1572136200 big-endian
+                "5D B4 E5 08".to_string()
+            ),
+            (
+                "timestamp:2019-10-27 02:30:00 Europe/Berlin (+01:00)".to_string(),
+                // 1572139800 big-endian
+                "5D B4 F3 18".to_string()
+            ),
+        ]
+    );
+    // Outside the fold a zone name gives one pattern, labelled as before.
+    let p = grep_patterns(&[
+        "--timestamp",
+        "2019-05-13 14:00:00",
+        "--tz",
+        "Europe/Berlin",
+    ]);
+    let q = grep_patterns(&["--timestamp", "2019-05-13 14:00:00", "--tz", "+02:00"]);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].0, "timestamp:2019-05-13 14:00:00 Europe/Berlin");
+    assert_eq!(p[0].1, q[0].1);
+}
+
+#[test]
+fn timestamps_that_never_existed_are_usage_errors() {
+    let src = fixture("shop_orders.ibd");
+    for (args, says) in [
+        // Skipped when the clocks went forward: no TIMESTAMP holds it.
+        (
+            [
+                "--timestamp",
+                "2019-03-31 02:30:00",
+                "--tz",
+                "Europe/Berlin",
+            ],
+            "does not exist in Europe/Berlin",
+        ),
+        // No 30 February: it was searched as 2 March before.
+        (
+            ["--timestamp", "2019-02-30 10:00:00", "--tz", "UTC"],
+            "not a date",
+        ),
+    ] {
+        dbio()
+            .args(["innodb", "grep"])
+            .args(args)
+            .arg(&src)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(says));
+    }
+}

@@ -1099,11 +1099,24 @@ fn build_patterns(a: &GrepArgs) -> anyhow::Result<(Vec<Pattern>, Vec<String>)> {
     }
     for v in &a.timestamp {
         let t = encode::parse_local(v).map_err(|e| usage(e.to_string()))?;
-        let epoch = epoch_in_tz(&t, &a.tz)?;
-        pats.push(Pattern::literal(
-            format!("timestamp:{v} {}", a.tz),
-            enc(encode::timestamp(v, epoch, t.usec, t.digits, a.fsp))?,
-        ));
+        let instants = encode::instants_in_tz(&t, &a.tz).map_err(|e| match e {
+            dbio_innodb::Error::TimeZone { .. } => usage(format!("--tz: {e}")),
+            e => usage(format!("--timestamp: {e}")),
+        })?;
+        // A time in the hour repeated when the clocks go back stands for two instants: either
+        // may be stored, so both are searched, each labelled with its UTC offset.
+        let label_offset = instants.len() > 1;
+        for i in instants {
+            let label = if label_offset {
+                format!("timestamp:{v} {} ({})", a.tz, i.offset)
+            } else {
+                format!("timestamp:{v} {}", a.tz)
+            };
+            pats.push(Pattern::literal(
+                label,
+                enc(encode::timestamp(v, i.epoch, t.usec, t.digits, a.fsp))?,
+            ));
+        }
     }
     for v in &a.time {
         pats.push(Pattern::literal(
@@ -1154,42 +1167,6 @@ fn build_patterns(a: &GrepArgs) -> anyhow::Result<(Vec<Pattern>, Vec<String>)> {
         pats.push(Pattern::parse_hex(&first).map_err(|e| usage(e.to_string()))?);
     }
     Ok((pats, sources))
-}
-
-/// Seconds since the epoch of a local time in `tz`: fixed offsets are computed here, zone
-/// names through the C library's zone database (TZ + mktime).
-fn epoch_in_tz(t: &encode::LocalTime, tz: &str) -> anyhow::Result<i64> {
-    if let Some(off) = encode::parse_fixed_tz(tz) {
-        return Ok(encode::epoch_at_offset(t, off));
-    }
-    let zone = Path::new("/usr/share/zoneinfo").join(tz);
-    if tz.contains("..") || !zone.is_file() {
-        return Err(usage(format!(
-            "--tz {tz:?} is not a known time zone: use UTC, an offset like +02:00, or a name from /usr/share/zoneinfo"
-        )));
-    }
-    let c = std::ffi::CString::new(tz).map_err(|_| usage(format!("--tz {tz:?} has a NUL byte")))?;
-    let key = std::ffi::CString::new("TZ").expect("static string");
-    // SAFETY: setenv/mktime (which reads TZ as tzset does) are called from the main thread before any worker thread
-    // starts; the strings are valid NUL-terminated C strings and `tm` is fully initialised.
-    let epoch = unsafe {
-        libc::setenv(key.as_ptr(), c.as_ptr(), 1);
-        let mut tm: libc::tm = std::mem::zeroed();
-        tm.tm_year = t.year - 1900;
-        tm.tm_mon = t.month as i32 - 1;
-        tm.tm_mday = t.day as i32;
-        tm.tm_hour = t.hour as i32;
-        tm.tm_min = t.minute as i32;
-        tm.tm_sec = t.second as i32;
-        tm.tm_isdst = -1;
-        libc::mktime(&mut tm)
-    };
-    if epoch == -1 {
-        return Err(usage(format!(
-            "cannot convert the time to UTC in time zone {tz}"
-        )));
-    }
-    Ok(epoch)
 }
 
 #[derive(Serialize)]
