@@ -14,7 +14,7 @@ use dbio_report::bench_sysbench::{self, SysbenchExporter};
 use dbio_report::bench_text::{self, TextExporter};
 use dbio_report::units::{format_size, format_size_approx};
 use dbio_report::{Exporter, JsonExporter};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -355,29 +355,10 @@ fn prepare(
     } else {
         (spec.file_num, spec.file_num * size)
     };
-    let tty = std::io::stderr().is_terminal();
-    let t0 = std::time::Instant::now();
-    let last = std::sync::Mutex::new(t0);
-    let progress = |done: u64| {
-        if !tty {
-            return;
-        }
-        let mut l = last.lock().expect("progress lock");
-        if l.elapsed() >= Duration::from_millis(250) {
-            *l = std::time::Instant::now();
-            let rate = done as f64 / t0.elapsed().as_secs_f64();
-            to_stderr(&format!(
-                "\rprepare: {} of {} ({}/s)   ",
-                format_size_approx(done as f64),
-                format_size_approx(total as f64),
-                format_size_approx(rate)
-            ));
-        }
-    };
+    let bar = crate::progress::Progress::bytes("prepare: ", total);
+    let progress = |done: u64| bar.set(done);
     let p = fileset::prepare(dir, files, size, spec.seed, stop, &progress).map_err(bench_err)?;
-    if tty {
-        to_stderr("\r\x1b[K");
-    }
+    bar.finish();
     if p.interrupted {
         console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
         return Ok(false);

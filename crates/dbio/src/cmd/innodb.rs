@@ -2,6 +2,7 @@
 //! image, ibdata files or .ibd files. Sources are always opened read-only.
 
 use crate::cli::usage;
+use crate::progress::Progress;
 use anyhow::{bail, Context};
 use dbio_innodb::checksum::Algorithm;
 use dbio_innodb::dict::{Dictionary, SYS_INDEXES_ID, SYS_TABLES_ID};
@@ -255,57 +256,6 @@ fn threads(f: &ScanFlags) -> usize {
         .max(1)
 }
 
-/// Progress on stderr, at most once a second, only when stderr is a terminal.
-struct Progress {
-    enabled: bool,
-    start: Instant,
-    total: u64,
-    last: std::sync::Mutex<Instant>,
-}
-
-impl Progress {
-    fn new(total: u64) -> Progress {
-        // SAFETY: isatty only inspects the file descriptor number; fd 2 always exists.
-        let tty = unsafe { libc::isatty(2) } == 1;
-        Progress {
-            enabled: tty,
-            start: Instant::now(),
-            total,
-            last: std::sync::Mutex::new(Instant::now()),
-        }
-    }
-    fn report(&self, done: u64, found: Option<u64>) {
-        if !self.enabled {
-            return;
-        }
-        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-        if last.elapsed().as_millis() < 1000 {
-            return;
-        }
-        *last = Instant::now();
-        let secs = self.start.elapsed().as_secs_f64().max(1e-3);
-        let rate = done as f64 / secs;
-        let eta = if rate > 0.0 {
-            (self.total.saturating_sub(done)) as f64 / rate
-        } else {
-            0.0
-        };
-        let pages = found.map(|f| format!(", {f} pages")).unwrap_or_default();
-        eprint!(
-            "\r{} of {} ({}/s){pages}, ETA {:.0}s   ",
-            format_size_approx(done as f64),
-            format_size_approx(self.total as f64),
-            format_size_approx(rate),
-            eta
-        );
-    }
-    fn finish(&self) {
-        if self.enabled && self.start.elapsed().as_millis() >= 1000 {
-            eprintln!();
-        }
-    }
-}
-
 // ------------------------------------------------------------------ same-device check
 
 fn check_out_dir(
@@ -518,13 +468,13 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let nthreads = threads(&a.scan);
     let start = Instant::now();
     let total: u64 = sources.iter().map(|s| s.len).sum();
-    let progress = Progress::new(total);
+    let progress = Progress::bytes("", total);
     let mut found: Vec<(usize, FoundPage)> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     let mut rows = Vec::new();
     let mut done_before = 0u64;
     for (si, s) in sources.iter().enumerate() {
-        let cb = |d: u64, f: u64| progress.report(done_before + d, Some(f));
+        let cb = |d: u64, f: u64| progress.set_found(done_before + d, f, "pages");
         let outcome = scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, stop, &cb)
             .with_context(|| {
                 format!("cannot read source {}: check the device", s.path.display())
@@ -1400,7 +1350,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     let mut out = GrepOut::open(a.scan.output.as_deref())?;
     let start = Instant::now();
     let total: u64 = sources.iter().map(|s| s.len).sum();
-    let progress = Progress::new(total);
+    let progress = Progress::bytes("", total);
     let pattern_rows: Vec<PatternRow> = pats
         .iter()
         .map(|p| PatternRow {
@@ -1445,7 +1395,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
             }
         };
         let done_before = searched;
-        let cb = |d: u64| progress.report(done_before + d, None);
+        let cb = |d: u64| progress.set(done_before + d);
         let sopts = grep::StreamOptions {
             threads: nthreads,
             use_mmap: s.mmap,
