@@ -1286,3 +1286,114 @@ fn timestamps_that_never_existed_are_usage_errors() {
             .stderr(predicates::str::contains(says));
     }
 }
+
+/// A running `dbio innodb grep` over a 16 GiB sparse file (far more than a test run reads
+/// before the file is truncated under it); killed on drop if the test fails first.
+struct Grepping {
+    child: std::process::Child,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Grepping {
+    /// Starts the search; with `writer`, the file is held open for writing from before dbio
+    /// opens it (the returned handle).
+    fn start(writer: bool) -> (Grepping, Option<std::fs::File>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shrinking.img");
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(16 << 30).unwrap();
+        let held = writer.then_some(f);
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("dbio"))
+            .args(["innodb", "grep", "--threads", "1", "--text", "needle"])
+            .arg(&path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let g = Grepping {
+            child,
+            path,
+            _dir: dir,
+        };
+        (g, held)
+    }
+
+    /// Waits until `/proc/PID/<what>` names the file (`maps`: mapped; `fd`: opened).
+    fn wait_for(&mut self, what: &str) {
+        let pid = self.child.id();
+        let name = self.path.to_str().unwrap().to_string();
+        loop {
+            let seen = if what == "fd" {
+                std::fs::read_dir(format!("/proc/{pid}/fd"))
+                    .map(|d| {
+                        d.flatten().any(|e| {
+                            std::fs::read_link(e.path()).is_ok_and(|l| l.to_str() == Some(&name))
+                        })
+                    })
+                    .unwrap_or(false)
+            } else {
+                std::fs::read_to_string(format!("/proc/{pid}/{what}"))
+                    .is_ok_and(|m| m.contains(&name))
+            };
+            if seen {
+                return;
+            }
+            if let Some(st) = self.child.try_wait().unwrap() {
+                panic!("dbio ended ({st}) before its /proc/{pid}/{what} named the file");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    fn finish(mut self) -> (std::process::ExitStatus, String) {
+        let status = self.child.wait().unwrap();
+        let mut err = String::new();
+        std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err).unwrap();
+        (status, err)
+    }
+}
+
+impl Drop for Grepping {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_mapped_source_truncated_while_read_is_an_error_naming_it() {
+    let (mut g, _) = Grepping::start(false);
+    g.wait_for("maps");
+    let path = g.path.clone();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    // Before: the process died of SIGBUS ("Bus error") with nothing on stderr.
+    let (status, err) = g.finish();
+    assert_eq!(status.code(), Some(1), "{status}: {err}");
+    assert!(
+        err.contains(&format!(
+            "dbio: reading {} through its memory map failed (SIGBUS)",
+            path.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("--no-mmap"), "{err}");
+}
+
+#[test]
+fn a_source_open_for_writing_elsewhere_is_read_with_pread() {
+    // A writer holds the file open (as a live server holds its tablespaces): dbio does not
+    // map it, so truncating it under the search shortens the search instead of killing it.
+    let (mut g, writer) = Grepping::start(true);
+    let writer = writer.unwrap();
+    g.wait_for("fd");
+    writer.set_len(0).unwrap();
+    let (status, err) = g.finish();
+    assert!(status.success(), "{status}: {err}");
+    assert!(!err.contains("SIGBUS"), "{err}");
+}

@@ -59,8 +59,10 @@ struct ScanFlags {
     /// Worker threads (default: all CPUs).
     #[arg(long)]
     threads: Option<usize>,
-    /// Read regular files with pread instead of a read-only memory map (block devices are
-    /// always read with pread).
+    /// Read regular files with pread instead of a read-only memory map (block devices, and
+    /// files some process has open for writing, are always read with pread). Use it when
+    /// another process may truncate a file while it is read: a mapped read of a truncated
+    /// file stops dbio with an error.
     #[arg(long)]
     no_mmap: bool,
     /// Output format.
@@ -185,8 +187,9 @@ struct Source {
     path: PathBuf,
     file: File,
     len: u64,
-    /// Regular files are memory-mapped (read-only); block devices are read with pread so a
-    /// bad sector is an I/O error, not a SIGBUS.
+    /// Regular files are memory-mapped (read-only) unless some process has them open for
+    /// writing (a live server's tablespace: a truncation would SIGBUS a map); block devices
+    /// are read with pread so a bad sector is an I/O error, not a SIGBUS.
     mmap: bool,
 }
 
@@ -220,11 +223,12 @@ fn open_source(path: &Path, no_mmap: bool) -> anyhow::Result<Source> {
         read_full_at(&file, &mut b, 0)
             .with_context(|| format!("cannot read source {}: check the device", path.display()))?;
     }
+    let mmap = meta.is_file() && !no_mmap && dbio_innodb::io::open_for_writing(&file) != Some(true);
     Ok(Source {
         path: path.to_path_buf(),
         file,
         len,
-        mmap: meta.is_file() && !no_mmap,
+        mmap,
     })
 }
 
@@ -475,6 +479,9 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let mut done_before = 0u64;
     for (si, s) in sources.iter().enumerate() {
         let cb = |d: u64, f: u64| progress.set_found(done_before + d, f, "pages");
+        if s.mmap {
+            crate::signals::catch_map_faults(&s.path);
+        }
         let outcome = scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, stop, &cb)
             .with_context(|| {
                 format!("cannot read source {}: check the device", s.path.display())
@@ -1394,6 +1401,9 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
                 }
             }
         };
+        if s.mmap {
+            crate::signals::catch_map_faults(&s.path);
+        }
         let done_before = searched;
         let cb = |d: u64| progress.set(done_before + d);
         let sopts = grep::StreamOptions {
