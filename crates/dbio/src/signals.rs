@@ -64,10 +64,23 @@ the I/O error instead.\n",
     unsafe { libc::_exit(EXIT_MAP_FAULT) };
 }
 
+/// While the returned guard lives, a SIGBUS is taken as a failed read of the memory map of
+/// the file last named to [`catch_map_faults`]; dropping it restores the default action.
+#[must_use = "the handler is removed when the guard is dropped"]
+pub struct MapFaultGuard(());
+
+impl Drop for MapFaultGuard {
+    fn drop(&mut self) {
+        // SAFETY: restores the default action for SIGBUS; no handler state is freed (the
+        // path strings are leaked on purpose).
+        unsafe { libc::signal(libc::SIGBUS, libc::SIG_DFL) };
+    }
+}
+
 /// Before reading `path` through a memory map: a SIGBUS (the file truncated by another
 /// process, or a page the disk cannot read) then prints what happened, naming `path`, and
-/// exits 1 instead of the shell's bare "Bus error".
-pub fn catch_map_faults(path: &std::path::Path) {
+/// exits 1 instead of the shell's bare "Bus error". Keep the guard while the map is read.
+pub fn catch_map_faults(path: &std::path::Path) -> MapFaultGuard {
     use std::os::unix::ffi::OsStrExt;
     let bytes: &'static mut [u8] =
         Box::leak(path.as_os_str().as_bytes().to_vec().into_boxed_slice());
@@ -84,4 +97,5 @@ pub fn catch_map_faults(path: &std::path::Path) {
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
     }
+    MapFaultGuard(())
 }

@@ -479,9 +479,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let mut done_before = 0u64;
     for (si, s) in sources.iter().enumerate() {
         let cb = |d: u64, f: u64| progress.set_found(done_before + d, f, "pages");
-        if s.mmap {
-            crate::signals::catch_map_faults(&s.path);
-        }
+        let _map_faults = s.mmap.then(|| crate::signals::catch_map_faults(&s.path));
         let outcome = scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, stop, &cb)
             .with_context(|| {
                 format!("cannot read source {}: check the device", s.path.display())
@@ -1401,9 +1399,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
                 }
             }
         };
-        if s.mmap {
-            crate::signals::catch_map_faults(&s.path);
-        }
+        let _map_faults = s.mmap.then(|| crate::signals::catch_map_faults(&s.path));
         let done_before = searched;
         let cb = |d: u64| progress.set(done_before + d);
         let sopts = grep::StreamOptions {
