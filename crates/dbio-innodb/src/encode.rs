@@ -290,7 +290,7 @@ pub fn instants_in_tz(t: &LocalTime, tz: &str) -> Result<Vec<ZonedInstant>, Erro
             format!(
                 "this local time does not exist in {tz}: the clocks went forward there from UTC \
                  offset {} to {}, so no TIMESTAMP holds it; give a time outside the gap, or the \
-                 UTC time with --tz UTC",
+                 time in UTC",
                 format_offset(before.seconds()),
                 format_offset(after.seconds())
             ),
