@@ -1397,3 +1397,48 @@ fn a_source_open_for_writing_elsewhere_is_read_with_pread() {
     assert!(status.success(), "{status}: {err}");
     assert!(!err.contains("SIGBUS"), "{err}");
 }
+
+#[test]
+fn progress_is_drawn_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("zeros.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin!("dbio");
+    // stderr a pipe: no progress at all, only the summary line.
+    let o = dbio()
+        .args(["innodb", "grep", "--text", "needle"])
+        .arg(&img)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
+    assert!(!err.contains(" of 16.00 MiB"), "{err:?}");
+    // stderr a terminal (script(1) runs the command on a pseudo-terminal): the bar shows the
+    // bytes done of the total from the first chunk on, however short the run. Before, it
+    // appeared only after a full second.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return skip("script (util-linux, Debian package bsdutils) is not installed");
+    }
+    let cmd = format!(
+        "{} innodb grep --text needle {}",
+        bin.display(),
+        img.display()
+    );
+    let o = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let tty = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{tty}");
+    assert!(tty.contains(" of 16.00 MiB ("), "{tty:?}");
+    assert!(tty.contains("0 hits"), "{tty:?}");
+}
