@@ -264,7 +264,12 @@ pub fn parse_saved(text: &str) -> SavedSamples {
         if let Some(rest) = t.strip_prefix("TS") {
             if rest.starts_with(char::is_whitespace) || rest.is_empty() {
                 match rest.split_whitespace().next().map(str::parse::<f64>) {
-                    Some(Ok(ts)) if ts.is_finite() && ts >= 0.0 => {
+                    // At most jiff's last instant (9999-12-30 22:00:00 UTC).
+                    Some(Ok(ts))
+                        if ts.is_finite()
+                            && ts >= 0.0
+                            && ts < (jiff::Timestamp::MAX.as_second() + 1) as f64 =>
+                    {
                         if let Some(s) = cur.take() {
                             out.samples.push(s);
                         }
@@ -319,26 +324,18 @@ pub fn format_saved(ts: f64, raw: &str) -> String {
     s
 }
 
-/// `YYYY-MM-DD HH:MM:SS` (UTC) for seconds since the epoch.
+/// `YYYY-MM-DD HH:MM:SS` (UTC) for seconds since the epoch; seconds outside the range of
+/// [`jiff::Timestamp`] (years -9999 to 9999) print as its nearest end ([`parse_saved`]
+/// refuses them).
 pub fn utc_datetime(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
-        sod / 3600,
-        (sod / 60) % 60,
-        sod % 60
-    )
+    let secs = secs.clamp(
+        jiff::Timestamp::MIN.as_second(),
+        jiff::Timestamp::MAX.as_second(),
+    );
+    jiff::Timestamp::from_second(secs)
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+        .strftime("%Y-%m-%d %H:%M:%S")
+        .to_string()
 }
 
 /// The differences between two samples of one device (or the sum over a group).
@@ -960,5 +957,20 @@ mod tests {
         assert_eq!(lines, vec![1, 6, 7, 8]);
         assert_eq!(utc_datetime(0), "1970-01-01 00:00:00");
         assert_eq!(utc_datetime(951_782_400), "2000-02-29 00:00:00");
+        assert_eq!(utc_datetime(1_795_334_143), "2026-11-22 07:55:43");
+        assert_eq!(utc_datetime(253_402_207_200), "9999-12-30 22:00:00");
+        assert_eq!(utc_datetime(i64::MAX), "9999-12-30 22:00:00");
+    }
+
+    #[test]
+    fn saved_timestamps_past_year_9999_are_problems() {
+        // Before, `TS 1e300` was taken and its time printed with a year of twelve digits.
+        let saved = parse_saved(&format!(
+            "TS 253402207200.5 x\n{L14}\nTS 253402207201 x\n{L14}\nTS 1e300 x\n{L14}\n"
+        ));
+        assert_eq!(saved.samples.len(), 1);
+        assert_eq!(saved.samples[0].ts, 253_402_207_200.5);
+        let lines: Vec<usize> = saved.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, vec![3, 4, 5, 6]);
     }
 }

@@ -5,6 +5,7 @@
 mod cli;
 mod cmd;
 mod output;
+mod progress;
 mod signals;
 
 use clap::Parser;

@@ -14,7 +14,7 @@ use dbio_report::bench_sysbench::{self, SysbenchExporter};
 use dbio_report::bench_text::{self, TextExporter};
 use dbio_report::units::{format_size, format_size_approx};
 use dbio_report::{Exporter, JsonExporter};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -489,29 +489,10 @@ fn prepare(
     } else {
         (spec.file_num, spec.file_num * size)
     };
-    let tty = std::io::stderr().is_terminal();
-    let t0 = std::time::Instant::now();
-    let last = std::sync::Mutex::new(t0);
-    let progress = |done: u64| {
-        if !tty {
-            return;
-        }
-        let mut l = last.lock().expect("progress lock");
-        if l.elapsed() >= Duration::from_millis(250) {
-            *l = std::time::Instant::now();
-            let rate = done as f64 / t0.elapsed().as_secs_f64();
-            to_stderr(&format!(
-                "\rprepare: {} of {} ({}/s)   ",
-                format_size_approx(done as f64),
-                format_size_approx(total as f64),
-                format_size_approx(rate)
-            ));
-        }
-    };
+    let bar = crate::progress::Progress::bytes("prepare: ", total);
+    let progress = |done: u64| bar.set(done);
     let p = fileset::prepare(dir, files, size, spec.seed, stop, &progress).map_err(bench_err)?;
-    if tty {
-        to_stderr("\r\x1b[K");
-    }
+    bar.finish();
     if p.interrupted {
         console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
         return Ok(false);
@@ -795,28 +776,16 @@ fn run_phase(
     })
 }
 
-/// Formats a wall-clock time as RFC 3339 UTC (`2026-11-22T07:55:43Z`).
+/// Formats a wall-clock time as RFC 3339 UTC to the second (`2026-11-22T07:55:43Z`); a clock
+/// set before 1970 prints as the epoch.
 pub fn rfc3339(t: std::time::SystemTime) -> String {
     let secs = t
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs()) as i64;
-    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+        .map_or(0, |d| d.as_secs());
+    jiff::Timestamp::from_second(i64::try_from(secs).unwrap_or(i64::MAX))
+        .unwrap_or(jiff::Timestamp::MAX)
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
 }
 
 #[cfg(test)]
@@ -846,5 +815,7 @@ mod tests {
         let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_334_143);
         assert_eq!(rfc3339(t), "2026-11-22T07:55:43Z");
         assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let leap = std::time::UNIX_EPOCH + Duration::from_millis(951_782_399_999);
+        assert_eq!(rfc3339(leap), "2000-02-28T23:59:59Z");
     }
 }
