@@ -337,6 +337,78 @@ impl<'a> State<'a> {
     }
 }
 
+/// Open-loop pacing: waits until an intended start without arriving late. A sleep ends late
+/// by the timer slack (50 us by default: the kernel may defer a wakeup that long to batch it
+/// with others) plus the time the scheduler takes to run the woken thread; every such
+/// microsecond would count in the latency from the intended start, which is meant to show the
+/// storage, not dbio. So the worker sets its timer slack to 1 ns, sleeps until a margin before
+/// the start, and spins (reading the clock) through the margin. The margin follows how late
+/// recent sleeps woke up: it jumps to a late wakeup at once and comes down by an eighth of the
+/// difference per sleep, between [`Pacer::MIN_MARGIN_NS`] and a quarter of the period between
+/// starts (at most [`Pacer::MAX_MARGIN_NS`]): spinning costs CPU, and a wakeup later than a
+/// quarter of the period is a preemption that no margin fixes at a bearable cost.
+pub(crate) struct Pacer {
+    margin_ns: u64,
+    cap_ns: u64,
+}
+
+impl Pacer {
+    /// The smallest margin: the cost of returning from the sleep itself.
+    pub(crate) const MIN_MARGIN_NS: u64 = 5_000;
+    /// The largest margin (1 ms of spinning per start at most).
+    pub(crate) const MAX_MARGIN_NS: u64 = 1_000_000;
+
+    /// A pacer for starts `period_ns` apart; sets the calling thread's timer slack.
+    pub(crate) fn new(period_ns: f64) -> Self {
+        // SAFETY: PR_SET_TIMERSLACK takes a plain integer and changes only the calling
+        // thread's timer slack. A failure (an old kernel) leaves the default 50 us, which the
+        // margin then absorbs.
+        unsafe {
+            libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+        }
+        let cap_ns = ((period_ns / 4.0) as u64).clamp(Self::MIN_MARGIN_NS, Self::MAX_MARGIN_NS);
+        Pacer {
+            margin_ns: 50_000.min(cap_ns),
+            cap_ns,
+        }
+    }
+
+    /// How long before a start the pacer stops sleeping.
+    pub(crate) fn margin_ns(&self) -> u64 {
+        self.margin_ns
+    }
+
+    /// Learns from a sleep that should have ended at `due` and ended at `woke`.
+    fn learn(&mut self, due: u64, woke: u64) {
+        let late = woke
+            .saturating_sub(due)
+            .clamp(Self::MIN_MARGIN_NS, self.cap_ns);
+        self.margin_ns = if late >= self.margin_ns {
+            late
+        } else {
+            self.margin_ns - (self.margin_ns - late) / 8
+        };
+    }
+
+    /// Waits until `target` (ns on `clock`); returns the time it read last (>= `target`).
+    pub(crate) fn wait_until(&mut self, clock: &Clock, target: u64) -> u64 {
+        loop {
+            let now = clock.now_ns();
+            if now >= target {
+                return now;
+            }
+            let left = target - now;
+            if left > self.margin_ns {
+                let d = left - self.margin_ns;
+                std::thread::sleep(std::time::Duration::from_nanos(d));
+                self.learn(now + d, clock.now_ns());
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
 /// Sets the submission time of queued slots (and, without a rate, their intended start).
 fn stamp(st: &mut State<'_>, slots: &[u32], t: u64) {
     for &s in slots {
@@ -397,6 +469,7 @@ pub fn run<E: Engine>(
     let inline = engine.completes_inline();
     let submit_batch = (plan.submit_batch.max(1) as usize).min(depth);
     let reap_batch = (plan.reap_batch.max(1) as usize).min(depth);
+    let mut pacer = plan.rate_period_ns.map(Pacer::new);
 
     'run: loop {
         st.tick(now);
@@ -505,7 +578,11 @@ pub fn run<E: Engine>(
         if st.in_flight > 0 {
             comps.clear();
             let r = if st.rated && st.sync_due.is_empty() && !st.free.is_empty() && !stopping {
-                let wait = (st.next_intended - clock.now_ns() as f64).max(0.0) as u64;
+                // Wake before the next intended start by the pacer's margin: a wait in the
+                // kernel ends late by as much as a sleep does. Within the margin the waits
+                // are the 1 us minimum, a poll.
+                let margin = pacer.as_ref().map_or(0, Pacer::margin_ns) as f64;
+                let wait = (st.next_intended - margin - clock.now_ns() as f64).max(0.0) as u64;
                 engine.reap_timeout(
                     wait.min(st.boundary.saturating_sub(now)).max(1000),
                     &mut comps,
@@ -534,16 +611,10 @@ pub fn run<E: Engine>(
             break;
         }
         now = clock.now_ns();
-        if let Some(_period) = plan.rate_period_ns {
+        if let Some(p) = pacer.as_mut() {
             // Idle until the next intended start (or the next boundary, to report on time).
             let target = (st.next_intended as u64).min(st.boundary);
-            if target > now {
-                let wait = target - now;
-                if wait > 60_000 {
-                    std::thread::sleep(std::time::Duration::from_nanos(wait - 50_000));
-                }
-                now = clock.now_ns();
-            }
+            now = p.wait_until(&clock, target);
         }
     }
     // Sync every written file at the end (timed: these are fsyncs too).
