@@ -1363,6 +1363,66 @@ fn device_figures_sit_next_to_the_application_figures() {
     );
 }
 
+/// Commit mode on a device of our own: one thread always waits on a write or an fdatasync,
+/// so dbio keeps one operation in flight (Little's law over writes and syncs together; counting
+/// writes alone gave 0.3 to 0.6), and the device check counts dbio's syncs and the device's
+/// flushes.
+#[test]
+fn commit_mode_device_check_counts_syncs_and_flushes() {
+    let lo = Loop::new(64);
+    assert!(std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", &lo.dev])
+        .status()
+        .unwrap()
+        .success());
+    let mnt = disk();
+    assert!(std::process::Command::new("mount")
+        .arg(&lo.dev)
+        .arg(mnt.path())
+        .status()
+        .unwrap()
+        .success());
+    let d = mnt.path().join("set");
+    let out = dbio()
+        .args([
+            "bench",
+            "--mode",
+            "commit",
+            "--time",
+            "1",
+            "--block-size",
+            "4k",
+            "--file-total-size",
+            "8M",
+            "--format",
+            "json",
+            "--dir",
+        ])
+        .arg(&d)
+        .output()
+        .unwrap();
+    umount(mnt.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&out.stdout);
+    let s = &r["summary"];
+    let c = &s["device_check"];
+    assert_eq!(c["device"], lo.dev.trim_start_matches("/dev/"));
+    let (writes, syncs) = (u(&s["write"]["count"]), u(&s["fsync"]["count"]));
+    assert!(syncs > 0 && syncs >= writes.saturating_sub(1), "{s}");
+    assert_eq!(u(&c["app_ios"]), writes + syncs, "{c}");
+    assert!(
+        f(&c["app_in_flight"]) > 0.9 && f(&c["app_in_flight"]) <= 1.0,
+        "one thread waiting on a write or a sync the whole run keeps one in flight: {c}"
+    );
+    // ext4 flushes the device's cache for every fdatasync that commits the journal.
+    assert!(u(&c["device_flushes"]) > 0, "{c}");
+    assert!(u(&c["device_requests"]) >= u(&c["device_flushes"]), "{c}");
+}
+
 #[test]
 fn reads_leave_access_times_alone_unless_asked() {
     // On the disk (ext4, relatime): an access time older than a day is updated by the next read,
