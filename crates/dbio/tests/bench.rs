@@ -724,6 +724,56 @@ fn open_loop_runs_keep_the_rate_and_start_on_time() {
     );
 }
 
+/// The null engine opens no file and no device: a full `dbio bench` neither prepares nor
+/// removes a file set, prints no data, filesystem or device lines, runs no device check, and
+/// says so once.
+#[test]
+fn the_null_engine_prepares_nothing_and_checks_no_device() {
+    let tmp = shm();
+    let d = tmp.path().join("set");
+    let out = dbio()
+        .args(["bench", "--engine", "null", "--events", "2000", "--dir"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(!d.exists(), "nothing was prepared in {}", d.display());
+    for absent in [
+        "prepared",
+        "removed",
+        "  data:",
+        "  fs:",
+        "  device:",
+        "device check",
+    ] {
+        assert!(!stdout.contains(absent), "'{absent}' in:\n{stdout}");
+    }
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("total") && l.split_whitespace().nth(1) == Some("2000")),
+        "{stdout}"
+    );
+    let said =
+        "no file set is prepared or removed, and no filesystem, device or device check applies";
+    assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
+    assert_eq!(stdout.matches(said).count(), 0, "{stdout}");
+    let r = bench(&d, &["--engine", "null", "--events", "100"]);
+    assert!(!d.exists());
+    let e = &r["environment"];
+    assert!(e["filesystem"].is_null(), "{e}");
+    assert_eq!(e["devices"].as_array().unwrap().len(), 0, "{e}");
+    assert!(
+        r["summary"].get("device_check").is_none_or(Value::is_null),
+        "{}",
+        r["summary"]
+    );
+}
+
 #[test]
 fn cleanup_never_deletes_what_dbio_did_not_create() {
     let tmp = shm();
@@ -1555,7 +1605,7 @@ fn interrupt_prepare(dir: &Path, phase: &[&str]) -> std::process::Output {
     let child = std::process::Command::new(bin)
         .arg("bench")
         .args(phase)
-        .args(["--file-total-size", "4G", "--engine", "null", "--dir"])
+        .args(["--file-total-size", "4G", "--dir"])
         .arg(dir)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

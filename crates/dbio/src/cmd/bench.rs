@@ -316,6 +316,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             "prepare and cleanup work on a --dir file set; a --device is used as it is (nothing to prepare or remove)",
         )),
         (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, false),
+        // The null engine opens no file: a full run prepares and removes nothing (its warning
+        // says so).
+        (None, Some(_)) if spec.engine == EngineKind::Null => {
+            run_phase(&args, &spec, &console, stop, false)
+        }
         (None, Some(d)) => {
             let prepared = prepare(&spec, d, &notes, stop);
             let result = match prepared {
@@ -461,7 +466,14 @@ fn stack_env(spec: &Spec) -> (Option<dbio_sys::stack::Mount>, Vec<DeviceEnv>) {
 
 fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: bool) -> Environment {
     use dbio_bench::env;
-    let (mount, devices) = stack_env(spec);
+    // The null engine touches no file and no device: their filesystem, devices and the
+    // device check do not apply.
+    let null = spec.engine == EngineKind::Null;
+    let (mount, devices) = if null {
+        (None, Vec::new())
+    } else {
+        stack_env(spec)
+    };
     Environment {
         mount_point: mount.as_ref().map(|m| m.mountpoint.clone()),
         mount_options: mount.as_ref().map(|m| {
@@ -480,6 +492,7 @@ fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: boo
         cpus: env::cpus(),
         mem_total_bytes: env::meminfo("MemTotal").unwrap_or(0),
         filesystem: match spec.target {
+            Target::Dir(_) if null => None,
             Target::Dir(_) => Some(
                 mount
                     .as_ref()
