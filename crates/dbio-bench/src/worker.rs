@@ -196,9 +196,21 @@ struct State<'a> {
     rated: bool,
     error: Option<String>,
     error_at: Option<(u32, u64)>,
+    /// When the last I/O completed (ns).
+    last_done_ns: u64,
 }
 
 impl<'a> State<'a> {
+    /// True once the deadline has passed and, in an open loop, every start intended before it
+    /// has been issued: a start the pacer fell behind on (its thread was preempted across the
+    /// deadline) is still owed to the client that wanted it, and its lateness is measured.
+    #[inline]
+    fn past_deadline(&self, now: u64) -> bool {
+        self.clock
+            .deadline_ns
+            .is_some_and(|d| now >= d && !(self.rated && self.next_intended < d as f64))
+    }
+
     fn fresh(&self, index: u64) -> Box<Snapshot> {
         let mut s = self.recycle.try_recv().unwrap_or_default();
         s.reset(self.plan.id, index);
@@ -272,6 +284,7 @@ impl<'a> State<'a> {
 
     #[inline]
     fn complete(&mut self, c: Completion, end_ns: u64) {
+        self.last_done_ns = self.last_done_ns.max(end_ns);
         let s = self.slots[c.slot as usize];
         self.slots[c.slot as usize].op = None;
         self.free.push(c.slot);
@@ -454,6 +467,7 @@ pub fn run<E: Engine>(
         rated: plan.rate_period_ns.is_some(),
         error: None,
         error_at: None,
+        last_done_ns: 0,
     };
     st.cur = st.fresh(0);
     // Every write carries a unique stamp (worker, sequence, offset) in its first 24 bytes:
@@ -476,9 +490,7 @@ pub fn run<E: Engine>(
 
     'run: loop {
         st.tick(now);
-        let stopping = stop.load(Ordering::Relaxed)
-            || clock.deadline_ns.is_some_and(|d| now >= d)
-            || st.error.is_some();
+        let stopping = stop.load(Ordering::Relaxed) || st.past_deadline(now) || st.error.is_some();
         // Fill free slots.
         batch.clear();
         let mut submitted = 0;
@@ -547,7 +559,7 @@ pub fn run<E: Engine>(
                     if st.sync_due.is_empty()
                         && (st.error.is_some()
                             || stop.load(Ordering::Relaxed)
-                            || clock.deadline_ns.is_some_and(|d| now >= d))
+                            || st.past_deadline(now))
                     {
                         break;
                     }
@@ -662,7 +674,21 @@ pub fn run<E: Engine>(
     now = clock.now_ns();
     st.tick(now);
     let mut last = std::mem::take(&mut st.cur);
-    last.end_ns = now;
+    // The run ends at this worker's last completion, or, if it was idle across the deadline,
+    // at the deadline: a worker preempted there did no work after it. In an open loop, the
+    // last start covers the time until the next intended one (at a low rate, 3 starts 100 ms
+    // apart cover 300 ms, whatever the deadline between 200 and 300 ms).
+    last.end_ns = match clock.deadline_ns {
+        Some(d) => {
+            let covered = if st.rated {
+                d.max(st.next_intended as u64)
+            } else {
+                d
+            };
+            st.last_done_ns.max(now.min(covered))
+        }
+        None => now,
+    };
     last.last = true;
     last.calls = engine.calls();
     last.engine = Some(engine.describe());
@@ -759,5 +785,113 @@ mod tests {
         let e = last.error.as_deref().unwrap();
         assert!(e.starts_with("read of 4096 bytes failed: "), "{e}");
         assert_eq!(e.matches("os error 5").count(), 1, "{e}");
+    }
+
+    /// The null engine, except that the `at`-th I/O takes `stall_ms` (a thread preempted
+    /// across the deadline looks the same to the pacer).
+    struct StallOnce {
+        inner: NullEngine,
+        n: u64,
+        at: u64,
+        stall_ms: u64,
+    }
+
+    impl Engine for StallOnce {
+        fn queue(&mut self, io: &Io) -> Queued {
+            self.n += 1;
+            if self.n == self.at {
+                std::thread::sleep(std::time::Duration::from_millis(self.stall_ms));
+            }
+            self.inner.queue(io)
+        }
+        fn commit(&mut self) -> std::io::Result<()> {
+            self.inner.commit()
+        }
+        fn reap(&mut self, a: usize, b: usize, o: &mut Vec<Completion>) -> std::io::Result<()> {
+            self.inner.reap(a, b, o)
+        }
+        fn reap_timeout(&mut self, t: u64, o: &mut Vec<Completion>) -> std::io::Result<()> {
+            self.inner.reap_timeout(t, o)
+        }
+        fn buffer(&mut self, slot: u32) -> &mut [u8] {
+            self.inner.buffer(slot)
+        }
+        fn calls(&self) -> EngineCalls {
+            self.inner.calls()
+        }
+        fn completes_inline(&self) -> bool {
+            self.inner.completes_inline()
+        }
+        fn describe(&self) -> String {
+            "stalls once".into()
+        }
+    }
+
+    /// An open loop at 1000 IOPS for 100 ms whose 91st I/O takes 30 ms: the 9 starts it fell
+    /// behind on before the deadline are still issued (their clients arrived), late, and
+    /// measured; the 10 starts after the deadline are not. Before, the worker stopped at the
+    /// deadline and dropped them: 91 I/Os, and the stall's cost hidden.
+    #[test]
+    fn an_open_loop_issues_the_starts_it_owes_at_the_deadline() {
+        let plan = Plan {
+            id: 0,
+            mode: Mode::Rndrd,
+            block: 4096,
+            iodepth: 1,
+            file_blocks: 16,
+            files: 1,
+            seq_range: (0, 16),
+            picker: BlockPicker::new(Distribution::Uniform, 16),
+            read_prob: 1.0,
+            fsync_every: 0,
+            fsync_end: false,
+            misalign: 0,
+            events: None,
+            rate_period_ns: Some(1e6),
+            seed: 1,
+            log: None,
+            sync_each_commit: false,
+            submit_batch: 1,
+            reap_batch: 1,
+        };
+        let clock = Clock {
+            timer: Timer::monotonic(),
+            warmup_ns: 0,
+            interval_ns: 1_000_000_000,
+            deadline_ns: Some(100_000_000),
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (_recycle_tx, recycle) = std::sync::mpsc::channel();
+        let mut engine = StallOnce {
+            inner: NullEngine::new(1, 4096),
+            n: 0,
+            at: 91,
+            stall_ms: 30,
+        };
+        run(
+            &plan,
+            clock,
+            &mut engine,
+            &tx,
+            &recycle,
+            &AtomicBool::new(false),
+        );
+        drop(tx);
+        let snaps: Vec<Box<Snapshot>> = rx.iter().collect();
+        let reads: u64 = snaps.iter().map(|s| s.ops[READ].hist.count()).sum();
+        assert_eq!(reads, 100, "starts intended at 0, 1, .. 99 ms");
+        let last = snaps.iter().find(|s| s.last).expect("a final snapshot");
+        assert!(
+            last.end_ns >= 120_000_000,
+            "the run ends with its last completion"
+        );
+        let mut lat = LatencyHistogram::new();
+        for s in &snaps {
+            lat.merge(&s.ops[READ].hist);
+        }
+        assert!(
+            lat.max() >= 20_000_000,
+            "the owed starts were late by the stall"
+        );
     }
 }

@@ -324,7 +324,8 @@ pub struct Environment {
     pub devices: Vec<DeviceEnv>,
     /// The flags the benchmark files were opened with.
     pub open_flags: Vec<String>,
-    /// How prepare left the page cache (`dropped`: the run starts cold).
+    /// What is true of the page cache: `in memory` on tmpfs/ramfs (their files live in it),
+    /// else how prepare left it when it ran just before (`dropped ...`: the run starts cold).
     pub page_cache: Option<String>,
     /// The clock that timed every I/O: `tsc (<rate> MHz, calibrated against CLOCK_MONOTONIC)`
     /// or `CLOCK_MONOTONIC` (absent in results of older versions).

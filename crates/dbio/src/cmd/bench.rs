@@ -315,17 +315,17 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
             "prepare and cleanup work on a --dir file set; a --device is used as it is (nothing to prepare or remove)",
         )),
-        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, false),
+        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, None),
         // The null engine opens no file: a full run prepares and removes nothing (its warning
         // says so).
         (None, Some(_)) if spec.engine == EngineKind::Null => {
-            run_phase(&args, &spec, &console, stop, false)
+            run_phase(&args, &spec, &console, stop, None)
         }
         (None, Some(d)) => {
             let prepared = prepare(&spec, d, &notes, stop);
             let result = match prepared {
-                Ok(true) => run_phase(&args, &spec, &console, stop, true),
-                Ok(false) => Ok(signals::EXIT_INTERRUPTED),
+                Ok(Some(p)) => run_phase(&args, &spec, &console, stop, Some(&p)),
+                Ok(None) => Ok(signals::EXIT_INTERRUPTED),
                 Err(e) => Err(e),
             };
             if !args.keep && d.join(fileset::MARKER).exists() {
@@ -347,13 +347,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     )
 }
 
-/// Prepares the file set; returns false when interrupted.
+/// Prepares the file set; returns what prepare did, or `None` when interrupted.
 fn prepare(
     spec: &Spec,
     dir: &std::path::Path,
     console: &Console,
     stop: &std::sync::atomic::AtomicBool,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<Option<fileset::Prepared>> {
     let size = dbio_bench::spec::file_size(spec);
     let (files, total) = if spec.mode == Mode::Commit {
         (0, 0)
@@ -385,12 +385,26 @@ fn prepare(
     }
     if p.interrupted {
         console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
-        return Ok(false);
+        return Ok(None);
     }
     if files > 0 {
         let secs = p.elapsed.as_secs_f64();
+        // What is true of the page cache depends on the filesystem: tmpfs and ramfs files live
+        // in it; elsewhere they were dropped, and mincore says whether the kernel obliged.
+        let cache = match (p.in_memory, p.resident_bytes) {
+            (true, _) => format!(
+                "{} keeps files in memory (the page cache is where they live, nothing to drop): every read of the run is served from memory",
+                p.fs
+            ),
+            (false, Some(0)) => "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED): the run starts cold".into(),
+            (false, Some(r)) => format!(
+                "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED), but {} stayed cached (mincore): the run starts partly warm",
+                format_size_approx(r as f64)
+            ),
+            (false, None) => "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED; not verified: mincore failed)".into(),
+        };
         console.line(&format!(
-            "prepared {} files x {} = {} of random data in {} in {:.2}s ({}/s); dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED): the run starts cold\n",
+            "prepared {} files x {} = {} of random data in {} in {:.2}s ({}/s); {cache}\n",
             p.files,
             format_size(p.file_size_bytes),
             format_size(p.bytes),
@@ -404,7 +418,7 @@ fn prepare(
             dir.display()
         ))?;
     }
-    Ok(true)
+    Ok(Some(p))
 }
 
 fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
@@ -464,7 +478,34 @@ fn stack_env(spec: &Spec) -> (Option<dbio_sys::stack::Mount>, Vec<DeviceEnv>) {
     (stack.mount, devices)
 }
 
-fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: bool) -> Environment {
+/// What the run can say about the page cache: tmpfs/ramfs files always live in it; elsewhere,
+/// how prepare left it (when it ran just before).
+fn page_cache(spec: &Spec, fs: &str, prepared: Option<&fileset::Prepared>) -> Option<String> {
+    if spec.engine == EngineKind::Null {
+        return None;
+    }
+    if matches!(spec.target, Target::Dir(_)) && dbio_bench::env::is_memory_fs(fs) {
+        return Some(format!("in memory: {fs} files live in the page cache"));
+    }
+    if spec.mode == Mode::Commit {
+        return None;
+    }
+    prepared.map(|p| match p.resident_bytes {
+        Some(0) => "dropped after prepare: the run started cold".into(),
+        Some(r) => format!(
+            "dropped after prepare, but {} stayed cached: the run started partly warm",
+            format_size_approx(r as f64)
+        ),
+        None => "dropped after prepare (not verified)".into(),
+    })
+}
+
+fn environment(
+    spec: &Spec,
+    open_flags: Vec<String>,
+    fs: &str,
+    prepared: Option<&fileset::Prepared>,
+) -> Environment {
     use dbio_bench::env;
     // The null engine touches no file and no device: their filesystem, devices and the
     // device check do not apply.
@@ -501,8 +542,7 @@ fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: boo
             Target::Device(_) => None,
         },
         open_flags,
-        page_cache: (prepared_now && spec.mode != Mode::Commit && spec.engine != EngineKind::Null)
-            .then(|| "dropped after prepare: the run started cold".into()),
+        page_cache: page_cache(spec, fs, prepared),
         clock: None,
         engine: None,
     }
@@ -513,10 +553,10 @@ fn run_phase(
     spec: &Spec,
     console: &Console,
     stop: &std::sync::atomic::AtomicBool,
-    prepared_now: bool,
+    prepared: Option<&fileset::Prepared>,
 ) -> anyhow::Result<u8> {
     let target = brun::open_target(spec, args.allow_device_writes).map_err(bench_err)?;
-    let environment = environment(spec, target.open_flags.clone(), &target.fs, prepared_now);
+    let environment = environment(spec, target.open_flags.clone(), &target.fs, prepared);
     let warnings =
         dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
     for w in &warnings {
