@@ -21,6 +21,9 @@ declare -A NEED=(
   [promtool]=prometheus
   [bc]=bc
   [python3]=python3
+  [zsh]=zsh
+  [fish]=fish
+  [groff]=groff-base
 )
 missing=()
 for cmd in "${!NEED[@]}"; do
@@ -28,6 +31,11 @@ for cmd in "${!NEED[@]}"; do
     missing+=("${NEED[$cmd]}")
   fi
 done
+# The IANA time-zone database: innodb grep --tz reads named zones from /usr/share/zoneinfo
+# (jiff, no bundled copy), and its tests use Europe/Berlin, America/New_York and others.
+if [ ! -e /usr/share/zoneinfo/Europe/Berlin ]; then
+  missing+=(tzdata)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing ${missing[*]}" >&2

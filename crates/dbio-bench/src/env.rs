@@ -211,7 +211,6 @@ pub fn is_memory_fs(name: &str) -> bool {
 /// Bytes of these files that sit in the page cache now (mmap + mincore), or `None` when it
 /// cannot be told. Used to catch filesystems that accept O_DIRECT but cache anyway.
 pub fn resident_bytes(paths: &[std::path::PathBuf]) -> Option<u64> {
-    use std::os::fd::AsRawFd;
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
     let mut total = 0u64;
@@ -227,27 +226,22 @@ pub fn resident_bytes(paths: &[std::path::PathBuf]) -> Option<u64> {
         if len == 0 {
             continue;
         }
-        // SAFETY: a read-only shared mapping of a file we opened; it is only passed to mincore
-        // (never dereferenced) and unmapped before returning.
-        let addr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len as usize,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                f.as_raw_fd(),
-                0,
-            )
-        };
-        if addr == libc::MAP_FAILED {
-            return None;
-        }
+        // SAFETY: the mapped bytes are never read, only the mapping's address range is passed
+        // to mincore, so a file truncated or written meanwhile cannot fault or change what
+        // this code reads. The map is read-only and unmapped when dropped.
+        let map = unsafe { memmap2::MmapOptions::new().len(len as usize).map(&f) }.ok()?;
         let pages = len.div_ceil(page) as usize;
         let mut vec = vec![0u8; pages];
-        // SAFETY: addr/len is the mapping made above; vec has one byte per page.
-        let r = unsafe { libc::mincore(addr, len as usize, vec.as_mut_ptr()) };
-        // SAFETY: unmapping exactly the mapping made above.
-        unsafe { libc::munmap(addr, len as usize) };
+        // SAFETY: the address range is exactly the live mapping above; vec has one byte per
+        // page of it, as mincore requires.
+        let r = unsafe {
+            libc::mincore(
+                map.as_ptr() as *mut libc::c_void,
+                map.len(),
+                vec.as_mut_ptr(),
+            )
+        };
+        drop(map);
         if r != 0 {
             return None;
         }

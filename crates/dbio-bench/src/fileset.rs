@@ -125,6 +125,20 @@ impl Marker {
     }
 }
 
+impl Marker {
+    /// Whether every data file of the current set is there, is the file dbio created, and has
+    /// its full size: false after an interrupted prepare or when a file was removed since.
+    pub fn is_complete(&self, dir: &Path) -> bool {
+        (0..self.file_num).all(|i| {
+            let name = data_file(i);
+            match (self.entry(&name), fs::symlink_metadata(dir.join(&name))) {
+                (Some(o), Ok(md)) => o.is(&md) && md.len() == self.file_size_bytes,
+                _ => false,
+            }
+        })
+    }
+}
+
 /// Reads the marker of `dir`, if there is one. A marker of a dbio that did not record file
 /// identities (its `files` are bare names) is refused with [`BenchError::OldMarker`].
 pub fn read_marker(dir: &Path) -> Result<Option<Marker>, BenchError> {
@@ -720,6 +734,33 @@ mod tests {
         assert!(m.entry("dbio-file.1").unwrap().is(&md));
         assert_eq!(md.len(), 8192);
         assert_eq!(cleanup(d).unwrap().removed.len(), 3);
+    }
+
+    #[test]
+    fn a_set_is_complete_only_with_every_file_whole_and_ours() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let stop = AtomicBool::new(false);
+        prepare(d, 3, 8192, 1, &stop, &|_| {}).unwrap();
+        let m = read_marker(d).unwrap().unwrap();
+        assert_eq!((m.file_num, m.file_size_bytes), (3, 8192));
+        assert!(m.is_complete(d));
+        // short (an interrupted prepare), missing, or replaced: not complete
+        let f = OpenOptions::new()
+            .write(true)
+            .open(d.join("dbio-file.1"))
+            .unwrap();
+        f.set_len(4096).unwrap();
+        assert!(!m.is_complete(d));
+        f.set_len(8192).unwrap();
+        assert!(m.is_complete(d));
+        fs::remove_file(d.join("dbio-file.2")).unwrap();
+        assert!(!m.is_complete(d));
+        let stopped = AtomicBool::new(true);
+        let p = prepare(&d.join("new"), 4, 8192, 1, &stopped, &|_| {}).unwrap();
+        assert!(p.interrupted);
+        let m = read_marker(&d.join("new")).unwrap().unwrap();
+        assert!(!m.is_complete(&d.join("new")));
     }
 
     #[test]

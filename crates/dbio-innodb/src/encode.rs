@@ -181,17 +181,6 @@ pub fn datetime(value: &str, fsp: Option<u8>) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
-/// Days from 1970-01-01 to a civil date (proleptic Gregorian).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
 /// A local date and time as plain fields, for time-zone conversion outside this crate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LocalTime {
@@ -233,11 +222,87 @@ pub fn parse_local(value: &str) -> Result<LocalTime, Error> {
     })
 }
 
-/// Seconds since the epoch of a local time at a fixed UTC offset (seconds east of UTC).
-pub fn epoch_at_offset(t: &LocalTime, offset_s: i64) -> i64 {
-    days_from_civil(t.year as i64, t.month, t.day) * 86400
-        + (t.hour * 3600 + t.minute * 60 + t.second) as i64
-        - offset_s
+/// One UTC instant that a local date and time stands for in a time zone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZonedInstant {
+    /// Seconds since 1970-01-01 00:00:00 UTC.
+    pub epoch: i64,
+    /// The zone's UTC offset at that instant, as `+02:00`.
+    pub offset: String,
+}
+
+/// The UTC instants a local date and time stands for in time zone `tz`, the way a TIMESTAMP
+/// column converts it from the session time zone: `UTC`, a fixed offset such as `+05:30`
+/// ([`parse_fixed_tz`]) or an IANA name such as `Europe/Berlin`, read from the system's zone
+/// database (`/usr/share/zoneinfo`, Debian package tzdata).
+///
+/// One instant, or two, earlier first, for a time in the hour repeated when the clocks go
+/// back (either may have been stored). A time the clocks skipped when they went forward
+/// stands for none and is an error, as is a date that does not exist (`2019-02-30`).
+pub fn instants_in_tz(t: &LocalTime, tz: &str) -> Result<Vec<ZonedInstant>, Error> {
+    use jiff::tz::{AmbiguousOffset, Offset, TimeZone};
+    let value = format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        t.year, t.month, t.day, t.hour, t.minute, t.second
+    );
+    let zone = match parse_fixed_tz(tz) {
+        Some(secs) => {
+            TimeZone::fixed(
+                Offset::from_seconds(secs as i32).map_err(|e| Error::TimeZone {
+                    tz: tz.to_string(),
+                    reason: e.to_string(),
+                })?,
+            )
+        }
+        None => jiff::tz::db().get(tz.trim()).map_err(|_| Error::TimeZone {
+            tz: tz.to_string(),
+            reason: "not a known time zone: use UTC, an offset like +02:00, or a name from \
+                     /usr/share/zoneinfo such as Europe/Berlin (install the tzdata package if \
+                     that directory is missing)"
+                .to_string(),
+        })?,
+    };
+    let field = |v: u32| i8::try_from(v).unwrap_or(i8::MAX);
+    let dt = jiff::civil::DateTime::new(
+        i16::try_from(t.year).unwrap_or(i16::MAX),
+        field(t.month),
+        field(t.day),
+        field(t.hour),
+        field(t.minute),
+        field(t.second),
+        0,
+    )
+    .map_err(|e| bad(&value, format!("not a date and time: {e}")))?;
+    let at = |off: Offset| -> Result<ZonedInstant, Error> {
+        let ts = off
+            .to_timestamp(dt)
+            .map_err(|e| bad(&value, format!("outside the range of times: {e}")))?;
+        Ok(ZonedInstant {
+            epoch: ts.as_second(),
+            offset: format_offset(off.seconds()),
+        })
+    };
+    match zone.to_ambiguous_timestamp(dt).offset() {
+        AmbiguousOffset::Unambiguous { offset } => Ok(vec![at(offset)?]),
+        AmbiguousOffset::Fold { before, after } => Ok(vec![at(before)?, at(after)?]),
+        AmbiguousOffset::Gap { before, after } => Err(bad(
+            &value,
+            format!(
+                "this local time does not exist in {tz}: the clocks went forward there from UTC \
+                 offset {} to {}, so no TIMESTAMP holds it; give a time outside the gap, or the \
+                 time in UTC",
+                format_offset(before.seconds()),
+                format_offset(after.seconds())
+            ),
+        )),
+    }
+}
+
+/// `+02:00`, `-05:00`, `+05:45`, `+00:00` for seconds east of UTC.
+fn format_offset(secs: i32) -> String {
+    let sign = if secs < 0 { '-' } else { '+' };
+    let a = secs.unsigned_abs();
+    format!("{sign}{:02}:{:02}", a / 3600, a % 3600 / 60)
 }
 
 /// Parses a fixed time zone: `UTC`, `Z`, `+05:30`, `-0800`, `+2`. `None` for named zones.
@@ -253,12 +318,12 @@ pub fn parse_fixed_tz(tz: &str) -> Option<i64> {
     };
     let (h, m) = if let Some((h, m)) = rest.split_once(':') {
         (h.parse::<i64>().ok()?, m.parse::<i64>().ok()?)
-    } else if rest.len() == 4 {
+    } else if rest.len() == 4 && rest.is_ascii() {
         (rest[..2].parse().ok()?, rest[2..].parse().ok()?)
     } else {
         (rest.parse().ok()?, 0)
     };
-    if h > 14 || m > 59 {
+    if !(0..=14).contains(&h) || !(0..=59).contains(&m) {
         return None;
     }
     Some(sign * (h * 3600 + m * 60))
@@ -435,6 +500,12 @@ pub fn charset_bytes(value: &str, charset: &str) -> Result<Vec<u8>, Error> {
 /// CHAR(N): the value in its charset, padded with spaces to N bytes (how COMPACT/DYNAMIC
 /// store CHAR, for multi-byte charsets too).
 pub fn char_n(n: usize, value: &str, charset: &str) -> Result<Vec<u8>, Error> {
+    if n > 255 {
+        return Err(bad(
+            value,
+            format!("CHAR({n}) is not a valid type: CHAR holds at most 255 characters"),
+        ));
+    }
     let chars = value.chars().count();
     if chars > n {
         return Err(bad(
@@ -505,11 +576,145 @@ mod tests {
     #[test]
     fn timestamp_epoch() {
         let t = parse_local("2019-05-13 12:00:00").unwrap();
-        assert_eq!(epoch_at_offset(&t, 0), 1_557_748_800);
-        assert_eq!(epoch_at_offset(&t, 7200), 1_557_748_800 - 7200);
+        let epochs = |tz: &str| -> Vec<(i64, String)> {
+            instants_in_tz(&t, tz)
+                .unwrap()
+                .into_iter()
+                .map(|i| (i.epoch, i.offset))
+                .collect()
+        };
+        let one = |e: i64, o: &str| vec![(e, o.to_string())];
+        assert_eq!(epochs("UTC"), one(1_557_748_800, "+00:00"));
+        assert_eq!(epochs("Z"), one(1_557_748_800, "+00:00"));
+        assert_eq!(epochs("+02:00"), one(1_557_748_800 - 7200, "+02:00"));
+        assert_eq!(epochs("+05:30"), one(1_557_748_800 - 19800, "+05:30"));
+        assert_eq!(epochs("-0800"), one(1_557_748_800 + 28800, "-08:00"));
+        assert_eq!(epochs("+2"), one(1_557_748_800 - 7200, "+02:00"));
+        // Named zones: summer time in Berlin, Kolkata's half hour, Kathmandu's 45 minutes,
+        // and the POSIX-style Etc/GMT+2 whose sign is inverted (two hours west of UTC).
+        assert_eq!(epochs("Europe/Berlin"), one(1_557_748_800 - 7200, "+02:00"));
+        assert_eq!(epochs("Asia/Kolkata"), one(1_557_748_800 - 19800, "+05:30"));
+        assert_eq!(
+            epochs("Asia/Kathmandu"),
+            one(1_557_748_800 - 20700, "+05:45")
+        );
+        assert_eq!(epochs("Etc/GMT+2"), one(1_557_748_800 + 7200, "-02:00"));
+        assert_eq!(
+            epochs("America/New_York"),
+            one(1_557_748_800 + 14400, "-04:00")
+        );
+        assert_eq!(
+            epochs("Australia/Sydney"),
+            one(1_557_748_800 - 36000, "+10:00")
+        );
         assert_eq!(parse_fixed_tz("+05:30"), Some(19800));
         assert_eq!(parse_fixed_tz("-0800"), Some(-28800));
         assert_eq!(parse_fixed_tz("Europe/Berlin"), None);
+    }
+
+    /// Seconds since the epoch of a UTC date and time written `YYYY-MM-DD hh:mm:ss`.
+    fn utc(s: &str) -> i64 {
+        instants_in_tz(&parse_local(s).unwrap(), "UTC").unwrap()[0].epoch
+    }
+
+    fn instants(local: &str, tz: &str) -> Result<Vec<(i64, String)>, String> {
+        instants_in_tz(&parse_local(local).unwrap(), tz)
+            .map(|v| v.into_iter().map(|i| (i.epoch, i.offset)).collect())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn daylight_saving_edges() {
+        let at = |u: &str, o: &str| (utc(u), o.to_string());
+        // Berlin 2019: forward at 02:00 CET on 31 March, back at 03:00 CEST on 27 October.
+        let b = "Europe/Berlin";
+        assert_eq!(
+            instants("2019-03-31 01:59:59", b),
+            Ok(vec![at("2019-03-31 00:59:59", "+01:00")])
+        );
+        assert_eq!(
+            instants("2019-03-31 03:00:00", b),
+            Ok(vec![at("2019-03-31 01:00:00", "+02:00")])
+        );
+        for gap in [
+            "2019-03-31 02:00:00",
+            "2019-03-31 02:30:00",
+            "2019-03-31 02:59:59",
+        ] {
+            let e = instants(gap, b).unwrap_err();
+            assert!(e.contains("does not exist in Europe/Berlin"), "{gap}: {e}");
+            assert!(e.contains("+01:00 to +02:00"), "{gap}: {e}");
+        }
+        assert_eq!(
+            instants("2019-10-27 01:59:59", b),
+            Ok(vec![at("2019-10-26 23:59:59", "+02:00")])
+        );
+        // The repeated hour: both instants, earlier (summer time) first.
+        assert_eq!(
+            instants("2019-10-27 02:00:00", b),
+            Ok(vec![
+                at("2019-10-27 00:00:00", "+02:00"),
+                at("2019-10-27 01:00:00", "+01:00")
+            ])
+        );
+        assert_eq!(
+            instants("2019-10-27 02:59:59", b),
+            Ok(vec![
+                at("2019-10-27 00:59:59", "+02:00"),
+                at("2019-10-27 01:59:59", "+01:00")
+            ])
+        );
+        assert_eq!(
+            instants("2019-10-27 03:00:00", b),
+            Ok(vec![at("2019-10-27 02:00:00", "+01:00")])
+        );
+        // New York 2019: forward on 10 March at 02:00, back on 3 November at 02:00.
+        let ny = "America/New_York";
+        assert!(instants("2019-03-10 02:30:00", ny).is_err());
+        assert_eq!(
+            instants("2019-11-03 01:30:00", ny),
+            Ok(vec![
+                at("2019-11-03 05:30:00", "-04:00"),
+                at("2019-11-03 06:30:00", "-05:00")
+            ])
+        );
+        // Southern hemisphere: Sydney goes back on 7 April 2019 at 03:00 AEDT.
+        assert_eq!(
+            instants("2019-04-07 02:30:00", "Australia/Sydney"),
+            Ok(vec![
+                at("2019-04-06 15:30:00", "+11:00"),
+                at("2019-04-06 16:30:00", "+10:00")
+            ])
+        );
+        // Lord Howe moves by half an hour: 01:30-02:00 repeats on 7 April 2019.
+        assert_eq!(
+            instants("2019-04-07 01:45:00", "Australia/Lord_Howe"),
+            Ok(vec![
+                at("2019-04-06 14:45:00", "+11:00"),
+                at("2019-04-06 15:15:00", "+10:30")
+            ])
+        );
+        // Fixed offsets have no gaps nor folds.
+        assert_eq!(
+            instants("2019-03-31 02:30:00", "+01:00"),
+            Ok(vec![at("2019-03-31 01:30:00", "+01:00")])
+        );
+    }
+
+    #[test]
+    fn bad_zones_and_dates_are_errors() {
+        for tz in ["Mars/Olympus", "../../etc/passwd", "Europe/", "", "+25:00"] {
+            let e = instants("2019-05-13 12:00:00", tz).unwrap_err();
+            assert!(e.contains("time zone"), "{tz:?}: {e}");
+        }
+        // 30 February does not exist; the old day count rolled it over to 2 March.
+        let e = instants("2019-02-30 10:00:00", "UTC").unwrap_err();
+        assert!(e.contains("not a date"), "{e}");
+        assert!(instants("2019-02-29 10:00:00", "Europe/Berlin").is_err());
+        assert_eq!(
+            instants("2020-02-29 00:00:00", "UTC"),
+            Ok(vec![(1_582_934_400, "+00:00".into())])
+        );
     }
 
     #[test]

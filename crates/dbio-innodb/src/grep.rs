@@ -200,7 +200,9 @@ pub struct Hit {
 pub struct StreamOptions<'a> {
     /// Worker threads.
     pub threads: usize,
-    /// Map a regular file read-only instead of reading it with pread.
+    /// Map a regular file read-only instead of reading it with pread. Only for a file that
+    /// nothing writes or truncates while it is searched: see [`crate::io`] (a truncation
+    /// raises SIGBUS).
     pub use_mmap: bool,
     /// Tie each hit to its page: candidate page starts are multiples of `step` (as for a
     /// scan) and pages have one of `sizes`. `None`: raw hits only.
@@ -322,7 +324,9 @@ pub fn stream_file(
     };
     let tail = look.max(plen - 1);
     let map = if opts.use_mmap {
-        crate::io::Mapped::new(file, len)
+        // SAFETY: not guaranteed here: `use_mmap` is the caller's word that nothing writes
+        // or truncates the file while it is read (see crate::io for what happens otherwise).
+        unsafe { crate::io::Mapped::new(file, len) }
     } else {
         None
     };
@@ -652,7 +656,8 @@ impl Locator {
 
 /// Locates many hits (sorted by offset) in a file, reading one window per group of nearby hits.
 ///
-/// With `use_mmap` the file is mapped read-only and nothing is copied.
+/// With `use_mmap` the file is mapped read-only and nothing is copied (only for a file that
+/// nothing writes or truncates meanwhile: see [`crate::io`]).
 pub fn locate_hits(
     file: &File,
     len: u64,
@@ -663,7 +668,9 @@ pub fn locate_hits(
 ) -> Result<Vec<Option<Location>>, Error> {
     let sizes = sizes.unwrap_or(&PAGE_SIZES);
     if use_mmap && !hits.is_empty() {
-        if let Some(m) = crate::io::Mapped::new(file, len) {
+        // SAFETY: not guaranteed here: `use_mmap` is the caller's word that nothing writes
+        // or truncates the file while it is read (see crate::io for what happens otherwise).
+        if let Some(m) = unsafe { crate::io::Mapped::new(file, len) } {
             let data = m.as_slice();
             return Ok(hits
                 .iter()

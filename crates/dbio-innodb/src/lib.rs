@@ -33,6 +33,14 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A time zone is unknown or malformed.
+    #[error("time zone {tz:?}: {reason}")]
+    TimeZone {
+        /// The zone given.
+        tz: String,
+        /// What is wrong and what to give instead.
+        reason: String,
+    },
     /// Reading a source failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),

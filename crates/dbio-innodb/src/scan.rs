@@ -668,7 +668,8 @@ pub struct ScanOutcome {
 }
 
 /// Scans `len` bytes of `file` with `threads` threads (large sequential reads or a
-/// read-only memory map when `use_mmap`, one chunk per work unit). `progress(bytes_done,
+/// read-only memory map when `use_mmap`, only for a file that nothing writes or truncates
+/// meanwhile: see [`crate::io`]; one chunk per work unit). `progress(bytes_done,
 /// pages_found)` is called from the workers after each chunk. Setting `cancel` (from a
 /// signal handler, say) stops the scan after the chunks in progress.
 pub fn scan_file(

@@ -64,22 +64,37 @@ pub fn header_row(devices: &[String]) -> Vec<String> {
     h
 }
 
-/// The row of one interval, in the order of [`header_row`] (device columns empty when the
-/// interval has no figures for that device).
+/// The row of one interval, in the order of [`header_row`]. A statistic that is not defined
+/// is an empty cell, never 0: the latencies of an operation with no I/O in the interval, the
+/// bytes of fsyncs (they move none), and the device columns of an interval with no figures for
+/// that device.
 pub fn interval_row(i: &Interval, devices: &[String]) -> Vec<String> {
     let mut r = vec![
         i.start_s.to_string(),
         i.end_s.to_string(),
         i.warmup.to_string(),
     ];
-    let ops: [&OpInterval; 4] = [&i.read, &i.write, &i.fsync, &i.total];
-    for o in ops {
+    let ops: [(&OpInterval, bool); 4] = [
+        (&i.read, true),
+        (&i.write, true),
+        (&i.fsync, false),
+        (&i.total, true),
+    ];
+    for (o, moves_bytes) in ops {
         r.push(o.count.to_string());
         r.push(o.iops.to_string());
-        r.push(o.bytes_per_s.to_string());
-        r.push(o.lat_ns.p50.to_string());
-        r.push(o.lat_ns.p99.to_string());
-        r.push(o.lat_ns.max.to_string());
+        r.push(if moves_bytes {
+            o.bytes_per_s.to_string()
+        } else {
+            String::new()
+        });
+        for v in [o.lat_ns.p50, o.lat_ns.p99, o.lat_ns.max] {
+            r.push(if o.count == 0 {
+                String::new()
+            } else {
+                v.to_string()
+            });
+        }
     }
     for name in devices {
         r.extend(dev_values(i.devices.iter().find(|d| &d.name == name)));

@@ -170,9 +170,12 @@ pub fn header(spec: &Spec, _env: &Environment, warnings: &[String]) -> String {
 }
 
 /// One interval line: `[ %.0fs ] reads: %4.2f MiB/s writes: %4.2f MiB/s fsyncs: %4.2f/s
-/// latency (ms,%u%%): %4.3f`. Empty for a warmup interval.
+/// latency (ms,%u%%): %4.3f`. Empty for a warmup interval, for every interval when the report
+/// interval is 0 (sysbench's default: no interval lines), and for the last interval when it was
+/// cut short by the end of the run: sysbench reports only whole intervals, so `--time 3
+/// --report-interval 1` prints 3 lines and `--time 2.5` prints 2, as sysbench 1.0.20 does.
 pub fn interval_line(i: &Interval, spec: &Spec) -> String {
-    if i.warmup {
+    if i.warmup || spec.report_interval_s.is_zero() || is_partial(i, spec) {
         return String::new();
     }
     let t = (i.end_s - spec.warmup_s.as_secs_f64()).max(0.0);
@@ -184,6 +187,13 @@ pub fn interval_line(i: &Interval, spec: &Spec) -> String {
         SYSBENCH_PERCENTILE,
         i.total.lat_ns.p95 as f64 / 1e6,
     )
+}
+
+/// Whether interval `i` is shorter than the report interval (the run ended inside it); a
+/// microsecond of slack absorbs the float seconds of the result.
+fn is_partial(i: &Interval, spec: &Spec) -> bool {
+    let len_ns = (i.end_s - i.start_s) * 1e9;
+    len_ns + 1e3 < spec.report_interval_s.as_nanos() as f64
 }
 
 /// The one histogram sysbench keeps: reads, writes and fsyncs of the summary together.

@@ -80,13 +80,20 @@ fn fsync_mode_name(m: FsyncMode) -> &'static str {
     }
 }
 
-/// A rate as people read it: whole numbers from 100 up, one decimal below.
+/// A rate as people read it: whole numbers from 100 up and whenever the rate is whole (a count
+/// over a 1s interval: fsyncs print `20` like reads print `1500`), one decimal below 100.
 fn rate(v: f64) -> String {
-    if v >= 100.0 || v == 0.0 {
+    let one = format!("{v:.1}");
+    if v >= 100.0 || one.ends_with(".0") {
         format!("{v:.0}")
     } else {
-        format!("{v:.1}")
+        one
     }
+}
+
+/// `1 event`, `2 events`: a count with its noun in the right number.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn mib(bytes_per_s: f64) -> String {
@@ -466,8 +473,11 @@ pub fn summary(r: &BenchResult) -> String {
         for t in &sm.threads {
             let _ = writeln!(
                 s,
-                "  thread {}: {} events, {} fsyncs, busy {:.3}s",
-                t.thread, t.events, t.fsyncs, t.busy_s
+                "  thread {}: {}, {}, busy {:.3}s",
+                t.thread,
+                count(t.events, "event", "events"),
+                count(t.fsyncs, "fsync", "fsyncs"),
+                t.busy_s
             );
         }
     }
@@ -480,17 +490,20 @@ pub fn summary(r: &BenchResult) -> String {
     };
     let _ = writeln!(
         s,
-        "engine calls (warmup included): {} reads, {} writes, {} fsyncs, {} system calls{per_io}",
-        e.reads, e.writes, e.fsyncs, e.syscalls
+        "engine calls (warmup included): {}, {}, {}, {}{per_io}",
+        count(e.reads, "read", "reads"),
+        count(e.writes, "write", "writes"),
+        count(e.fsyncs, "fsync", "fsyncs"),
+        count(e.syscalls, "system call", "system calls")
     );
     if let Some(p) = &sm.process_io {
         let _ = writeln!(
             s,
-            "kernel accounting (/proc/self/io, warmup included): {} syscalls read {}, \
-             {} syscalls wrote {}; storage read {}, written {}",
-            p.syscr,
+            "kernel accounting (/proc/self/io, warmup included): {} read {}, \
+             {} wrote {}; storage read {}, written {}",
+            count(p.syscr, "syscall", "syscalls"),
             format_size_approx(p.rchar as f64),
-            p.syscw,
+            count(p.syscw, "syscall", "syscalls"),
             format_size_approx(p.wchar as f64),
             format_size_approx(p.read_bytes as f64),
             format_size_approx(p.write_bytes as f64)
@@ -499,12 +512,12 @@ pub fn summary(r: &BenchResult) -> String {
     if let Some(c) = &sm.device_check {
         let _ = writeln!(
             s,
-            "device check ({}, /proc/diskstats over the measured run): dbio completed {} I/Os, the device {} requests ({} merged, {} flushes); in flight: dbio {:.2} (IOPS x mean latency), device aqu-sz {:.2} -> {}",
+            "device check ({}, /proc/diskstats over the measured run): dbio completed {}, the device {} ({} merged, {}); in flight: dbio {:.2} (IOPS x mean latency), device aqu-sz {:.2} -> {}",
             c.device,
-            c.app_ios,
-            c.device_requests,
+            count(c.app_ios, "I/O", "I/Os"),
+            count(c.device_requests, "request", "requests"),
             c.device_merged,
-            c.device_flushes,
+            count(c.device_flushes, "flush", "flushes"),
             c.app_in_flight,
             c.device_aqu_sz,
             if c.agree { "they agree" } else { "they disagree" }

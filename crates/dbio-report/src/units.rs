@@ -140,6 +140,19 @@ pub fn format_size_approx(bytes: f64) -> String {
     }
 }
 
+/// Prints a byte count for a table people read, in the largest binary unit it reaches:
+/// exact when it is a whole number of that unit (`16KiB`, `1GiB`, `512B`, as
+/// [`format_size`]), else with two decimals (`465.76 GiB`, as [`format_size_approx`]), so a
+/// disk never prints as `488386584KiB`.
+pub fn format_size_short(bytes: u64) -> String {
+    let shift = (bytes.max(1).ilog2() / 10 * 10).min(50);
+    if bytes.is_multiple_of(1u64 << shift) {
+        format_size(bytes)
+    } else {
+        format_size_approx(bytes as f64)
+    }
+}
+
 /// Prints a latency in nanoseconds with a unit that keeps three significant figures
 /// (`850ns`, `12.3us`, `1.92ms`, `2.05s`), so NVMe latencies never print as 0.00.
 pub fn format_ns(ns: f64) -> String {
@@ -257,5 +270,19 @@ mod tests {
         assert_eq!(format_ns(1_920_000.0), "1.92ms");
         assert_eq!(format_ns(2_050_000_000.0), "2.05s");
         assert_eq!(format_size_approx(1536.0), "1.50 KiB");
+    }
+
+    #[test]
+    fn short_sizes_are_exact_when_they_can_be() {
+        assert_eq!(format_size_short(512), "512B");
+        assert_eq!(format_size_short(1023), "1023B");
+        assert_eq!(format_size_short(4096), "4KiB");
+        assert_eq!(format_size_short(1 << 40), "1TiB");
+        assert_eq!(format_size_short(500_107_862_016), "465.76 GiB");
+        assert_eq!(format_size_short(1025), "1.00 KiB");
+        assert_eq!(format_size_short(1536 * 1024), "1.50 MiB");
+        assert_eq!(format_size_short(0), "0B");
+        assert_eq!(format_size_short(3 << 50), "3PiB");
+        assert_eq!(format_size_short(1 << 60), "1024PiB");
     }
 }

@@ -777,3 +777,99 @@ fn text_interval_times_keep_the_report_interval_resolution() {
     assert!(lines[1].trim_start().starts_with("0.50s |"), "{}", lines[1]);
     assert!(lines[2].trim_start().starts_with("0.75s |"), "{}", lines[2]);
 }
+
+#[test]
+fn text_interval_iops_are_whole_numbers_when_the_rate_is_whole() {
+    // sample(): fsyncs run at 20-22 per 1s interval, reads at 1500+: both print as integers.
+    let r = sample(false);
+    let line = bench_text::interval_line(&r.intervals[1], &r.spec);
+    let fsync_group = line.rsplit(" | ").next().unwrap();
+    let iops = fsync_group.split_whitespace().next().unwrap();
+    assert_eq!(iops, format!("{:.0}", r.intervals[1].fsync.iops), "{line}");
+    assert!(!line.contains(".0 "), "{line}");
+    // a rate that is not whole keeps one decimal: 5 fsyncs in 2s
+    let mut r = sample(false);
+    r.intervals[1].fsync.iops = 2.5;
+    let line = bench_text::interval_line(&r.intervals[1], &r.spec);
+    assert!(line.contains(" 2.5 "), "{line}");
+}
+
+#[test]
+fn text_counts_of_one_are_singular() {
+    let mut r = sample(false);
+    r.summary.threads[0].events = 1;
+    r.summary.threads[0].fsyncs = 1;
+    r.summary.engine_calls = EngineCalls {
+        reads: 1,
+        writes: 1,
+        fsyncs: 1,
+        syscalls: 1,
+    };
+    let p = r.summary.process_io.as_mut().unwrap();
+    (p.syscr, p.syscw) = (1, 1);
+    let c = r.summary.device_check.as_mut().unwrap();
+    (c.app_ios, c.device_requests, c.device_flushes) = (1, 1, 1);
+    let out = bench_text::summary(&r);
+    assert!(out.contains("thread 0: 1 event, 1 fsync, busy"), "{out}");
+    assert!(
+        out.contains("1 read, 1 write, 1 fsync, 1 system call ("),
+        "{out}"
+    );
+    assert!(out.contains("1 syscall read") && out.contains("1 syscall wrote"));
+    assert!(
+        out.contains("dbio completed 1 I/O, the device 1 request (12 merged, 1 flush)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn csv_leaves_undefined_statistics_empty() {
+    // A write-only run without --fsync-every: no reads and no fsyncs in any interval.
+    let mut s = spec(None);
+    s.mode = Mode::Rndwr;
+    s.fsync_every = 0;
+    let r = build(s, 2, 0);
+    let out = export(&CsvExporter, &r);
+    let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split(',').collect()).collect();
+    for row in &rows[1..] {
+        let col = |name: &str| row[rows[0].iter().position(|h| *h == name).unwrap()];
+        assert_eq!(col("read_count"), "0");
+        assert_eq!(col("read_iops"), "0");
+        for c in [
+            "read_p50_ns",
+            "read_p99_ns",
+            "read_max_ns",
+            "fsync_p50_ns",
+            "fsync_max_ns",
+            "fsync_bytes_per_s",
+        ] {
+            assert_eq!(col(c), "", "{c} is undefined: {out}");
+        }
+        assert!(col("write_p50_ns").parse::<u64>().unwrap() > 0);
+    }
+}
+
+#[test]
+fn sysbench_report_interval_0_prints_no_interval_lines() {
+    let mut r = like_fixture();
+    r.spec.report_interval_s = Duration::ZERO;
+    let out = export(&SysbenchExporter, &r);
+    assert!(!out.lines().any(|l| l.starts_with("[ ")), "{out}");
+    assert!(!out.contains("Report intermediate results"), "{out}");
+    assert!(out.contains("File operations:"));
+}
+
+#[test]
+fn sysbench_prints_whole_intervals_only_as_sysbench_does() {
+    // --time 2.5s --report-interval 1s: sysbench 1.0.20 prints [ 1s ] and [ 2s ], not the
+    // half interval at the end (measured: --time=3 prints 3 lines, --time=2 prints 2).
+    let mut r = like_fixture();
+    r.intervals.push(r.intervals[1].clone());
+    let last = r.intervals.last_mut().unwrap();
+    last.start_s = 2.0;
+    last.end_s = 2.5;
+    let out = export(&SysbenchExporter, &r);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("[ 1s ]") && lines[1].starts_with("[ 2s ]"));
+}

@@ -4,7 +4,7 @@
 //! `lvs`, RAID tools) and never lets one failed rule abort the audit.
 
 use crate::align::{check_geometry, GeometryMatch};
-use crate::raid::{BatteryState, Controller, RaidReport, VirtualDrive, WritePolicy};
+use crate::raid::{BatteryState, Controller, RaidReport, Tool, VirtualDrive, WritePolicy};
 use serde::Serialize;
 
 /// Outcome of one rule.
@@ -13,6 +13,9 @@ use serde::Serialize;
 pub enum Status {
     /// Fine.
     Ok,
+    /// Tuning advice (controller read-ahead, a verify running, a learn cycle due): shown,
+    /// but no alarm; Nagios exits 0 for it unless `--advice-warns`.
+    Advice,
     /// Could not be decided.
     Unknown,
     /// Costs performance or safety; fix when convenient.
@@ -22,28 +25,30 @@ pub enum Status {
 }
 
 impl Status {
-    /// Severity for sorting: CRIT > WARN > UNKNOWN > OK.
+    /// Severity for sorting: CRIT > WARN > UNKNOWN > ADVICE > OK.
     pub fn severity(self) -> u8 {
         match self {
             Status::Ok => 0,
-            Status::Unknown => 1,
-            Status::Warn => 2,
-            Status::Crit => 3,
+            Status::Advice => 1,
+            Status::Unknown => 2,
+            Status::Warn => 3,
+            Status::Crit => 4,
         }
     }
-    /// Nagios plugin exit code: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+    /// Nagios plugin exit code: 0 OK (and ADVICE), 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
     pub fn nagios_code(self) -> u8 {
         match self {
-            Status::Ok => 0,
+            Status::Ok | Status::Advice => 0,
             Status::Warn => 1,
             Status::Crit => 2,
             Status::Unknown => 3,
         }
     }
-    /// `OK`, `WARN`, `CRIT`, `UNKNOWN`.
+    /// `OK`, `ADVICE`, `WARN`, `CRIT`, `UNKNOWN`.
     pub fn label(self) -> &'static str {
         match self {
             Status::Ok => "OK",
+            Status::Advice => "ADVICE",
             Status::Unknown => "UNKNOWN",
             Status::Warn => "WARN",
             Status::Crit => "CRIT",
@@ -800,6 +805,30 @@ fn policy_word(p: Option<WritePolicy>) -> &'static str {
     }
 }
 
+/// The command whose output adds the battery (flash module) state for `tool`.
+pub fn battery_command(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Megacli => "MegaCli -AdpBbuCmd -aALL",
+        Tool::Storcli | Tool::StorcliJson => "storcli /call show all J",
+        Tool::Ssacli | Tool::CcissVolStatus => "ssacli ctrl all show config detail",
+        Tool::Arcconf => "arcconf GETCONFIG 1 AD",
+        Tool::TwCli => "tw_cli /c0/bbu show all",
+        Tool::Omreport => "omreport storage battery",
+    }
+}
+
+/// The command whose output adds the virtual drives' cache policy for `tool`.
+pub fn policy_command(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Megacli => "MegaCli -LDInfo -Lall -aALL",
+        Tool::Storcli | Tool::StorcliJson => "storcli /call/vall show all J",
+        Tool::Ssacli | Tool::CcissVolStatus => "ssacli ctrl all show config detail",
+        Tool::Arcconf => "arcconf GETCONFIG 1 LD",
+        Tool::TwCli => "tw_cli /c0 show",
+        Tool::Omreport => "omreport storage vdisk",
+    }
+}
+
 fn battery_cause(c: &Controller) -> String {
     match &c.battery {
         None => "battery state not in this output".into(),
@@ -812,6 +841,7 @@ fn battery_cause(c: &Controller) -> String {
             BatteryState::Failed => format!("the battery has failed ({})", b.state_text),
             BatteryState::Missing => format!("the battery is missing ({})", b.state_text),
             BatteryState::Degraded => format!("the battery is degraded ({})", b.state_text),
+            BatteryState::Present => "a battery is fitted; its state is not in this output".into(),
             BatteryState::Ok if b.learn_active => "a learn cycle is active".into(),
             BatteryState::Ok => "the battery reports OK: check the controller log".into(),
             BatteryState::Unknown => format!("battery state '{}' not recognised", b.state_text),
@@ -819,44 +849,141 @@ fn battery_cause(c: &Controller) -> String {
     }
 }
 
+/// A state word that names a background operation (verify, initialisation, consistency
+/// check, patrol read): the array is whole, the operation only competes for I/O.
+fn background_state(sl: &str) -> bool {
+    [
+        "verif",
+        "initializ",
+        "initialis",
+        "consistency check",
+        "patrol",
+    ]
+    .iter()
+    .any(|w| sl.contains(w))
+}
+
 const WHY_WT: &str = "With write-through every commit, doublewrite and log write waits for the disks instead of the controller cache: write latency jumps by an order of magnitude and replication can fall 1000 s behind with nothing in the MySQL logs. Batteries relearn every ~90 days, counted from power-on, so servers installed together relearn together.";
 const WHY_UNPROTECTED: &str = "Write-back without a working battery or flash backup keeps acknowledged writes only in volatile controller memory: a power cut loses committed transactions and can corrupt InnoDB files.";
+const WHY_BATTERY: &str = "The battery (or flash module) is what makes write-back safe; while it learns, charges, fails or is missing the controller runs write-through or risks the cache.";
+const FIX_FALLBACK: &str = "wait for the learn cycle to finish or replace the battery; reschedule learn cycles off-peak; meanwhile expect slow commits (or take this server out of the pool)";
 
-/// All RAID rules for one parsed report.
+/// All RAID rules for one parsed report. The policy (README, check section):
+/// CRIT when write-back is configured but the cache runs write-through or is disabled,
+/// when write-back runs with no working protection, or when a battery has failed; WARN for
+/// a transient loss of protection, volatile drive caches, write-back kept on a bad battery
+/// and a missing battery whose cache policy the output does not show; ADVICE for tuning
+/// (read-ahead, a verify running, a learn cycle due); missing context is judged on what the
+/// output shows, with the command that completes it.
 pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
     let tool = r.tool.short();
+    let bat_cmd = battery_command(r.tool);
+    let pol_cmd = policy_command(r.tool);
     let mut out = Vec::new();
     for c in &r.controllers {
-        let bat_working = c.battery.as_ref().map(|b| b.working());
+        let bstate = c.battery.as_ref().map(|b| b.state);
         let no_cache = c.cache_bytes == Some(0);
         let ctl_dev = match &c.model {
             Some(m) if !ctl_id(c).contains(m.as_str()) => format!("{tool} {} ({m})", ctl_id(c)),
             _ => format!("{tool} {}", ctl_id(c)),
         };
-        let any_wb_configured = c
+        let policy_shown = c
             .virtual_drives
             .iter()
-            .any(|v| v.configured_write.is_some_and(WritePolicy::is_write_back));
-        // Battery rule.
+            .any(|v| v.configured_write.is_some() || v.current_write.is_some());
+        let any_wb = c.virtual_drives.iter().any(|v| {
+            v.configured_write.is_some_and(WritePolicy::is_write_back)
+                || v.current_write.is_some_and(WritePolicy::is_write_back)
+        });
+        // Controller-wide cache state (ssacli `ctrl all show status`, cciss_vol_status -V).
+        if let Some(reason) = &c.cache_disabled {
+            let on_vd = c
+                .virtual_drives
+                .iter()
+                .any(|v| v.cache_temporarily_disabled || v.cache_disabled_reason.is_some());
+            if !on_vd {
+                out.push(
+                    Finding::new(
+                        "raid.write_policy",
+                        &ctl_dev,
+                        Status::Crit,
+                        match c.battery {
+                            Some(_) => format!(
+                                "controller write cache disabled, every write waits for the disks: {reason}; {}",
+                                battery_cause(c)
+                            ),
+                            None => format!(
+                                "controller write cache disabled, every write waits for the disks: {reason}"
+                            ),
+                        },
+                        WHY_WT,
+                    )
+                    .evidence([reason.clone()])
+                    .fix(FIX_FALLBACK),
+                );
+            }
+        } else if c.virtual_drives.is_empty() {
+            if let Some(cs) = &c.cache_status {
+                out.push(Finding::new(
+                    "raid.cache",
+                    &ctl_dev,
+                    Status::Ok,
+                    format!("cache status {cs}; the logical drives are not in this output (`{pol_cmd}` shows them)"),
+                    WHY_WT,
+                ));
+            } else if no_cache && c.battery.is_none() {
+                out.push(Finding::new(
+                    "raid.cache",
+                    &ctl_dev,
+                    Status::Ok,
+                    "no cache memory on this controller (HBA or cacheless RAID): nothing for a battery to protect",
+                    WHY_WT,
+                ));
+            }
+        }
+        for p in &c.problems {
+            out.push(
+                Finding::new(
+                    "raid.controller",
+                    &ctl_dev,
+                    Status::Warn,
+                    p.clone(),
+                    "The controller reports a fault outside the cache: a failed spare or an enclosure out of temperature is the next disk failure waiting.",
+                )
+                .fix("look at the controller's event log and replace the failed part"),
+            );
+        }
+        for b in &c.background {
+            out.push(Finding::new(
+                "raid.background",
+                &ctl_dev,
+                Status::Advice,
+                b.clone(),
+                "A background operation competes with the database for disk time until it ends.",
+            ));
+        }
         if let Some(b) = &c.battery {
-            let why = "The battery (or flash module) is what makes write-back safe; while it learns, charges, fails or is missing the controller runs write-through or risks the cache.";
             let mut ev: Vec<String> = b.evidence.clone();
             if let Some(n) = &b.next_learn {
                 ev.push(format!("next learn: {n}"));
             }
             let (status, summary) = match b.state {
                 BatteryState::Ok if b.learn_due => (
-                    Status::Warn,
-                    format!("{} OK but a learn cycle is due or requested", b.kind),
+                    Status::Advice,
+                    format!("{} OK; a learn cycle is due or requested: schedule it off-peak", b.kind),
                 ),
                 BatteryState::Ok => (Status::Ok, format!("{} {}", b.kind, b.state_text)),
+                BatteryState::Present => (
+                    Status::Ok,
+                    format!("{} present; its state is not in this output: `{bat_cmd}` shows it", b.kind),
+                ),
                 BatteryState::Learning => (
                     Status::Warn,
-                    format!("{} in a learn cycle ({})", b.kind, b.state_text),
+                    format!("{} in a learn cycle ({}): the cache is not protected until it ends", b.kind, b.state_text),
                 ),
                 BatteryState::Charging => (
                     Status::Warn,
-                    format!("{} charging ({})", b.kind, b.state_text),
+                    format!("{} charging ({}): the cache is not fully protected until it is charged", b.kind, b.state_text),
                 ),
                 BatteryState::Degraded => (
                     Status::Warn,
@@ -864,36 +991,40 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                 ),
                 BatteryState::Failed => (
                     Status::Crit,
-                    format!("{} failed ({})", b.kind, b.state_text),
+                    format!("{} failed or needs replacement ({})", b.kind, b.state_text),
                 ),
-                BatteryState::Missing if !any_wb_configured && !c.virtual_drives.is_empty() => (
+                BatteryState::Missing if no_cache => (
                     Status::Ok,
-                    format!(
-                        "no battery fitted, all virtual drives write-through by design ({})",
-                        b.state_text
-                    ),
+                    format!("no battery and no cache memory: nothing to protect ({})", b.state_text),
                 ),
-                BatteryState::Missing => (
+                BatteryState::Missing if policy_shown && !any_wb => (
+                    Status::Ok,
+                    format!("no battery fitted, all virtual drives write-through by design ({})", b.state_text),
+                ),
+                BatteryState::Missing if policy_shown => (
                     Status::Warn,
                     format!("{} missing ({})", b.kind, b.state_text),
                 ),
-                BatteryState::Unknown => (
-                    Status::Unknown,
+                BatteryState::Missing => (
+                    Status::Warn,
                     format!(
-                        "{} state '{}' not recognised or not in this output",
-                        b.kind, b.state_text
+                        "no battery fitted ({}) and the cache policy is not in this output: a virtual drive that writes back loses acknowledged writes on power loss (`{pol_cmd}` shows the policy)",
+                        b.state_text
                     ),
+                ),
+                BatteryState::Unknown => (
+                    Status::Warn,
+                    format!("{} state '{}' not recognised: check it with `{bat_cmd}`", b.kind, b.state_text),
                 ),
             };
             out.push(
-                Finding::new("raid.battery", &ctl_dev, status, summary, why)
+                Finding::new("raid.battery", &ctl_dev, status, summary, WHY_BATTERY)
                     .evidence(ev)
                     .fix("schedule learn cycles off-peak and stagger them across servers (MegaCli -AdpBbuCmd -SetBbuProperties; storcli /cN/bbu set learnDelayInterval=N; omconfig storage battery action=delaylearn) and replace a failed battery"),
             );
         }
         for v in &c.virtual_drives {
             let dev = vd_name(tool, c, v);
-            // State.
             if let Some(s) = &v.state {
                 let sl = s.to_ascii_lowercase();
                 let (st, why) = if ["optimal", "optl", "ok", "ready", "online"]
@@ -901,10 +1032,17 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                     .any(|w| sl == *w || sl.starts_with(&format!("{w} ")))
                 {
                     (Status::Ok, "")
+                } else if background_state(&sl) {
+                    (Status::Advice, "A background verify or initialisation competes with the database for disk time until it ends; the array is whole.")
                 } else if sl.contains("fail") || sl.contains("offline") || sl.contains("ofln") {
                     (Status::Crit, "a failed or offline volume")
                 } else {
                     (Status::Warn, "a degraded or rebuilding array serves reads from fewer disks and rebuild I/O competes with the database")
+                };
+                let state_fix = if st == Status::Advice {
+                    "let it finish, or schedule verifies off-peak (tw_cli /cN/uN set autoverify=off and a verify schedule; storcli /cN set cc=...)"
+                } else {
+                    "replace the failed disk and let the array rebuild"
                 };
                 out.push(
                     Finding::new(
@@ -934,60 +1072,77 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                             })
                             .cloned(),
                     )
-                    .fix("replace the failed disk and let the array rebuild"),
+                    .fix(state_fix),
                 );
             }
-            // Write policy (cciss_vol_status never reports one: its note says what to save).
+            // cciss_vol_status reports no per-volume policy: its cache state is controller-wide.
             if r.tool == crate::raid::Tool::CcissVolStatus {
                 continue;
             }
             let cfg = v.configured_write;
             let cur = v.current_write;
             let mut ev = v.evidence.clone();
-            let f = match (cfg, cur) {
-                (Some(c0), Some(WritePolicy::WriteThrough)) if c0.is_write_back() => {
-                    let cause = if let Some(r) = &v.cache_disabled_reason {
-                        format!("{r}; {}", battery_cause(c))
-                    } else {
-                        battery_cause(c)
-                    };
-                    Finding::new("raid.write_policy", &dev, Status::Crit, format!("configured {}, running write-through: {cause}", policy_word(cfg)), WHY_WT)
-                        .fix("wait for the learn cycle to finish or replace the battery; reschedule learn cycles off-peak; meanwhile expect slow commits (or take this server out of the pool)")
-                }
-                (Some(WritePolicy::WriteThrough), _) if no_cache || c.battery.as_ref().is_some_and(|b| b.state == BatteryState::Missing) => {
-                    Finding::new("raid.write_policy", &dev, Status::Ok, "write-through by design (no cache or no battery fitted)", WHY_WT)
-                }
-                (Some(WritePolicy::WriteThrough), _) => Finding::new("raid.write_policy", &dev, Status::Ok, "write-through configured", WHY_WT),
-                (Some(c0), Some(c1)) if c0.is_write_back() && c1.is_write_back() => {
-                    if bat_working == Some(false) {
-                        Finding::new("raid.write_policy", &dev, Status::Crit, format!("running {} with no working battery or flash backup: {}", policy_word(Some(c1)), battery_cause(c)), WHY_UNPROTECTED)
-                            .fix("replace the battery, or switch to write-through until it is replaced")
-                    } else if bat_working.is_none() {
-                        Finding::new("raid.write_policy", &dev, Status::Unknown, format!("running {}; battery state not in this output", policy_word(Some(c1))), WHY_UNPROTECTED)
-                            .fix("add the battery status to the saved output (MegaCli -AdpBbuCmd -aALL, storcli /cN/bbu show all, omreport storage battery)")
-                    } else {
-                        Finding::new("raid.write_policy", &dev, Status::Ok, format!("{} (configured and current)", policy_word(Some(c1))), WHY_WT)
-                    }
-                }
-                (Some(c0), None) if c0.is_write_back() => {
-                    // The tool shows only the configured policy: infer from the battery.
-                    match c.battery.as_ref().map(|b| b.state) {
+            let cfg_wb = cfg.is_some_and(WritePolicy::is_write_back);
+            let fallback = cfg_wb
+                && (cur == Some(WritePolicy::WriteThrough)
+                    || v.cache_temporarily_disabled
+                    || v.cache_disabled_reason.is_some());
+            let f = if fallback {
+                let cause = if let Some(r) = &v.cache_disabled_reason {
+                    format!("{r}; {}", battery_cause(c))
+                } else {
+                    battery_cause(c)
+                };
+                Finding::new(
+                    "raid.write_policy",
+                    &dev,
+                    Status::Crit,
+                    format!(
+                        "configured {}, running write-through: {cause}",
+                        policy_word(cfg)
+                    ),
+                    WHY_WT,
+                )
+                .fix(FIX_FALLBACK)
+            } else {
+                match (cfg, cur) {
+                    (_, Some(c1)) if c1.is_write_back() => match bstate {
+                        Some(BatteryState::Failed | BatteryState::Missing) => {
+                            Finding::new("raid.write_policy", &dev, Status::Crit, format!("running {} with no working battery or flash backup: {}", policy_word(Some(c1)), battery_cause(c)), WHY_UNPROTECTED)
+                                .fix("replace the battery, or switch to write-through until it is replaced")
+                        }
+                        Some(BatteryState::Learning | BatteryState::Charging | BatteryState::Degraded | BatteryState::Unknown) => {
+                            Finding::new("raid.write_policy", &dev, Status::Warn, format!("running {} while {}: the cache is not fully protected", policy_word(Some(c1)), battery_cause(c)), WHY_UNPROTECTED)
+                                .fix("let the battery finish its cycle, or replace it")
+                        }
+                        Some(BatteryState::Ok) => Finding::new("raid.write_policy", &dev, Status::Ok, format!("{} (configured and current), battery OK", policy_word(Some(c1))), WHY_WT),
+                        Some(BatteryState::Present) | None => Finding::new("raid.write_policy", &dev, Status::Ok, format!("{} (configured and current); the battery state is not in this output: `{bat_cmd}` shows it", policy_word(Some(c1))), WHY_UNPROTECTED),
+                    },
+                    (Some(c0), None) if c0.is_write_back() => match bstate {
                         Some(BatteryState::Learning | BatteryState::Charging | BatteryState::Failed | BatteryState::Missing | BatteryState::Degraded) => {
                             ev.push("current policy not shown by this tool; inferred from the battery state".into());
                             Finding::new("raid.write_policy", &dev, Status::Crit, format!("configured {} but the controller is running write-through (inferred) while {}", policy_word(cfg), battery_cause(c)), WHY_WT)
                                 .fix("wait for the learn cycle to finish or replace the battery; reschedule learn cycles off-peak (omconfig storage battery action=delaylearn controller=N battery=0 days=N hours=N)")
                         }
                         Some(BatteryState::Ok) => Finding::new("raid.write_policy", &dev, Status::Ok, format!("{} configured, battery OK", policy_word(cfg)), WHY_WT),
-                        _ => Finding::new("raid.write_policy", &dev, Status::Unknown, format!("{} configured; current policy and battery state not in this output", policy_word(cfg)), WHY_WT)
-                            .fix("add the battery status to the saved output"),
+                        Some(BatteryState::Unknown) => Finding::new("raid.write_policy", &dev, Status::Warn, format!("{} configured; {}", policy_word(cfg), battery_cause(c)), WHY_WT)
+                            .fix(format!("check the battery with `{bat_cmd}`")),
+                        Some(BatteryState::Present) | None => Finding::new("raid.write_policy", &dev, Status::Ok, format!("{} configured; the current policy and the battery state are not in this output: `{bat_cmd}` shows the battery", policy_word(cfg)), WHY_WT),
+                    },
+                    (Some(WritePolicy::WriteThrough), _) if no_cache || bstate == Some(BatteryState::Missing) => {
+                        Finding::new("raid.write_policy", &dev, Status::Ok, "write-through by design (no cache or no battery fitted)", WHY_WT)
                     }
+                    (Some(WritePolicy::WriteThrough), _) => Finding::new("raid.write_policy", &dev, Status::Ok, "write-through configured", WHY_WT),
+                    (None, Some(WritePolicy::WriteThrough)) if no_cache || bstate == Some(BatteryState::Missing) => {
+                        Finding::new("raid.write_policy", &dev, Status::Ok, "write-through by design: no cache memory or no battery fitted, so there is no write-back to fall back from", WHY_WT)
+                    }
+                    (None, Some(WritePolicy::WriteThrough)) if matches!(bstate, Some(BatteryState::Failed | BatteryState::Learning | BatteryState::Charging | BatteryState::Degraded)) => {
+                        Finding::new("raid.write_policy", &dev, Status::Warn, format!("running write-through while {}; the configured policy is not in this output (a write-back fallback?)", battery_cause(c)), WHY_WT)
+                            .fix(format!("save the configured policy too (`{pol_cmd}`)"))
+                    }
+                    (None, Some(p)) => Finding::new("raid.write_policy", &dev, Status::Ok, format!("running {} (the configured policy is not in this output: `{pol_cmd}` shows it)", policy_word(Some(p))), WHY_WT),
+                    _ => Finding::new("raid.write_policy", &dev, Status::Ok, format!("the write policy is not in this output: `{pol_cmd}` shows it"), WHY_WT),
                 }
-                (None, Some(WritePolicy::WriteThrough)) if bat_working == Some(false) => {
-                    Finding::new("raid.write_policy", &dev, Status::Warn, format!("running write-through while {}; the configured policy is not in this output (a write-back fallback?)", battery_cause(c)), WHY_WT)
-                        .fix("save the VD properties too (storcli /cN/vall show all) to see the configured policy")
-                }
-                (None, Some(p)) => Finding::new("raid.write_policy", &dev, Status::Ok, format!("running {} (configured policy not in this output)", policy_word(Some(p))), WHY_WT),
-                _ => Finding::new("raid.write_policy", &dev, Status::Unknown, "write policy not in this output", WHY_WT),
             };
             if v.cache_temporarily_disabled && !ev.iter().any(|l| l.contains("Temporarily")) {
                 ev.push("Cache Status: Temporarily Disabled".into());
@@ -995,17 +1150,21 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
             let mut f = f;
             f.evidence = ev;
             out.push(f);
-            // Write-back that survives a battery failure.
             if v.write_back_on_bad_battery {
+                let st = if matches!(bstate, Some(BatteryState::Failed | BatteryState::Missing)) {
+                    Status::Crit
+                } else {
+                    Status::Warn
+                };
                 out.push(
-                    Finding::new("raid.write_back_on_bad_battery", &dev, if bat_working == Some(false) { Status::Crit } else { Status::Warn }, "write-back stays on when the battery fails (Always WriteBack / Write Cache OK if Bad BBU / No-Battery Write Cache)", WHY_UNPROTECTED)
+                    Finding::new("raid.write_back_on_bad_battery", &dev, st, "write-back stays on when the battery fails (Always WriteBack / Write Cache OK if Bad BBU / No-Battery Write Cache)", WHY_UNPROTECTED)
                         .evidence(v.evidence.iter().filter(|l| { let l = l.to_ascii_lowercase(); l.contains("bad bbu") || l.contains("always") || l.contains("awb") || l.contains("no-battery") || l.contains("write-cache setting") || l.contains("force") }).cloned())
                         .fix("set 'No Write Cache if Bad BBU' (MegaCli -LDSetProp NoCachedBadBBU -LALL -aALL; storcli /cN/vall set wrcache=wb; ssacli ctrl slot=N modify nobatterywritecache=disable)"),
                 );
             }
             if v.read_ahead == Some(true) {
                 out.push(
-                    Finding::new("raid.read_ahead", &dev, Status::Warn, "controller read-ahead is on", "Controller read-ahead fetches the next stripe on every read; a database reading random pages wastes disk time and cache on it (the articles: no read cache or read-ahead, give the cache to writes).")
+                    Finding::new("raid.read_ahead", &dev, Status::Advice, "controller read-ahead is on", "Controller read-ahead fetches the next stripe on every read; a database reading random pages wastes disk time and cache on it (the articles: no read cache or read-ahead, give the cache to writes).")
                         .evidence(v.evidence.iter().filter(|l| l.to_ascii_lowercase().contains("read") || l.contains("VD table")).cloned())
                         .fix("MegaCli -LDSetProp NORA -LALL -aALL; storcli /cN/vall set rdcache=nora; omconfig storage vdisk action=changepolicy readpolicy=nra"),
                 );

@@ -36,6 +36,9 @@ pub enum TableError {
     /// The source is too small to hold a partition table.
     #[error("too small for a partition table ({0} bytes)")]
     TooSmall(u64),
+    /// A logical sector size no disk has.
+    #[error("sector size {0} is out of range: give the device's logical sector size, 512 or 4096 (at most 65536)")]
+    BadSectorSize(u64),
 }
 
 /// The kind of partition table.
@@ -168,6 +171,9 @@ pub fn read_table(
 ) -> Result<PartitionTable, TableError> {
     if src.size() < 512 {
         return Err(TableError::TooSmall(src.size()));
+    }
+    if let Some(s) = sector_size.filter(|s| !(512..=65536).contains(s)) {
+        return Err(TableError::BadSectorSize(s));
     }
     // With no sector size given, a GPT is looked for with 512-byte and then 4 KiB sectors.
     let sizes: Vec<u64> = match sector_size {
@@ -503,7 +509,13 @@ fn load_gpt(src: &dyn ReadAt, ss: u64, lba: u64) -> Result<(GptHeader, Vec<u8>),
         .map_err(|e| format!("cannot read sector {lba}: {e}"))?;
     let h = parse_gpt_header(&b, lba, ss)?;
     let len = h.entry_count as usize * h.entry_size as usize;
-    let entries = src.read_vec(h.entries_lba * ss, len).map_err(|e| {
+    let at = h.entries_lba.checked_mul(ss).ok_or_else(|| {
+        format!(
+            "the partition entry array at sector {} lies beyond 2^64 bytes",
+            h.entries_lba
+        )
+    })?;
+    let entries = src.read_vec(at, len).map_err(|e| {
         format!(
             "cannot read the partition entry array at sector {} ({len} bytes): {e}",
             h.entries_lba
@@ -596,6 +608,17 @@ fn read_gpt(
         if last_lba < first {
             warnings.push(format!(
                 "partition {}: last sector {last_lba} is before its first sector {first}",
+                i + 1
+            ));
+            continue;
+        }
+        if last_lba
+            .checked_add(1)
+            .and_then(|e| e.checked_mul(ss))
+            .is_none()
+        {
+            warnings.push(format!(
+                "partition {}: sectors {first}..{last_lba} lie beyond 2^64 bytes, past any disk: the entry is damaged; skipped",
                 i + 1
             ));
             continue;

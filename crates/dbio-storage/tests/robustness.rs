@@ -6,13 +6,16 @@ use std::path::PathBuf;
 
 fn fixtures() -> Vec<(String, String)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/raid");
-    let mut v: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .unwrap()
+    // The hand-made fixtures and the real captures in real/.
+    let mut v: Vec<(String, String)> = [dir.clone(), dir.join("real")]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
         .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
         .map(|p| {
             (
                 p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read_to_string(&p).unwrap(),
+                String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned(),
             )
         })
         .collect();

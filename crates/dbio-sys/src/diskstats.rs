@@ -264,7 +264,12 @@ pub fn parse_saved(text: &str) -> SavedSamples {
         if let Some(rest) = t.strip_prefix("TS") {
             if rest.starts_with(char::is_whitespace) || rest.is_empty() {
                 match rest.split_whitespace().next().map(str::parse::<f64>) {
-                    Some(Ok(ts)) if ts.is_finite() && ts >= 0.0 => {
+                    // At most jiff's last instant (9999-12-30 22:00:00 UTC).
+                    Some(Ok(ts))
+                        if ts.is_finite()
+                            && ts >= 0.0
+                            && ts < (jiff::Timestamp::MAX.as_second() + 1) as f64 =>
+                    {
                         if let Some(s) = cur.take() {
                             out.samples.push(s);
                         }
@@ -319,26 +324,18 @@ pub fn format_saved(ts: f64, raw: &str) -> String {
     s
 }
 
-/// `YYYY-MM-DD HH:MM:SS` (UTC) for seconds since the epoch.
+/// `YYYY-MM-DD HH:MM:SS` (UTC) for seconds since the epoch; seconds outside the range of
+/// [`jiff::Timestamp`] (years -9999 to 9999) print as its nearest end ([`parse_saved`]
+/// refuses them).
 pub fn utc_datetime(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let sod = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
-        sod / 3600,
-        (sod / 60) % 60,
-        sod % 60
-    )
+    let secs = secs.clamp(
+        jiff::Timestamp::MIN.as_second(),
+        jiff::Timestamp::MAX.as_second(),
+    );
+    jiff::Timestamp::from_second(secs)
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+        .strftime("%Y-%m-%d %H:%M:%S")
+        .to_string()
 }
 
 /// The differences between two samples of one device (or the sum over a group).
@@ -410,7 +407,7 @@ pub fn ms_delta(before: u64, after: u64) -> u64 {
     if after >= before {
         after - before
     } else {
-        (after + (1u64 << 32)).saturating_sub(before)
+        after.saturating_add(1u64 << 32).saturating_sub(before)
     }
 }
 
@@ -464,7 +461,7 @@ impl Delta {
             sectors_written: cur.sectors_written - prev.sectors_written,
             write_ms: ms_delta(prev.write_ms, cur.write_ms),
             in_flight: cur.in_flight,
-            in_flight_change: cur.in_flight as i64 - prev.in_flight as i64,
+            in_flight_change: gauge(cur.in_flight).saturating_sub(gauge(prev.in_flight)),
             io_ms: ms_delta(prev.io_ms, cur.io_ms),
             weighted_ms: ms_delta(prev.weighted_ms, cur.weighted_ms),
             discards: cur.discards - prev.discards,
@@ -479,27 +476,27 @@ impl Delta {
     }
 
     /// Adds another device's delta (for `--group`; start from `Delta::default()` so that a
-    /// group of one member is a group too). The result is a group.
+    /// group of one member is a group too). The result is a group; sums saturate at u64::MAX.
     pub fn add(&mut self, o: &Delta) {
-        self.reads += o.reads;
-        self.reads_merged += o.reads_merged;
-        self.sectors_read += o.sectors_read;
-        self.read_ms += o.read_ms;
-        self.writes += o.writes;
-        self.writes_merged += o.writes_merged;
-        self.sectors_written += o.sectors_written;
-        self.write_ms += o.write_ms;
-        self.in_flight += o.in_flight;
-        self.in_flight_change += o.in_flight_change;
-        self.io_ms += o.io_ms;
-        self.weighted_ms += o.weighted_ms;
-        self.discards += o.discards;
-        self.discards_merged += o.discards_merged;
-        self.sectors_discarded += o.sectors_discarded;
-        self.discard_ms += o.discard_ms;
-        self.flushes += o.flushes;
-        self.flush_ms += o.flush_ms;
-        self.devices += o.devices;
+        self.reads = self.reads.saturating_add(o.reads);
+        self.reads_merged = self.reads_merged.saturating_add(o.reads_merged);
+        self.sectors_read = self.sectors_read.saturating_add(o.sectors_read);
+        self.read_ms = self.read_ms.saturating_add(o.read_ms);
+        self.writes = self.writes.saturating_add(o.writes);
+        self.writes_merged = self.writes_merged.saturating_add(o.writes_merged);
+        self.sectors_written = self.sectors_written.saturating_add(o.sectors_written);
+        self.write_ms = self.write_ms.saturating_add(o.write_ms);
+        self.in_flight = self.in_flight.saturating_add(o.in_flight);
+        self.in_flight_change = self.in_flight_change.saturating_add(o.in_flight_change);
+        self.io_ms = self.io_ms.saturating_add(o.io_ms);
+        self.weighted_ms = self.weighted_ms.saturating_add(o.weighted_ms);
+        self.discards = self.discards.saturating_add(o.discards);
+        self.discards_merged = self.discards_merged.saturating_add(o.discards_merged);
+        self.sectors_discarded = self.sectors_discarded.saturating_add(o.sectors_discarded);
+        self.discard_ms = self.discard_ms.saturating_add(o.discard_ms);
+        self.flushes = self.flushes.saturating_add(o.flushes);
+        self.flush_ms = self.flush_ms.saturating_add(o.flush_ms);
+        self.devices = self.devices.saturating_add(o.devices);
         self.group = true;
     }
 
@@ -581,6 +578,11 @@ pub struct Figures {
     pub stime_ms: f64,
 }
 
+/// An in-flight gauge as a signed number (a damaged sample may hold anything up to 2^64).
+fn gauge(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
 fn div(a: f64, b: f64) -> f64 {
     if b == 0.0 {
         0.0
@@ -595,7 +597,8 @@ fn div(a: f64, b: f64) -> f64 {
 /// second sample for a group (see the module documentation). Both are 0 when N is 0, qtime
 /// is 0 when N+Q is 0 (and negative when the queue emptied faster than requests completed).
 pub fn pt_qtime_stime(d: &Delta) -> (f64, f64) {
-    let n = (d.reads + d.reads_merged + d.writes + d.writes_merged) as f64;
+    // Sums in f64: counters near 2^64 (a damaged saved sample) must not overflow.
+    let n = d.reads as f64 + d.reads_merged as f64 + d.writes as f64 + d.writes_merged as f64;
     if n == 0.0 {
         return (0.0, 0.0);
     }
@@ -632,11 +635,11 @@ pub fn figures(d: &Delta, interval_s: f64) -> Figures {
         rrqm_per_s: div(f(d.reads_merged), t),
         wrqm_per_s: div(f(d.writes_merged), t),
         drqm_per_s: div(f(d.discards_merged), t),
-        rrqm_pct: div(100.0 * f(d.reads_merged), f(d.reads + d.reads_merged)),
-        wrqm_pct: div(100.0 * f(d.writes_merged), f(d.writes + d.writes_merged)),
+        rrqm_pct: div(100.0 * f(d.reads_merged), f(d.reads) + f(d.reads_merged)),
+        wrqm_pct: div(100.0 * f(d.writes_merged), f(d.writes) + f(d.writes_merged)),
         drqm_pct: div(
             100.0 * f(d.discards_merged),
-            f(d.discards + d.discards_merged),
+            f(d.discards) + f(d.discards_merged),
         ),
         r_await_ms: div(f(d.read_ms), f(d.reads)),
         w_await_ms: div(f(d.write_ms), f(d.writes)),
@@ -652,15 +655,15 @@ pub fn figures(d: &Delta, interval_s: f64) -> Figures {
         rd_rt_ms: if d.reads == 0 {
             0.0
         } else {
-            div(f(d.read_ms), f(d.reads + d.reads_merged))
+            div(f(d.read_ms), f(d.reads) + f(d.reads_merged))
         },
         wr_rt_ms: if d.writes == 0 {
             0.0
         } else {
-            div(f(d.write_ms), f(d.writes + d.writes_merged))
+            div(f(d.write_ms), f(d.writes) + f(d.writes_merged))
         },
         in_flight: d.in_flight,
-        io_per_s: div(f(d.reads + d.writes), t),
+        io_per_s: div(f(d.reads) + f(d.writes), t),
         qtime_ms: qtime,
         stime_ms: stime,
     }
@@ -954,5 +957,20 @@ mod tests {
         assert_eq!(lines, vec![1, 6, 7, 8]);
         assert_eq!(utc_datetime(0), "1970-01-01 00:00:00");
         assert_eq!(utc_datetime(951_782_400), "2000-02-29 00:00:00");
+        assert_eq!(utc_datetime(1_795_334_143), "2026-11-22 07:55:43");
+        assert_eq!(utc_datetime(253_402_207_200), "9999-12-30 22:00:00");
+        assert_eq!(utc_datetime(i64::MAX), "9999-12-30 22:00:00");
+    }
+
+    #[test]
+    fn saved_timestamps_past_year_9999_are_problems() {
+        // Before, `TS 1e300` was taken and its time printed with a year of twelve digits.
+        let saved = parse_saved(&format!(
+            "TS 253402207200.5 x\n{L14}\nTS 253402207201 x\n{L14}\nTS 1e300 x\n{L14}\n"
+        ));
+        assert_eq!(saved.samples.len(), 1);
+        assert_eq!(saved.samples[0].ts, 253_402_207_200.5);
+        let lines: Vec<usize> = saved.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, vec![3, 4, 5, 6]);
     }
 }

@@ -26,7 +26,7 @@ use crate::Error;
 use std::collections::VecDeque;
 use std::fmt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One node of a device stack.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -638,27 +638,7 @@ pub fn output_overlap(out: &Path, source: &Path) -> Result<Option<Overlap>, Erro
     let sys = Sys::live();
     let mounts = read_mountinfo_in(&sys)?;
     let g = Graph::new(&sys, &mounts);
-    let mut probe: PathBuf = if out.is_absolute() {
-        out.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map_err(|e| Error::io(".", e))?
-            .join(out)
-    };
-    let canon = loop {
-        match std::fs::canonicalize(&probe) {
-            Ok(c) => break c,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match probe.parent() {
-                Some(p) => probe = p.to_path_buf(),
-                None => {
-                    return Err(Error::NotFound {
-                        path: out.to_path_buf(),
-                    })
-                }
-            },
-            Err(e) => return Err(Error::io(&probe, e)),
-        }
-    };
+    let canon = crate::stack::nearest_existing(out)?;
     let md = std::fs::metadata(&canon).map_err(|e| Error::io(&canon, e))?;
     let (ma, mi) = crate::dev_major_minor(md.dev());
     let out_node = g.fs_node(ma, mi, mount_for(&mounts, &canon));

@@ -205,9 +205,9 @@ fn unknown(sys: &Sys, name: &str) -> Error {
     }
 }
 
-pub(crate) fn resolve_in(sys: &Sys, path: &Path) -> Result<Stack, Error> {
-    let mut notes = Vec::new();
-    // The nearest existing ancestor, canonical.
+/// `path` made absolute and canonical, or, when it does not exist (yet), its nearest existing
+/// ancestor: where a file or directory to be made there would live.
+pub(crate) fn nearest_existing(path: &Path) -> Result<PathBuf, Error> {
     let mut probe: PathBuf = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -229,6 +229,13 @@ pub(crate) fn resolve_in(sys: &Sys, path: &Path) -> Result<Stack, Error> {
             Err(e) => return Err(Error::io(&probe, e)),
         }
     };
+    Ok(canon)
+}
+
+pub(crate) fn resolve_in(sys: &Sys, path: &Path) -> Result<Stack, Error> {
+    let mut notes = Vec::new();
+    // The nearest existing ancestor, canonical.
+    let canon = nearest_existing(path)?;
     if canon != std::fs::canonicalize(path).unwrap_or_default() {
         notes.push(format!(
             "{} does not exist; showing {}, its nearest existing parent",

@@ -5,6 +5,7 @@
 mod cli;
 mod cmd;
 mod output;
+mod progress;
 mod signals;
 
 use clap::Parser;
@@ -17,6 +18,12 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: cmd::Command,
+}
+
+/// The whole command line as [`main`] parses it (for completions and man pages).
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory;
+    cli::allow_negative_numbers(Cli::command())
 }
 
 fn main() -> ExitCode {

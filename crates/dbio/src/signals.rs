@@ -28,3 +28,74 @@ pub fn install() -> &'static AtomicBool {
     }
     &STOP
 }
+
+/// The file being read through a memory map, for the SIGBUS message: a leaked, never freed
+/// byte string (one per mapped source), so the handler can read it at any time.
+static MAPPED_PATH: std::sync::atomic::AtomicPtr<u8> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+static MAPPED_LEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Exit code after a memory-mapped read failed (the work failed).
+pub const EXIT_MAP_FAULT: i32 = 1;
+
+extern "C" fn on_sigbus(_sig: libc::c_int) {
+    let path = MAPPED_PATH.load(Ordering::SeqCst);
+    let len = MAPPED_LEN.load(Ordering::SeqCst);
+    let parts: [&[u8]; 3] = [
+        b"dbio: reading ",
+        if path.is_null() {
+            b"a memory-mapped file"
+        } else {
+            // SAFETY: path/len come from a leaked boxed slice that is never freed; a non-null
+            // pointer is stored only after its own length (see catch_map_faults).
+            unsafe { std::slice::from_raw_parts(path, len) }
+        },
+        b" through its memory map failed (SIGBUS): the file shrank while it was read (another \
+process truncated it) or the disk could not read a page of it. The output above is \
+incomplete. Run again with --no-mmap, which reads with pread and reports a short read or \
+the I/O error instead.\n",
+    ];
+    for p in parts {
+        // SAFETY: write(2) is async-signal-safe; the buffer is valid for its length. A
+        // failed write changes nothing: the process exits next either way.
+        unsafe { libc::write(2, p.as_ptr().cast(), p.len()) };
+    }
+    // SAFETY: _exit is async-signal-safe and never returns.
+    unsafe { libc::_exit(EXIT_MAP_FAULT) };
+}
+
+/// While the returned guard lives, a SIGBUS is taken as a failed read of the memory map of
+/// the file last named to [`catch_map_faults`]; dropping it restores the default action.
+#[must_use = "the handler is removed when the guard is dropped"]
+pub struct MapFaultGuard(());
+
+impl Drop for MapFaultGuard {
+    fn drop(&mut self) {
+        // SAFETY: restores the default action for SIGBUS; no handler state is freed (the
+        // path strings are leaked on purpose).
+        unsafe { libc::signal(libc::SIGBUS, libc::SIG_DFL) };
+    }
+}
+
+/// Before reading `path` through a memory map: a SIGBUS (the file truncated by another
+/// process, or a page the disk cannot read) then prints what happened, naming `path`, and
+/// exits 1 instead of the shell's bare "Bus error". Keep the guard while the map is read.
+pub fn catch_map_faults(path: &std::path::Path) -> MapFaultGuard {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes: &'static mut [u8] =
+        Box::leak(path.as_os_str().as_bytes().to_vec().into_boxed_slice());
+    // The handler may run between these stores: the pointer is cleared first, so it never
+    // pairs an old path with a new, longer length.
+    MAPPED_PATH.store(std::ptr::null_mut(), Ordering::SeqCst);
+    MAPPED_LEN.store(bytes.len(), Ordering::SeqCst);
+    MAPPED_PATH.store(bytes.as_mut_ptr(), Ordering::SeqCst);
+    // SAFETY: a zeroed sigaction whose handler only reads atomics and leaked memory, writes
+    // to fd 2 and calls _exit, all async-signal-safe; sigemptyset initialises the mask.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigbus as *const () as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+    }
+    MapFaultGuard(())
+}

@@ -526,6 +526,38 @@ fn lvm_pv_data_area_alignment() {
     assert!(v["kernel"]["logical_block_size"].as_u64().is_some());
 }
 
+/// Found by the superblock fuzz target: a damaged PV label whose data area starts near 2^64
+/// bytes, in a partition that starts at 1 MiB, overflowed the absolute data-area offset
+/// (a panic in debug builds, a wrapped and wrong figure in release). Inline image: an MBR
+/// with one LVM partition at sector 2048 and a PV label in its sector 1.
+#[test]
+fn damaged_pv_label_data_area_does_not_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut img = vec![0u8; 4096 * 512];
+    img[446 + 4] = 0x8e;
+    img[446 + 8..446 + 12].copy_from_slice(&2048u32.to_le_bytes());
+    img[446 + 12..446 + 16].copy_from_slice(&2048u32.to_le_bytes());
+    img[510] = 0x55;
+    img[511] = 0xAA;
+    let l = 2048 * 512 + 512;
+    img[l..l + 8].copy_from_slice(b"LABELONE");
+    img[l + 8..l + 16].copy_from_slice(&1u64.to_le_bytes());
+    img[l + 20..l + 24].copy_from_slice(&32u32.to_le_bytes());
+    img[l + 24..l + 32].copy_from_slice(b"LVM2 001");
+    let pv = l + 32;
+    img[pv..pv + 32].copy_from_slice(b"abcdefghijklmnopqrstuvwxyz012345");
+    img[pv + 32..pv + 40].copy_from_slice(&(1u64 << 20).to_le_bytes());
+    let pe_start = u64::MAX - 4095;
+    img[pv + 40..pv + 48].copy_from_slice(&pe_start.to_le_bytes());
+    std::fs::write(dir.path().join("pv.img"), &img).unwrap();
+    let v = json(&["align", "check", "pv.img", "--stripe", "64k"], dir.path());
+    let p = &v["partitions"][0];
+    assert_eq!(p["filesystem"]["type"], "lvm2", "{v}");
+    assert_eq!(p["lvm"]["pe_start_bytes"].as_u64(), Some(pe_start));
+    assert_eq!(p["lvm"]["pe_start_aligned_to_stripe"], false);
+    assert_eq!(p["lvm"]["pe_start_aligned_1m"], false);
+}
+
 /// On a live block device dbio also reads the kernel's view of each partition and says when
 /// it disagrees with the table (a table rewritten without re-reading it). Root only.
 #[test]

@@ -907,15 +907,246 @@ fn cleanup_never_deletes_what_dbio_did_not_create() {
         .code(2)
         .stderr(predicates::str::contains("dbio did not create it"));
     assert_eq!(std::fs::read(d.join("dbio-file.0")).unwrap(), b"not ours");
-    // cleanup without a marker removes nothing.
+    // cleanup without a marker removes nothing, and says so (nothing to do is not an error).
     dbio()
         .args(["bench", "cleanup"])
         .arg("--dir")
         .arg(d)
         .assert()
-        .code(2)
-        .stderr(predicates::str::contains("no dbio file set"));
+        .code(0)
+        .stdout(predicates::str::contains(
+            "nothing to clean up: no dbio file set",
+        ));
     assert!(d.join("dbio-file.0").exists());
+}
+
+#[test]
+fn a_second_cleanup_has_nothing_to_do_and_exits_0() {
+    let tmp = shm();
+    let d = tmp.path().join("set");
+    prepare(&d, &SMALL);
+    let cleanup = || {
+        let o = dbio()
+            .args(["bench", "cleanup", "--dir"])
+            .arg(&d)
+            .output()
+            .unwrap();
+        let text =
+            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+        (o.status.code(), text)
+    };
+    let (code, out) = cleanup();
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("removed 4 files"), "{out}");
+    assert!(!d.exists());
+    let (code, out) = cleanup();
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        out.lines().count(),
+        1,
+        "one line says there is nothing to do: {out}"
+    );
+    assert!(out.contains("nothing to clean up"), "{out}");
+}
+
+#[test]
+fn run_takes_the_file_set_geometry_from_its_marker() {
+    let tmp = shm();
+    let d = tmp.path();
+    prepare(d, &SMALL); // 4 files of 1 MiB
+    let run = [
+        "run",
+        "--mode",
+        "rndrd",
+        "--events",
+        "200",
+        "--block-size",
+        "4k",
+    ];
+    // No geometry flags: the set's.
+    let r = bench(d, &run);
+    assert_eq!(r["spec"]["file_num"], 4);
+    assert_eq!(u(&r["spec"]["file_total_size_bytes"]), 4 << 20);
+    assert_eq!(u(&r["summary"]["read"]["count"]), 200);
+    // Flags that agree with the set, alone or together.
+    let r = bench(d, &[&run[..], &["--file-total-size", "4M"]].concat());
+    assert_eq!(r["spec"]["file_num"], 4);
+    let r = bench(d, &[&run[..], &["--file-num", "4"]].concat());
+    assert_eq!(u(&r["spec"]["file_total_size_bytes"]), 4 << 20);
+    // Flags that do not are refused, saying what the set is and what to do.
+    for bad in [
+        &["--file-num", "8"][..],
+        &["--file-total-size", "8M"],
+        &["--file-num", "4", "--file-total-size", "1G"],
+    ] {
+        dbio()
+            .arg("bench")
+            .args(run)
+            .args(bad)
+            .arg("--dir")
+            .arg(d)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(
+                "was prepared as 4 files of 1MiB (4MiB in all",
+            ))
+            .stderr(predicates::str::contains(
+                "omit --file-num and --file-total-size",
+            ));
+    }
+    assert!(d.join(".dbio-fileset.json").exists());
+}
+
+/// `bench run --engine null --format sysbench` with `extra`: (exit code, stdout, stderr).
+fn sysbench_null_run(dir: &Path, extra: &[&str]) -> (Option<i32>, String, String) {
+    let o = dbio()
+        .args(["bench", "run", "--engine", "null", "--mode", "rndrd"])
+        .args(["--file-num", "1", "--file-total-size", "1M"])
+        .args(extra)
+        .arg("--dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn sysbench_format_interval_lines_are_those_sysbench_prints() {
+    let tmp = shm();
+    let d = tmp.path();
+    let lines = |out: &str| out.lines().filter(|l| l.starts_with("[ ")).count();
+    // sysbench 1.0.20 prints one line per whole interval: --time=2 gives [ 1s ] and [ 2s ]
+    // (measured with `sysbench fileio ... --report-interval=1 --time=N run`, N = 1..5), and
+    // never a line for the half interval that --time 1.5s ends in.
+    let (code, out, err) = sysbench_null_run(d, &["--format", "sysbench", "--time", "1500ms"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(lines(&out), 1, "{out}");
+    assert!(out.contains("\n[ 1s ] reads:"), "{out}");
+    // --report-interval 0: no interval lines at all (sysbench's default).
+    let (code, out, err) = sysbench_null_run(
+        d,
+        &[
+            "--format",
+            "sysbench",
+            "--time",
+            "1s",
+            "--report-interval",
+            "0",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(lines(&out), 0, "{out}");
+    assert!(
+        out.contains("Threads started!\n\n\nFile operations:"),
+        "{out}"
+    );
+    assert!(!out.contains("Report intermediate results"), "{out}");
+    // Other formats are made of intervals: 0 is refused there, saying why.
+    let (code, _, err) = sysbench_null_run(d, &["--time", "1s", "--report-interval", "0"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("goes with --format sysbench"), "{err}");
+}
+
+/// Modification times of the data files of a set, by name.
+fn mtimes(d: &Path) -> Vec<(String, std::time::SystemTime)> {
+    let mut v: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("dbio-file."))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().modified().unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_full_bench_on_a_prepared_set_uses_it_and_keeps_it() {
+    let tmp = shm();
+    let d = tmp.path().join("set");
+    prepare(&d, &SMALL);
+    let before = mtimes(&d);
+    assert_eq!(before.len(), 4);
+    let o = dbio()
+        .args([
+            "bench",
+            "--mode",
+            "rndrd",
+            "--events",
+            "200",
+            "--block-size",
+            "4k",
+        ])
+        .arg("--dir")
+        .arg(&d)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let notes: Vec<&str> = out.lines().filter(|l| l.contains("file set")).collect();
+    assert_eq!(notes.len(), 1, "{out}");
+    assert!(
+        notes[0].starts_with("using the file set already prepared in")
+            && notes[0].contains("(4 files of 1MiB): it stays"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("prepared 4 files"),
+        "not prepared again: {out}"
+    );
+    assert!(out.contains("data:     4 files of 1MiB"), "{out}");
+    assert_eq!(mtimes(&d), before, "the files were not rewritten");
+    assert!(d.join(".dbio-fileset.json").exists(), "the set is kept");
+    // A set whose prepare did not finish (a file short) is completed, then kept.
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.join("dbio-file.2"))
+        .unwrap();
+    f.set_len(4096).unwrap();
+    let o = dbio()
+        .args([
+            "bench",
+            "--mode",
+            "rndrd",
+            "--events",
+            "200",
+            "--block-size",
+            "4k",
+        ])
+        .arg("--dir")
+        .arg(&d)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("prepared 4 files x 1MiB"), "{out}");
+    assert!(
+        out.contains("completed the file set of an interrupted prepare"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::metadata(d.join("dbio-file.2")).unwrap().len(),
+        1 << 20
+    );
+    assert!(d.join(".dbio-fileset.json").exists(), "the set is kept");
 }
 
 #[test]

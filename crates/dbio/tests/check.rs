@@ -80,18 +80,25 @@ fn relative(s: &str) -> String {
 
 #[test]
 fn nagios_exit_codes() {
-    let (code, out) = nagios(&["megacli-healthy.txt"]);
+    let (code, out) = nagios(&[
+        "real/megacli-ldinfo-seven-vds-wb.txt",
+        "real/megacli-adpbbucmd-ibbu08-optimal.txt",
+    ]);
     assert_eq!(code, 0, "{out}");
     assert!(out.starts_with("DBIO STORAGE OK - "), "{out}");
     // cciss_vol_status reports volume health only: a healthy array is OK, not UNKNOWN.
-    let (code, out) = nagios(&["cciss_vol_status-ok.txt"]);
+    let (code, out) = nagios(&["real/cciss_vol_status-p410i-flash.txt"]);
     assert_eq!(code, 0, "{out}");
     let (code, out) = nagios(&["cciss_vol_status-degraded.txt"]);
     assert_eq!(code, 1, "{out}");
     let (code, out) = nagios(&["megacli-always-writeback.txt"]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.starts_with("DBIO STORAGE WARNING - 0 critical, 3 warning, 0 unknown"),
+        out.starts_with("DBIO STORAGE WARNING - 0 critical, 2 warning, 0 unknown"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nADVICE MegaCli c0 vd 0 raid.read_ahead: controller read-ahead is on"),
         "{out}"
     );
     let (code, out) = nagios(&["megacli-learn-cycle.txt"]);
@@ -137,7 +144,14 @@ fn nagios_exit_codes() {
 #[test]
 fn every_tool_and_state_through_the_binary() {
     let cases: &[(&[&str], &str, &str)] = &[
-        (&["megacli-healthy.txt"], "raid.write_policy", "OK"),
+        (
+            &[
+                "real/megacli-ldinfo-seven-vds-wb.txt",
+                "real/megacli-adpbbucmd-ibbu08-optimal.txt",
+            ],
+            "raid.write_policy",
+            "OK",
+        ),
         (&["megacli-learn-cycle.txt"], "raid.write_policy", "CRIT"),
         (&["megacli-failed-battery.txt"], "raid.battery", "CRIT"),
         (
@@ -172,9 +186,17 @@ fn every_tool_and_state_through_the_binary() {
             "CRIT",
         ),
         (&["hpacucli-no-cache-board.txt"], "raid.write_policy", "OK"),
-        (&["cciss_vol_status-ok.txt"], "raid.vd_state", "OK"),
+        (
+            &["real/cciss_vol_status-p410i-flash.txt"],
+            "raid.vd_state",
+            "OK",
+        ),
         (&["cciss_vol_status-degraded.txt"], "raid.vd_state", "WARN"),
-        (&["arcconf-healthy.txt"], "raid.write_policy", "OK"),
+        (
+            &["real/arcconf-getconfig-serveraid8k-battery.txt"],
+            "raid.write_policy",
+            "OK",
+        ),
         (
             &["arcconf-battery-charging.txt"],
             "raid.write_policy",
@@ -185,7 +207,11 @@ fn every_tool_and_state_through_the_binary() {
             "raid.write_back_on_bad_battery",
             "CRIT",
         ),
-        (&["tw_cli-healthy.txt"], "raid.write_policy", "OK"),
+        (
+            &["real/tw_cli-c0-show-all-9750-verifying.txt"],
+            "raid.write_policy",
+            "OK",
+        ),
         (&["tw_cli-bbu-testing.txt"], "raid.battery", "WARN"),
         (&["tw_cli-no-bbu.txt"], "raid.write_policy", "OK"),
         (&["omreport-healthy.txt"], "raid.write_policy", "OK"),
@@ -225,6 +251,52 @@ fn every_tool_and_state_through_the_binary() {
     }
 }
 
+/// A real 3ware unit table with a verify running and read cache on: advice, exit 0; with
+/// --advice-warns the same output is a WARNING.
+#[test]
+fn advice_does_not_change_the_exit_code_unless_asked() {
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/raid/real/tw_cli-unitstatus-raid5-verifying.txt");
+    let out = dbio()
+        .args(["check", "--nagios", "--raid-output"])
+        .arg(&real)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.starts_with("DBIO STORAGE OK - "), "{text}");
+    assert!(
+        text.contains("ADVICE tw_cli c0 u0 raid.vd_state: state VERIFYING"),
+        "{text}"
+    );
+    let out = dbio()
+        .args(["check", "--nagios", "--advice-warns", "--raid-output"])
+        .arg(&real)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.starts_with("DBIO STORAGE WARNING - "), "{text}");
+    let out = dbio()
+        .args(["check", "--format", "json", "--raid-output"])
+        .arg(&real)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["status"], "ADVICE", "{v}");
+    assert_eq!(v["counts"]["advice"], 2, "{v}");
+    let out = dbio()
+        .args(["check", "--format", "prometheus", "--raid-output"])
+        .arg(&real)
+        .output()
+        .unwrap();
+    let p = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        p.contains("dbio_check_advice{device=\"tw_cli c0 u0\",rule=\"raid.vd_state\"} 1"),
+        "{p}"
+    );
+}
+
 #[test]
 fn output_format_snapshots() {
     let files = ["megacli-learn-cycle.txt", "storcli-always-writeback.txt"];
@@ -255,14 +327,84 @@ fn unreadable_raid_output_is_unknown_not_fatal() {
             "--raid-output",
             "/nonexistent/megacli.txt",
             "--raid-output",
-            &fixture("megacli-healthy.txt"),
+            &fixture("real/megacli-ldinfo-raid5-wb-readahead.txt"),
+            "--raid-output",
+            &fixture("real/megacli-bbucmd-ibbu-ok.txt"),
         ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rule_statuses(&v, "raid.parse"), ["UNKNOWN"]);
-    assert_eq!(rule_statuses(&v, "raid.write_policy"), ["OK", "OK"]);
+    assert_eq!(rule_statuses(&v, "raid.write_policy"), ["OK"]);
+}
+
+/// (device, rule, status) of every finding, sorted.
+fn verdicts(v: &Value) -> Vec<(String, String, String)> {
+    let mut out: Vec<_> = v["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["findings"].as_array().unwrap().iter())
+        .map(|f| {
+            (
+                f["device"].as_str().unwrap().to_string(),
+                f["rule"].as_str().unwrap().to_string(),
+                f["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A stray non-UTF-8 byte (a Latin-1 vendor string, a flipped bit in a saved capture) is read
+/// lossily: every real fixture with one 0xFF byte at the end of its first non-empty line gives
+/// the same findings as the clean file, not a whole-file UNKNOWN.
+#[test]
+fn non_utf8_byte_in_raid_output_keeps_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let raid_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/raid");
+    // Hand-made fixtures and the real captures (real/): every text one.
+    let mut names: Vec<String> = ["", "real/"]
+        .iter()
+        .flat_map(|sub| {
+            std::fs::read_dir(raid_dir.join(sub))
+                .unwrap()
+                .map(move |e| format!("{sub}{}", e.unwrap().file_name().to_string_lossy()))
+        })
+        .filter(|n| n.ends_with(".txt"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 30, "{names:?}");
+    for name in names {
+        let clean = std::fs::read(raid_dir.join(&name)).unwrap();
+        let first = clean
+            .split(|&b| b == b'\n')
+            .scan(0usize, |at, l| {
+                let start = *at;
+                *at += l.len() + 1;
+                Some((start, l))
+            })
+            .find(|(_, l)| l.iter().any(|b| !b.is_ascii_whitespace()))
+            .map(|(start, l)| start + l.len())
+            .unwrap();
+        let mut dirty = clean[..first].to_vec();
+        dirty.push(0xFF);
+        dirty.extend_from_slice(&clean[first..]);
+        assert!(std::str::from_utf8(&dirty).is_err());
+        let path = dir.path().join(name.replace('/', "_"));
+        std::fs::write(&path, &dirty).unwrap();
+        let want = check_json(&["--raid-output".to_string(), fixture(&name)]);
+        let got = check_json(&["--raid-output".to_string(), path.display().to_string()]);
+        // The byte reads as U+FFFD: where it lands in a name (a slot's text), the name shows it.
+        let got_verdicts: Vec<_> = verdicts(&got)
+            .into_iter()
+            .map(|(d, r, st)| (d.replace('\u{FFFD}', ""), r, st))
+            .collect();
+        assert_eq!(got_verdicts, verdicts(&want), "{name} with one 0xFF byte");
+        assert_eq!(got["status"], want["status"], "{name}");
+    }
 }
 
 #[test]

@@ -1203,3 +1203,265 @@ fn pages_interrupted_while_scanning_writes_an_empty_interrupted_manifest() {
     assert_eq!(v["interrupted"], true);
     assert_eq!(v["pages_written"], 0);
 }
+
+#[test]
+fn grep_summary_says_1_hit_and_help_shows_the_repeat_syntax() {
+    let dir = shm_tempdir();
+    let f = dense_hits_file(dir.path(), 32);
+    let o = dbio()
+        .args(["innodb", "grep", "80 00 00 05", "--max-count", "1"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("dbio: 1 hit ("), "{stderr}");
+    // clap turns a literal `{n}` of a doc comment into a line break: the help must show the
+    // repeat syntax as written.
+    let o = dbio().args(["innodb", "grep", "--help"]).output().unwrap();
+    let help = String::from_utf8(o.stdout).unwrap();
+    assert!(help.contains("??{22}"), "{help}");
+    assert!(
+        !help.contains("`\n"),
+        "a doc comment line break leaked: {help}"
+    );
+}
+
+fn grep_patterns(args: &[&str]) -> Vec<(String, String)> {
+    let v = grep_json(args, &[fixture("shop_orders.ibd")]);
+    v["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["label"].as_str().unwrap().to_string(),
+                p["hex"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn timestamp_in_the_repeated_hour_searches_both_instants() {
+    // 02:30 on 27 October 2019 happened twice in Berlin: 00:30 UTC (+02:00) and 01:30 UTC
+    // (+01:00). Either may be stored; both are searched, earlier first.
+    let p = grep_patterns(&[
+        "--timestamp",
+        "2019-10-27 02:30:00",
+        "--tz",
+        "Europe/Berlin",
+    ]);
+    assert_eq!(
+        p,
+        [
+            (
+                "timestamp:2019-10-27 02:30:00 Europe/Berlin (+02:00)".to_string(),
+                // 1572136200 big-endian
+                "5D B4 E5 08".to_string()
+            ),
+            (
+                "timestamp:2019-10-27 02:30:00 Europe/Berlin (+01:00)".to_string(),
+                // 1572139800 big-endian
+                "5D B4 F3 18".to_string()
+            ),
+        ]
+    );
+    // Outside the fold a zone name gives one pattern, labelled as before.
+    let p = grep_patterns(&[
+        "--timestamp",
+        "2019-05-13 14:00:00",
+        "--tz",
+        "Europe/Berlin",
+    ]);
+    let q = grep_patterns(&["--timestamp", "2019-05-13 14:00:00", "--tz", "+02:00"]);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].0, "timestamp:2019-05-13 14:00:00 Europe/Berlin");
+    assert_eq!(p[0].1, q[0].1);
+}
+
+#[test]
+fn timestamps_that_never_existed_are_usage_errors() {
+    let src = fixture("shop_orders.ibd");
+    for (args, says) in [
+        // Skipped when the clocks went forward: no TIMESTAMP holds it.
+        (
+            [
+                "--timestamp",
+                "2019-03-31 02:30:00",
+                "--tz",
+                "Europe/Berlin",
+            ],
+            "does not exist in Europe/Berlin",
+        ),
+        // No 30 February: it was searched as 2 March before.
+        (
+            ["--timestamp", "2019-02-30 10:00:00", "--tz", "UTC"],
+            "not a date",
+        ),
+    ] {
+        dbio()
+            .args(["innodb", "grep"])
+            .args(args)
+            .arg(&src)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(says));
+    }
+}
+
+/// A running `dbio innodb grep` over a 16 GiB sparse file (far more than a test run reads
+/// before the file is truncated under it); killed on drop if the test fails first.
+struct Grepping {
+    child: std::process::Child,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Grepping {
+    /// Starts the search; with `writer`, the file is held open for writing from before dbio
+    /// opens it (the returned handle).
+    fn start(writer: bool) -> (Grepping, Option<std::fs::File>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shrinking.img");
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(16 << 30).unwrap();
+        let held = writer.then_some(f);
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("dbio"))
+            .args(["innodb", "grep", "--threads", "1", "--text", "needle"])
+            .arg(&path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let g = Grepping {
+            child,
+            path,
+            _dir: dir,
+        };
+        (g, held)
+    }
+
+    /// Waits until `/proc/PID/<what>` names the file (`maps`: mapped; `fd`: opened).
+    fn wait_for(&mut self, what: &str) {
+        let pid = self.child.id();
+        let name = self.path.to_str().unwrap().to_string();
+        loop {
+            let seen = if what == "fd" {
+                std::fs::read_dir(format!("/proc/{pid}/fd"))
+                    .map(|d| {
+                        d.flatten().any(|e| {
+                            std::fs::read_link(e.path()).is_ok_and(|l| l.to_str() == Some(&name))
+                        })
+                    })
+                    .unwrap_or(false)
+            } else {
+                std::fs::read_to_string(format!("/proc/{pid}/{what}"))
+                    .is_ok_and(|m| m.contains(&name))
+            };
+            if seen {
+                return;
+            }
+            if let Some(st) = self.child.try_wait().unwrap() {
+                panic!("dbio ended ({st}) before its /proc/{pid}/{what} named the file");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    fn finish(mut self) -> (std::process::ExitStatus, String) {
+        let status = self.child.wait().unwrap();
+        let mut err = String::new();
+        std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err).unwrap();
+        (status, err)
+    }
+}
+
+impl Drop for Grepping {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_mapped_source_truncated_while_read_is_an_error_naming_it() {
+    let (mut g, _) = Grepping::start(false);
+    g.wait_for("maps");
+    let path = g.path.clone();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    // Before: the process died of SIGBUS ("Bus error") with nothing on stderr.
+    let (status, err) = g.finish();
+    assert_eq!(status.code(), Some(1), "{status}: {err}");
+    assert!(
+        err.contains(&format!(
+            "dbio: reading {} through its memory map failed (SIGBUS)",
+            path.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("--no-mmap"), "{err}");
+}
+
+#[test]
+fn a_source_open_for_writing_elsewhere_is_read_with_pread() {
+    // A writer holds the file open (as a live server holds its tablespaces): dbio does not
+    // map it, so truncating it under the search shortens the search instead of killing it.
+    let (mut g, writer) = Grepping::start(true);
+    let writer = writer.unwrap();
+    g.wait_for("fd");
+    writer.set_len(0).unwrap();
+    let (status, err) = g.finish();
+    assert!(status.success(), "{status}: {err}");
+    assert!(!err.contains("SIGBUS"), "{err}");
+}
+
+#[test]
+fn progress_is_drawn_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("zeros.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin!("dbio");
+    // stderr a pipe: no progress at all, only the summary line.
+    let o = dbio()
+        .args(["innodb", "grep", "--text", "needle"])
+        .arg(&img)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
+    assert!(!err.contains(" of 16.00 MiB"), "{err:?}");
+    // stderr a terminal (script(1) runs the command on a pseudo-terminal): the bar shows the
+    // bytes done of the total from the first chunk on, however short the run. Before, it
+    // appeared only after a full second.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return skip("script (util-linux, Debian package bsdutils) is not installed");
+    }
+    let cmd = format!(
+        "{} innodb grep --text needle {}",
+        bin.display(),
+        img.display()
+    );
+    let o = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let tty = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{tty}");
+    assert!(tty.contains(" of 16.00 MiB ("), "{tty:?}");
+    assert!(tty.contains("0 hits"), "{tty:?}");
+}

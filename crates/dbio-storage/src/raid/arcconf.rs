@@ -4,27 +4,8 @@
 //! what it does now (`On`, `Off`, `Off (...)`).
 
 use super::{
-    kv, parse_mem, parse_strip, Battery, BatteryState, Controller, VirtualDrive, WritePolicy,
+    battery_state_word, kv, parse_mem, parse_strip, Battery, Controller, VirtualDrive, WritePolicy,
 };
-
-fn battery_state(s: &str) -> BatteryState {
-    let t = s.to_ascii_lowercase();
-    if t.contains("optimal") || t == "ok" || t.contains("ready") {
-        BatteryState::Ok
-    } else if t.contains("not installed") || t.contains("not present") || t.contains("missing") {
-        BatteryState::Missing
-    } else if t.contains("charg") {
-        BatteryState::Charging
-    } else if t.contains("learn") || t.contains("recondition") {
-        BatteryState::Learning
-    } else if t.contains("fail") {
-        BatteryState::Failed
-    } else if t.contains("degraded") || t.contains("low") {
-        BatteryState::Degraded
-    } else {
-        BatteryState::Unknown
-    }
-}
 
 /// Parses arcconf GETCONFIG output.
 pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
@@ -35,6 +16,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     let mut section = String::new();
     let mut vd: Option<VirtualDrive> = None;
     let mut any_drive_wc: Option<bool> = None;
+    let mut no_battery_wc = false;
     for raw in text.lines() {
         let t = raw.trim();
         if t.is_empty() || t.chars().all(|ch| ch == '-') {
@@ -99,6 +81,21 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
                     });
                     d.evidence.push(t.to_string());
                 }
+                // SmartRAID/SmartHBA (arcconf 3.x): one setting per logical device.
+                "caching" => {
+                    d.configured_write = Some(if v.to_ascii_lowercase().starts_with("enabled") {
+                        WritePolicy::WriteBack
+                    } else {
+                        WritePolicy::WriteThrough
+                    });
+                    d.evidence.push(t.to_string());
+                }
+                "write-cache mode" if v.eq_ignore_ascii_case("not supported") => {
+                    // No cache on this controller (IBM ServeRAID 8k-l): write-through by design.
+                    d.configured_write = Some(WritePolicy::WriteThrough);
+                    d.current_write = Some(WritePolicy::WriteThrough);
+                    d.evidence.push(t.to_string());
+                }
                 "write-cache mode" => {
                     let vl = v.to_ascii_lowercase();
                     d.current_write = if vl.contains("back") {
@@ -126,18 +123,27 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             }
             continue;
         }
-        if section.contains("battery") || section.contains("zmm") || section.contains("backup unit")
+        if section.contains("battery")
+            || section.contains("zmm")
+            || section.contains("backup unit")
+            || section.contains("green backup")
         {
-            if kl == "status" || kl == "overall backup unit status" {
+            if kl == "status" || kl == "overall backup unit status" || kl == "backup power status" {
                 c.battery = Some(Battery {
                     kind: if section.contains("zmm") {
                         "ZMM (flash backup)".into()
+                    } else if section.contains("green backup") {
+                        "backup power (supercapacitor)".into()
                     } else if section.contains("backup unit") {
                         "cache backup unit".into()
                     } else {
                         "battery".into()
                     },
-                    state: battery_state(v),
+                    state: if v.eq_ignore_ascii_case("not installed") {
+                        super::BatteryState::Missing
+                    } else {
+                        battery_state_word(v)
+                    },
                     state_text: v.to_string(),
                     learn_active: false,
                     learn_due: false,
@@ -149,7 +155,16 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         }
         match kl.as_str() {
             "controller model" => c.model = Some(v.to_string()),
-            "installed memory" => c.cache_bytes = parse_mem(v),
+            "installed memory" | "cache memory" => c.cache_bytes = parse_mem(v),
+            "cache status" if section.contains("cache properties") => {
+                c.cache_status = Some(v.to_string());
+                if v.to_ascii_lowercase().contains("disabled") {
+                    c.cache_disabled = Some(format!("Cache Status: {v}"));
+                }
+            }
+            "no-battery write cache" => {
+                no_battery_wc = v.to_ascii_lowercase().starts_with("enabled");
+            }
             "write cache" if section.contains("device") || raw.starts_with("         ") => {
                 let on = v.to_ascii_lowercase().starts_with("enabled");
                 any_drive_wc = Some(any_drive_wc.unwrap_or(false) || on);
@@ -161,7 +176,24 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         c.virtual_drives.push(v);
     }
     c.drive_write_cache = any_drive_wc;
+    let cache_off = c.cache_disabled.is_some();
+    let cache_known = c.cache_status.is_some();
     for v in &mut c.virtual_drives {
+        if v.current_write.is_none() && cache_known {
+            // The controller's cache status is the current state of every device it caches.
+            v.current_write = if cache_off {
+                Some(WritePolicy::WriteThrough)
+            } else {
+                v.configured_write
+            };
+            if cache_off {
+                v.cache_disabled_reason = c.cache_disabled.clone();
+            }
+        }
+        if no_battery_wc && v.configured_write.is_some_and(WritePolicy::is_write_back) {
+            v.write_back_on_bad_battery = true;
+            v.evidence.push("No-Battery Write Cache: Enabled".into());
+        }
         v.drive_write_cache = any_drive_wc;
         if let Some(on) = any_drive_wc {
             v.evidence.push(format!(

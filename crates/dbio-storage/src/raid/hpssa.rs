@@ -5,7 +5,8 @@
 //! means the controller fell back to write-through.
 
 use super::{
-    kv, parse_mem, parse_strip, Battery, BatteryState, Controller, VirtualDrive, WritePolicy,
+    battery_state_word, kv, parse_mem, parse_strip, Battery, BatteryState, Controller,
+    VirtualDrive, WritePolicy,
 };
 
 #[derive(Default)]
@@ -21,6 +22,7 @@ struct Ctl {
     backup_source: Option<String>,
     evidence: Vec<String>,
     vd_caching: Vec<Option<bool>>,
+    ctl_status: Option<String>,
 }
 
 fn write_percent(v: &str) -> Option<u32> {
@@ -29,39 +31,45 @@ fn write_percent(v: &str) -> Option<u32> {
     w.trim().split('%').next()?.trim().parse().ok()
 }
 
-fn battery_state(s: &str) -> BatteryState {
-    let t = s.to_ascii_lowercase();
-    if t == "ok" {
-        BatteryState::Ok
-    } else if t.contains("recharg") || t.contains("charging") || t.contains("not fully charged") {
-        BatteryState::Charging
-    } else if t.contains("fail") {
-        BatteryState::Failed
-    } else if t.contains("degraded") {
-        BatteryState::Degraded
-    } else if t.contains("not present") || t.contains("missing") {
-        BatteryState::Missing
-    } else {
-        BatteryState::Unknown
-    }
-}
-
 impl Ctl {
     fn finish(mut self) -> Controller {
+        // `show config` (logicaldrive lines only) says nothing about the cache: no policy.
+        let cache_known = self.cache_present.is_some()
+            || self.cache_status.is_some()
+            || self.write_ratio.is_some();
         let present = self.cache_present.unwrap_or(true);
         if !present {
             self.c.cache_bytes = Some(0);
         }
+        let hba =
+            self.c.model.as_deref().is_some_and(|m| {
+                m.starts_with("Smart HBA") || m.starts_with("Dynamic Smart Array")
+            });
+        if hba && !cache_known {
+            self.c.cache_bytes = Some(0);
+        }
+        if let Some(st) = &self.ctl_status {
+            if !st.eq_ignore_ascii_case("ok") {
+                self.c.problems.push(format!("Controller Status: {st}"));
+            }
+        }
         let status = self.cache_status.clone().unwrap_or_else(|| "OK".into());
         let temp_disabled = status.to_ascii_lowercase().contains("temporarily disabled");
         let disabled = status.to_ascii_lowercase().contains("disabled");
+        self.c.cache_status = self.cache_status.clone();
+        if disabled {
+            self.c.cache_disabled = Some(match &self.cache_details {
+                Some(d) => format!("Cache Status: {status} ({d})"),
+                None => format!("Cache Status: {status}"),
+            });
+        }
         let battery = match (&self.battery_status, self.battery_count) {
             (Some(s), _) => Some(Battery {
                 kind: self
                     .backup_source
                     .clone()
                     .unwrap_or_else(|| "Battery/Capacitor".into()),
-                state: battery_state(s),
+                state: battery_state_word(s),
                 state_text: s.clone(),
                 learn_active: false,
                 learn_due: false,
@@ -82,6 +90,10 @@ impl Ctl {
         self.c.battery = battery;
         let wb_configured = present && self.write_ratio.is_none_or(|w| w > 0);
         for (i, vd) in self.c.virtual_drives.iter_mut().enumerate() {
+            if !cache_known {
+                vd.drive_write_cache = self.c.drive_write_cache;
+                continue;
+            }
             let caching = self.vd_caching.get(i).copied().flatten().unwrap_or(true);
             let configured = if wb_configured && caching {
                 WritePolicy::WriteBack
@@ -214,6 +226,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         let mut keep = true;
         match k {
             "Cache Board Present" => ctl.cache_present = Some(v.eq_ignore_ascii_case("true")),
+            "Controller Status" => ctl.ctl_status = Some(v.to_string()),
             "Cache Status" => ctl.cache_status = Some(v.to_string()),
             "Cache Status Details" => ctl.cache_details = Some(v.to_string()),
             "Total Cache Size" => {

@@ -3,7 +3,8 @@
 //! policy, `Current Cache Policy` what the controller does now.
 
 use super::{
-    kv, parse_mem, parse_strip, Battery, BatteryState, Controller, VirtualDrive, WritePolicy,
+    battery_state, kv, parse_mem, parse_strip, Battery, BatteryFlags, BatteryState, Controller,
+    VirtualDrive, WritePolicy,
 };
 
 /// One cache-policy line: (write policy, read-ahead on, write-back on bad BBU).
@@ -81,25 +82,6 @@ fn adapter_id(line: &str) -> Option<String> {
     None
 }
 
-fn battery_state_text(s: &str) -> BatteryState {
-    let t = s.to_ascii_lowercase();
-    if t.starts_with("optimal") || t.starts_with("operational") {
-        BatteryState::Ok
-    } else if t.contains("learn") {
-        BatteryState::Learning
-    } else if t.contains("charg") {
-        BatteryState::Charging
-    } else if t.contains("degraded") || t.contains("low") {
-        BatteryState::Degraded
-    } else if t.contains("fail") {
-        BatteryState::Failed
-    } else if t.contains("missing") || t.contains("absent") {
-        BatteryState::Missing
-    } else {
-        BatteryState::Unknown
-    }
-}
-
 #[derive(Default)]
 struct Bbu {
     kind: Option<String>,
@@ -113,6 +95,7 @@ struct Bbu {
     next_learn: Option<String>,
     evidence: Vec<String>,
     seen: bool,
+    flags_seen: bool,
 }
 
 impl Bbu {
@@ -120,26 +103,19 @@ impl Bbu {
         if !self.seen {
             return None;
         }
-        let mut state = self
+        let state = battery_state(&BatteryFlags {
+            state_word: self.state_text.clone(),
+            learn_active: self.learn_active,
+            charging: self.charging,
+            missing: self.missing,
+            replace: self.replace,
+            degraded: self.degraded,
+            flags_seen: self.flags_seen,
+        });
+        let mut text = self
             .state_text
-            .as_deref()
-            .map(battery_state_text)
-            .unwrap_or(BatteryState::Unknown);
-        if self.missing {
-            state = BatteryState::Missing;
-        } else if self.replace {
-            state = BatteryState::Failed;
-        } else if self.learn_active && state != BatteryState::Failed {
-            state = BatteryState::Learning;
-        } else if self.charging && matches!(state, BatteryState::Ok | BatteryState::Unknown) {
-            state = BatteryState::Charging;
-        } else if self.degraded && matches!(state, BatteryState::Ok | BatteryState::Unknown) {
-            state = BatteryState::Degraded;
-        } else if state == BatteryState::Unknown && self.state_text.is_none() {
-            // Old MegaCli prints no "Battery State"; no fault flag set means healthy.
-            state = BatteryState::Ok;
-        }
-        let mut text = self.state_text.unwrap_or_else(|| format!("{state:?}"));
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| format!("{state:?}"));
         let why = match state {
             BatteryState::Missing if self.missing => Some("Battery Pack Missing: Yes"),
             BatteryState::Failed if self.replace => Some("replacement required / isSOHGood: No"),
@@ -290,9 +266,15 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         if bbu_for.is_some() {
             let yes = v.eq_ignore_ascii_case("yes");
             let mut keep = true;
+            if matches!(
+                k,
+                "Learn Cycle Active" | "Battery Pack Missing" | "Battery Replacement required"
+            ) {
+                bbu.flags_seen = true;
+            }
             match k {
                 "BatteryType" => bbu.kind = Some(v.to_string()),
-                "Battery State" => bbu.state_text = Some(v.to_string()),
+                "Battery State" | "Battery state" => bbu.state_text = Some(v.to_string()),
                 "Charging Status" => bbu.charging = v.eq_ignore_ascii_case("charging"),
                 "Learn Cycle Active" => bbu.learn_active = yes,
                 "Learn Cycle Requested" | "Periodic Learn Required" => bbu.learn_due |= yes,
@@ -307,7 +289,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             }
             // Evidence: the state lines and every flag that is raised.
             let flag = match k {
-                "Battery State" => true,
+                "Battery State" | "Battery state" => !v.is_empty(),
                 "Charging Status" => !v.eq_ignore_ascii_case("none"),
                 "isSOHGood" => v.eq_ignore_ascii_case("no"),
                 "BatteryType" | "Next Learn time" => false,
@@ -325,18 +307,14 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
                 "BBU" if ctrls[i].battery.is_none() => {
                     let present = v.eq_ignore_ascii_case("present");
                     ctrls[i].battery = Some(Battery {
-                        kind: if present {
-                            "BBU (presence only)".into()
-                        } else {
-                            "BBU".into()
-                        },
+                        kind: "BBU".into(),
                         state: if present {
-                            BatteryState::Unknown
+                            BatteryState::Present
                         } else {
                             BatteryState::Missing
                         },
                         state_text: if present {
-                            "Present (state not in this output: add -AdpBbuCmd)".into()
+                            "Present".into()
                         } else {
                             "Absent".into()
                         },

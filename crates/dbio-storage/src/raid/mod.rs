@@ -100,8 +100,112 @@ pub enum BatteryState {
     Failed,
     /// Not fitted or not detected.
     Missing,
+    /// Fitted, but its state is not in this output (MegaCli `-AdpAllInfo` says only
+    /// `BBU: Present`).
+    Present,
     /// The tool's words were not recognised.
     Unknown,
+}
+
+/// What a tool printed about a battery or flash module, gathered by its parser; one
+/// function, [`battery_state`], turns it into a [`BatteryState`] for every tool.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BatteryFlags {
+    /// The tool's own state word (`Optimal`, `Non Operational`, `Learning`...).
+    pub state_word: Option<String>,
+    /// A learn (relearn, recondition, capacity test) cycle is running.
+    pub learn_active: bool,
+    /// The battery is charging.
+    pub charging: bool,
+    /// The tool says the pack is missing.
+    pub missing: bool,
+    /// The tool says the pack must be replaced (or its state of health is bad).
+    pub replace: bool,
+    /// Low capacity or about to fail.
+    pub degraded: bool,
+    /// The tool printed its health flags (so no raised flag means healthy).
+    pub flags_seen: bool,
+}
+
+/// One vocabulary for the battery state words of every tool: MegaCli, storcli/perccli,
+/// ssacli, arcconf, tw_cli and omreport.
+pub fn battery_state_word(s: &str) -> BatteryState {
+    let t = s.trim().to_ascii_lowercase();
+    if t.is_empty() {
+        BatteryState::Unknown
+    } else if t.contains("learn") || t.contains("recondition") || t.contains("testing") {
+        BatteryState::Learning
+    } else if t.contains("charg") {
+        BatteryState::Charging
+    } else if t.contains("fail")
+        || t.contains("fault")
+        || t.contains("error")
+        || t.contains("replace")
+    {
+        BatteryState::Failed
+    } else if t.contains("missing")
+        || t.contains("absent")
+        || t.contains("not present")
+        || t.contains("not installed")
+        || t == "msng"
+    {
+        BatteryState::Missing
+    } else if t.contains("degraded")
+        || t.starts_with("dgd")
+        || t.contains("low")
+        || t.contains("attention")
+        || t.contains("weak")
+        || t.starts_with("non operational")
+        || t.starts_with("non-operational")
+    {
+        BatteryState::Degraded
+    } else if t == "ok"
+        || t == "opt"
+        || t == "good"
+        || (t.contains("optimal") && !t.contains("not optimal"))
+        || t.starts_with("operational")
+        || t.starts_with("ready")
+    {
+        BatteryState::Ok
+    } else if t == "present" {
+        BatteryState::Present
+    } else {
+        BatteryState::Unknown
+    }
+}
+
+/// The state of a battery from everything its tool printed: flags override the state
+/// word (a pack that must be replaced has failed whatever its word; a running learn cycle
+/// is a learn cycle), and a tool that printed its flags with none raised and no state word
+/// (old MegaCli prints an empty `Battery state:`) has a healthy battery.
+pub fn battery_state(f: &BatteryFlags) -> BatteryState {
+    let word = f
+        .state_word
+        .as_deref()
+        .map(battery_state_word)
+        .unwrap_or(BatteryState::Unknown);
+    let soft = matches!(
+        word,
+        BatteryState::Ok | BatteryState::Unknown | BatteryState::Present
+    );
+    if f.missing {
+        BatteryState::Missing
+    } else if f.replace || word == BatteryState::Failed {
+        BatteryState::Failed
+    } else if f.learn_active {
+        BatteryState::Learning
+    } else if f.charging && soft {
+        BatteryState::Charging
+    } else if f.degraded && soft {
+        BatteryState::Degraded
+    } else if word == BatteryState::Unknown
+        && f.state_word.as_deref().is_none_or(|w| w.trim().is_empty())
+        && f.flags_seen
+    {
+        BatteryState::Ok
+    } else {
+        word
+    }
 }
 
 /// Battery or flash-backup (supercapacitor, CacheVault, ZMM) module.
@@ -197,8 +301,33 @@ pub struct Controller {
     /// Controller-wide drive write cache setting.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drive_write_cache: Option<bool>,
+    /// Controller cache status in the tool's words (`OK`, `Temporarily Disabled`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_status: Option<String>,
+    /// The controller says its write cache is disabled (temporarily or for good): why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_disabled: Option<String>,
+    /// Other faults the tool reports (enclosure temperature, a failed spare, a controller
+    /// status that is not OK).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+    /// Background operations the tool reports (verify, initialisation, patrol read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub background: Vec<String>,
     /// Virtual drives.
     pub virtual_drives: Vec<VirtualDrive>,
+}
+
+impl Controller {
+    /// Nothing about this controller was read but its name.
+    pub fn is_empty(&self) -> bool {
+        self.virtual_drives.is_empty()
+            && self.battery.is_none()
+            && self.cache_status.is_none()
+            && self.cache_disabled.is_none()
+            && self.cache_bytes.is_none()
+            && self.problems.is_empty()
+    }
 }
 
 /// Everything read from one tool's output (one or several files).
@@ -248,6 +377,7 @@ pub fn detect(text: &str) -> Option<Tool> {
     }
     if text.contains("UnitType")
         || text.contains("BBUReady")
+        || (text.contains("Ctl") && text.contains("NotOpt"))
         || text.contains("/bbu Status")
         || text.contains("/u0 ")
     {
@@ -258,6 +388,7 @@ pub fn detect(text: &str) -> Option<Tool> {
     }
     if (text.contains("Smart Array") || text.contains("Smart HBA") || text.contains(" in Slot "))
         && (text.contains("Cache Status")
+            || text.contains("Controller Status")
             || text.contains("Logical Drive:")
             || text.contains("logicaldrive"))
     {
@@ -329,10 +460,14 @@ pub fn parse_as(tool: Tool, text: &str, source: &str) -> Result<RaidReport, Raid
         Tool::TwCli => twcli::parse(text),
         Tool::Omreport => omreport::parse(text),
     };
-    let empty = controllers
-        .iter()
-        .all(|c| c.virtual_drives.is_empty() && c.battery.is_none());
-    if controllers.is_empty() || empty {
+    // A tool that says there is no controller (`Number of Controllers = 0`, `No Controller
+    // found`) has been understood: its note is the finding. Output with nothing in it is not.
+    let empty = controllers.iter().all(Controller::is_empty);
+    let says_none = notes.iter().any(|n| {
+        let l = n.to_ascii_lowercase();
+        l.contains("no controller") || l.contains("not found")
+    });
+    if (controllers.is_empty() || empty) && !says_none {
         return Err(RaidParseError::Empty {
             tool: tool.name().to_string(),
             first_lines: first_lines(text),
@@ -385,7 +520,7 @@ fn merge_controller(list: &mut Vec<Controller>, c: Controller) {
     match (&e.battery, c.battery) {
         (None, b) => e.battery = b,
         (Some(old), Some(new))
-            if old.state == BatteryState::Unknown || old.kind == "BBU (presence only)" =>
+            if matches!(old.state, BatteryState::Unknown | BatteryState::Present) =>
         {
             e.battery = Some(new)
         }
@@ -394,6 +529,14 @@ fn merge_controller(list: &mut Vec<Controller>, c: Controller) {
     if e.drive_write_cache.is_none() {
         e.drive_write_cache = c.drive_write_cache;
     }
+    if e.cache_status.is_none() {
+        e.cache_status = c.cache_status;
+    }
+    if e.cache_disabled.is_none() {
+        e.cache_disabled = c.cache_disabled;
+    }
+    e.problems.extend(c.problems);
+    e.background.extend(c.background);
     for vd in c.virtual_drives {
         if let Some(ev) = e.virtual_drives.iter_mut().find(|v| v.id == vd.id) {
             merge_vd(ev, vd);

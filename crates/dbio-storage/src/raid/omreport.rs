@@ -3,19 +3,10 @@
 //! fallback is inferred from the battery state (PERC controllers switch write-back virtual
 //! disks to write-through while the battery learns, charges, fails or is missing).
 
-use super::{kv, parse_strip, Battery, BatteryState, Controller, VirtualDrive, WritePolicy};
-
-fn battery_state(s: &str) -> BatteryState {
-    match s.to_ascii_lowercase().as_str() {
-        "ready" | "ok" => BatteryState::Ok,
-        "charging" => BatteryState::Charging,
-        "learning" | "reconditioning" => BatteryState::Learning,
-        "degraded" | "power low" => BatteryState::Degraded,
-        "failed" => BatteryState::Failed,
-        "missing" | "not present" => BatteryState::Missing,
-        _ => BatteryState::Unknown,
-    }
-}
+use super::{
+    battery_state_word as battery_state, kv, parse_strip, Battery, BatteryState, Controller,
+    VirtualDrive, WritePolicy,
+};
 
 fn flush(ctrls: &mut Vec<Controller>, ctrl: &str, block: &mut Vec<(String, String)>) {
     if block.is_empty() {
@@ -108,16 +99,33 @@ fn flush(ctrls: &mut Vec<Controller>, ctrl: &str, block: &mut Vec<(String, Strin
     }
 }
 
-/// Parses omreport storage vdisk/battery output.
+/// Parses omreport storage vdisk/battery output, in the default `key : value` layout or
+/// in `-fmt ssv` (a `ID;Status;Name;...` header, then one `;`-separated row per device).
 pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     let mut ctrls = Vec::new();
     let mut ctrl = String::from("controller");
     let mut block: Vec<(String, String)> = Vec::new();
+    let mut ssv_header: Option<Vec<String>> = None;
     for raw in text.lines() {
         let t = raw.trim();
         if t.is_empty() {
             flush(&mut ctrls, &ctrl, &mut block);
+            ssv_header = None;
             continue;
+        }
+        if t.starts_with("ID;") {
+            flush(&mut ctrls, &ctrl, &mut block);
+            ssv_header = Some(t.split(';').map(|h| h.trim().to_string()).collect());
+            continue;
+        }
+        if let Some(h) = &ssv_header {
+            if t.contains(';') {
+                for (k, v) in h.iter().zip(t.split(';')) {
+                    block.push((k.clone(), v.trim().to_string()));
+                }
+                flush(&mut ctrls, &ctrl, &mut block);
+                continue;
+            }
         }
         if let Some(name) = t.strip_prefix("List of Virtual Disks on Controller ") {
             flush(&mut ctrls, &ctrl, &mut block);

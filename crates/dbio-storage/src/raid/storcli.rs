@@ -4,8 +4,8 @@
 //! policy; `Write Cache(initial setting)` in the VD properties is the configured one.
 
 use super::{
-    kv, parse_mem, parse_strip, Battery, BatteryState, Controller, RaidParseError, VirtualDrive,
-    WritePolicy,
+    battery_state, battery_state_word, kv, parse_mem, parse_strip, Battery, BatteryFlags,
+    BatteryState, Controller, RaidParseError, VirtualDrive, WritePolicy,
 };
 use serde_json::Value;
 
@@ -31,6 +31,59 @@ pub fn cache_code(code: &str) -> (Option<WritePolicy>, Option<bool>) {
     (w, ra)
 }
 
+/// Decodes storcli2/perccli2 `CurrentCache`/`DefaultCache` (`NR,WB`, `R,WT`, `NR,AWB`).
+fn cache_pair(code: &str) -> (Option<WritePolicy>, Option<bool>) {
+    if !code.contains(',') {
+        return cache_code(code);
+    }
+    let mut w = None;
+    let mut ra = None;
+    for t in code.split(',').map(|t| t.trim().to_ascii_uppercase()) {
+        match t.as_str() {
+            "NR" | "NORA" => ra = Some(false),
+            "R" | "RA" | "ADRA" => ra = Some(true),
+            "WB" => w = Some(WritePolicy::WriteBack),
+            "AWB" => w = Some(WritePolicy::AlwaysWriteBack),
+            "WT" => w = Some(WritePolicy::WriteThrough),
+            _ => {}
+        }
+    }
+    (w, ra)
+}
+
+fn vd_from_json_row(key: &str, row: &Value) -> Option<VirtualDrive> {
+    let dgvd = row.get("DG/VD").map(str_of)?;
+    let vdid = dgvd.split('/').nth(1).unwrap_or(&dgvd).to_string();
+    let (cache, default) = match row.get("Cache") {
+        Some(c) => (str_of(c), None),
+        None => (
+            row.get("CurrentCache").map(str_of).unwrap_or_default(),
+            row.get("DefaultCache").map(str_of),
+        ),
+    };
+    let (w, ra) = cache_pair(&cache);
+    let mut evidence = vec![format!("{key}: DG/VD {dgvd} Cache {cache}")];
+    let configured = default.as_deref().and_then(|d| {
+        evidence.push(format!("{key}: DG/VD {dgvd} DefaultCache {d}"));
+        cache_pair(d).0
+    });
+    Some(VirtualDrive {
+        id: vdid,
+        name: row.get("Name").map(str_of).filter(|s| !s.is_empty()),
+        raid_level: row
+            .get("TYPE")
+            .map(|t| str_of(t).trim_start_matches("RAID").to_string()),
+        size: row.get("Size").map(str_of),
+        state: row.get("State").map(str_of),
+        configured_write: configured,
+        write_back_on_bad_battery: configured == Some(WritePolicy::AlwaysWriteBack),
+        current_write: w,
+        read_ahead: ra,
+        evidence,
+        ..Default::default()
+    })
+}
+
 fn initial_setting(v: &str) -> Option<WritePolicy> {
     let t = v.to_ascii_lowercase().replace([' ', '-'], "");
     if t.contains("always") || t == "awb" {
@@ -41,25 +94,6 @@ fn initial_setting(v: &str) -> Option<WritePolicy> {
         Some(WritePolicy::WriteThrough)
     } else {
         None
-    }
-}
-
-fn battery_state(s: &str) -> BatteryState {
-    let t = s.to_ascii_lowercase();
-    if t.starts_with("optimal") || t == "ok" {
-        BatteryState::Ok
-    } else if t.contains("learn") {
-        BatteryState::Learning
-    } else if t.contains("charg") {
-        BatteryState::Charging
-    } else if t.contains("fail") {
-        BatteryState::Failed
-    } else if t.contains("missing") || t.contains("absent") {
-        BatteryState::Missing
-    } else if t.starts_with("dgd") || t.contains("degraded") || t.contains("attention") {
-        BatteryState::Degraded
-    } else {
-        BatteryState::Unknown
     }
 }
 
@@ -178,20 +212,16 @@ impl BatteryProps {
         if self.evidence.is_empty() && self.state.is_none() && self.next_learn.is_none() {
             return None;
         }
-        let mut state = self
-            .state
-            .as_deref()
-            .map(battery_state)
-            .unwrap_or(BatteryState::Ok);
-        if self.missing {
-            state = BatteryState::Missing;
-        } else if self.replace {
-            state = BatteryState::Failed;
-        } else if self.learn_active {
-            state = BatteryState::Learning;
-        } else if self.charging && state == BatteryState::Ok {
-            state = BatteryState::Charging;
-        }
+        // Reaching here, the tool printed battery properties: no raised flag is healthy.
+        let state = battery_state(&BatteryFlags {
+            state_word: self.state.clone(),
+            learn_active: self.learn_active,
+            charging: self.charging,
+            missing: self.missing,
+            replace: self.replace,
+            degraded: false,
+            flags_seen: true,
+        });
         let mut text = self.state.unwrap_or_else(|| format!("{state:?}"));
         let why = match state {
             BatteryState::Missing if self.missing => Some("Battery Pack Missing: Yes"),
@@ -405,8 +435,90 @@ pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidPars
         };
         let mut bat = BatteryProps::default();
         let mut kind = "BBU".to_string();
+        let mut overview: Vec<Controller> = Vec::new();
         for (key, val) in data {
             match key.as_str() {
+                "Number of Controllers" if val.as_u64() == Some(0) => {
+                    notes.push("storcli/perccli reports no controller (Number of Controllers = 0): nothing to check".to_string());
+                }
+                // `storcli show J`: one row per controller, with a BBU column.
+                "System Overview" => {
+                    for row in val.as_array().into_iter().flatten() {
+                        let cid = row.get("Ctl").map(str_of).unwrap_or_default();
+                        let mut c = Controller {
+                            id: cid.clone(),
+                            model: row.get("Model").map(str_of),
+                            ..Default::default()
+                        };
+                        if let Some(b) = row.get("BBU").map(str_of) {
+                            let state = if ["n/a", "na", "msng", "absent", "-"]
+                                .contains(&b.to_ascii_lowercase().as_str())
+                            {
+                                BatteryState::Missing
+                            } else {
+                                battery_state_word(&b)
+                            };
+                            c.battery = Some(Battery {
+                                kind: "BBU".into(),
+                                state,
+                                state_text: b.clone(),
+                                learn_active: state == BatteryState::Learning,
+                                learn_due: false,
+                                next_learn: None,
+                                evidence: vec![format!("System Overview: Ctl {cid} BBU {b}")],
+                            });
+                        }
+                        if let Some(h) = row.get("Hlth").map(str_of) {
+                            if !h.eq_ignore_ascii_case("opt") {
+                                c.problems
+                                    .push(format!("controller health {h} (System Overview)"));
+                            }
+                        }
+                        let vds = row.get("VDs").and_then(Value::as_u64).unwrap_or(0);
+                        let vnopt = row.get("VNOpt").and_then(Value::as_u64).unwrap_or(0);
+                        if vnopt > 0 {
+                            c.problems.push(format!(
+                                "{vnopt} of {vds} virtual drives not optimal (System Overview)"
+                            ));
+                        }
+                        overview.push(c);
+                    }
+                }
+                // `storcli show J` on HBAs (IT firmware): no cache memory, nothing to protect.
+                "IT System Overview" => {
+                    for row in val.as_array().into_iter().flatten() {
+                        overview.push(Controller {
+                            id: row.get("Ctl").map(str_of).unwrap_or_default(),
+                            model: row.get("Model").map(str_of),
+                            cache_bytes: Some(0),
+                            ..Default::default()
+                        });
+                    }
+                }
+                // `/cN/vall show J` (some releases) and storcli2/perccli2: a list of VDs, each a
+                // table row or a `VD Info` object with `CurrentCache`/`DefaultCache`.
+                "Virtual Drives" if val.is_array() => {
+                    for row in val.as_array().into_iter().flatten() {
+                        let info = row.get("VD Info").unwrap_or(row);
+                        let Some(mut v) = vd_from_json_row(key, info) else {
+                            continue;
+                        };
+                        if let Some(p) = row.get("VD Properties") {
+                            if let Some(s) = p.get("Strip Size") {
+                                v.stripe_bytes = parse_strip(&str_of(s).replace("KiB", "KB"));
+                            }
+                            if let Some(s) = p.get("OS Drive Name") {
+                                v.os_device = Some(str_of(s));
+                            }
+                        }
+                        let id = v.id.clone();
+                        upsert_vd(&mut ctrl, v.clone());
+                        let e = vd_mut(&mut ctrl, &id);
+                        if e.configured_write.is_none() {
+                            e.configured_write = v.configured_write;
+                        }
+                    }
+                }
                 "Basics" => {
                     if let Some(m) = val.get("Model") {
                         ctrl.model = Some(str_of(m));
@@ -505,7 +617,10 @@ pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidPars
         if let Some(b) = bat.battery(&kind) {
             ctrl.battery = Some(b);
         }
-        ctrls.push(ctrl);
+        if overview.is_empty() || !ctrl.is_empty() {
+            ctrls.push(ctrl);
+        }
+        ctrls.extend(overview);
     }
     Ok((ctrls, notes))
 }

@@ -3,24 +3,13 @@
 //! `/cN/bbu show all` (`/c0/bbu Status = OK`). 3ware prints one write-cache setting, not a
 //! configured and a current one.
 
-use super::{Battery, BatteryState, Controller, VirtualDrive, WritePolicy};
+use super::{battery_state_word, Battery, BatteryState, Controller, VirtualDrive, WritePolicy};
 
 fn battery_state(status: &str, ready: Option<&str>) -> BatteryState {
-    let t = status.to_ascii_lowercase();
-    let s = if t == "ok" {
-        BatteryState::Ok
-    } else if t.contains("testing") {
-        BatteryState::Learning
-    } else if t.contains("charging") {
-        BatteryState::Charging
-    } else if t.contains("fault") || t.contains("fail") || t.contains("error") {
-        BatteryState::Failed
-    } else if t.contains("weak") {
-        BatteryState::Degraded
-    } else if t == "-" || t.contains("not present") {
+    let s = if status.trim() == "-" {
         BatteryState::Missing
     } else {
-        BatteryState::Unknown
+        battery_state_word(status)
     };
     if s == BatteryState::Ok && ready.is_some_and(|r| r.eq_ignore_ascii_case("no")) {
         BatteryState::Charging
@@ -31,6 +20,10 @@ fn battery_state(status: &str, ready: Option<&str>) -> BatteryState {
 
 fn cache_policy(col: &str) -> (Option<WritePolicy>, bool) {
     let c = col.trim();
+    if c == "-" {
+        // Spares and units without a cache setting.
+        return (None, false);
+    }
     // Older firmware prints ON/OFF for the write cache; 9.5 and later RiW, Ri, W, OFF.
     if c.eq_ignore_ascii_case("off") {
         return (Some(WritePolicy::WriteThrough), false);
@@ -89,6 +82,13 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             c.id = tokens[0].to_string();
             id_set = true;
             c.model = Some(tokens[1].to_string());
+            if let Ok(n) = tokens[5].parse::<u32>() {
+                if n > 0 {
+                    c.problems.push(format!(
+                        "{n} unit(s) not optimal (NotOpt in the controller list)"
+                    ));
+                }
+            }
             if tokens[8] != "-" {
                 bbu_status.get_or_insert_with(|| tokens[8].to_string());
             }
@@ -175,7 +175,17 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             }
         }
     }
-    let bbu_status = bbu_status.or_else(|| if unit_table { Some("-".into()) } else { None });
+    // A full `/cN show` lists the ports after the units and the bbu row after them: no bbu
+    // row there means no BBU. `info cN unitstatus` (and `/cN show unitstatus`) print the unit
+    // table alone, which says nothing about the BBU.
+    let full_show = text.contains("VPort") || text.contains("Port   Status");
+    let bbu_status = bbu_status.or_else(|| {
+        if unit_table && full_show {
+            Some("-".into())
+        } else {
+            None
+        }
+    });
     if let Some(s) = bbu_status {
         let state = battery_state(&s, bbu_ready.as_deref());
         if s == "-" && bbu_evidence.is_empty() {
@@ -194,8 +204,30 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             evidence: bbu_evidence,
         });
     }
+    // tw_cli prints the write cache setting, not what the controller does now: with a BBU
+    // that is not ready (testing, charging, fault) 3ware firmware turns the write cache off,
+    // so the current policy is inferred from the BBU then.
+    let bbu_not_ready = c.battery.as_ref().is_some_and(|b| {
+        matches!(
+            b.state,
+            BatteryState::Learning
+                | BatteryState::Charging
+                | BatteryState::Failed
+                | BatteryState::Degraded
+        )
+    });
+    if bbu_not_ready {
+        for v in &mut c.virtual_drives {
+            if v.configured_write.is_some_and(WritePolicy::is_write_back) {
+                v.current_write = None;
+                v.current_inferred = true;
+            }
+        }
+    }
     if c.virtual_drives.is_empty() {
         notes.push("no unit table: save `tw_cli /c0 show` too".into());
+    } else if c.battery.is_none() {
+        notes.push("the BBU state is not in this output: save `tw_cli /c0/bbu show all` (or `tw_cli /c0 show`) too".into());
     }
     (vec![c], notes)
 }

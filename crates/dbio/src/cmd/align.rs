@@ -431,7 +431,8 @@ fn check(a: CheckArgs) -> anyhow::Result<u8> {
 
 fn lvm_out(sb: &Superblock, part_start_bytes: u64, stripe: Option<u64>) -> Option<LvmOut> {
     let Superblock::Lvm2(l) = sb else { return None };
-    let abs = part_start_bytes + l.pe_start_bytes;
+    // A damaged label can put the data area near 2^64: saturate rather than wrap.
+    let abs = part_start_bytes.saturating_add(l.pe_start_bytes);
     Some(LvmOut {
         pv_uuid: l.pv_uuid.clone(),
         pe_start_bytes: l.pe_start_bytes,

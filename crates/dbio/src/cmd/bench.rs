@@ -14,7 +14,7 @@ use dbio_report::bench_sysbench::{self, SysbenchExporter};
 use dbio_report::bench_text::{self, TextExporter};
 use dbio_report::units::{format_size, format_size_approx};
 use dbio_report::{Exporter, JsonExporter};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -56,7 +56,9 @@ pub enum Format {
 /// Arguments of `dbio bench`.
 #[derive(clap::Args, Debug)]
 #[command(
-    after_help = "Without a phase, dbio bench prepares the file set, runs, and removes the files (--keep keeps them).\n\
+    after_help = "Without a phase, dbio bench prepares the file set, runs, and removes the files (--keep keeps them); \
+on a file set already prepared in --dir (by bench prepare, or kept with --keep) it runs on that set and keeps it.\n\
+bench run (and bench on a prepared set) takes --file-num and --file-total-size from the set; given, they must match it.\n\
 Defaults: 16 KiB random read/write mix (1.5 reads per write), 64 files, 1 GiB in ./dbio-data, O_DIRECT, 1 thread, 10 s."
 )]
 pub struct Args {
@@ -122,10 +124,11 @@ pub struct Args {
     /// Bytes per I/O (16k is an InnoDB page).
     #[arg(long, default_value = "16k", value_parser = parse_size_arg)]
     pub block_size: u64,
-    /// Number of files.
-    #[arg(long, default_value = "64")]
-    pub file_num: u64,
-    /// Size of the whole file set [default: 1G; for --device: the whole device].
+    /// Number of files [default: 64; on a prepared file set: its number of files].
+    #[arg(long)]
+    pub file_num: Option<u64>,
+    /// Size of the whole file set [default: 1G; on a prepared file set: its size; for --device:
+    /// the whole device].
     #[arg(long, value_parser = parse_size_arg)]
     pub file_total_size: Option<u64>,
     /// Worker threads.
@@ -153,7 +156,8 @@ pub struct Args {
     /// Seed of every random choice.
     #[arg(long, default_value = "1")]
     pub seed: u64,
-    /// Report interval (fractions allowed: 0.5, 250ms).
+    /// Report interval (fractions allowed: 0.5, 250ms); 0 with --format sysbench: no interval
+    /// lines, as sysbench's default.
     #[arg(long, default_value = "1s", value_parser = parse_duration_arg)]
     pub report_interval: Duration,
     /// Percentiles of the summary, comma-separated.
@@ -194,8 +198,85 @@ pub fn parse_distribution(s: &str) -> Result<Distribution, String> {
     Err(bad())
 }
 
+/// `--file-num` when not given.
+const DEFAULT_FILE_NUM: u64 = 64;
+/// `--file-total-size` when not given (file sets).
+const DEFAULT_FILE_TOTAL_SIZE: u64 = 1 << 30;
+
+/// The geometry of a run on the file set prepared in `dir` (marker `m`): the flags given, the
+/// set's own figures for the ones not given. A run may use the first files of a set (fewer
+/// files of the same size); any other difference is refused, naming the set and what to do.
+fn set_geometry(
+    dir: &std::path::Path,
+    m: &fileset::Marker,
+    file_num: Option<u64>,
+    file_total_size: Option<u64>,
+) -> anyhow::Result<(u64, u64)> {
+    let n = file_num.unwrap_or(m.file_num);
+    let total = file_total_size.unwrap_or(n.saturating_mul(m.file_size_bytes));
+    let size = (total / n.max(1)) / 4096 * 4096;
+    if n <= m.file_num && size == m.file_size_bytes {
+        return Ok((n, total));
+    }
+    let mut given = Vec::new();
+    if let Some(v) = file_num {
+        given.push(format!("--file-num {v}"));
+    }
+    if let Some(v) = file_total_size {
+        given.push(format!("--file-total-size {}", format_size(v)));
+    }
+    Err(usage(format!(
+        "{} ask{} for {} of {}, but the file set in {} was prepared as {} of {} ({} in all, see {}): omit --file-num and --file-total-size to run on the prepared set, or run `dbio bench cleanup --dir {}` and prepare it again with the new sizes",
+        given.join(" "),
+        if given.len() == 1 { "s" } else { "" },
+        n_files(n),
+        format_size(size),
+        dir.display(),
+        n_files(m.file_num),
+        format_size(m.file_size_bytes),
+        format_size(m.file_num * m.file_size_bytes),
+        fileset::MARKER,
+        dir.display(),
+    )))
+}
+
+/// `1 file`, `2 files`.
+fn n_files(n: u64) -> String {
+    format!("{n} file{}", if n == 1 { "" } else { "s" })
+}
+
 impl Args {
+    /// The spec of the flags as given, with the defaults for the sizes not given.
     fn spec(&self) -> Spec {
+        self.spec_with(
+            self.file_num.unwrap_or(DEFAULT_FILE_NUM),
+            self.file_total_size.unwrap_or(if self.device.is_some() {
+                0
+            } else {
+                DEFAULT_FILE_TOTAL_SIZE
+            }),
+        )
+    }
+
+    /// The spec of a run on the file set in `dir` (marker `m`): its geometry, unless the set
+    /// holds no data files (prepared for commit logs) or the mode needs none (commit). The null
+    /// engine opens no file: the sizes given are taken as they are, the set's fill the others.
+    fn spec_on_set(&self, dir: &std::path::Path, m: &fileset::Marker) -> anyhow::Result<Spec> {
+        if self.mode == Mode::Commit || m.file_num == 0 {
+            return Ok(self.spec());
+        }
+        if self.engine == EngineKind::Null {
+            let n = self.file_num.unwrap_or(m.file_num);
+            let total = self
+                .file_total_size
+                .unwrap_or(n.saturating_mul(m.file_size_bytes));
+            return Ok(self.spec_with(n, total));
+        }
+        let (n, total) = set_geometry(dir, m, self.file_num, self.file_total_size)?;
+        Ok(self.spec_with(n, total))
+    }
+
+    fn spec_with(&self, file_num: u64, file_total_size: u64) -> Spec {
         let target = match &self.device {
             Some(d) => Target::Device(d.clone()),
             None => Target::Dir(self.dir.clone()),
@@ -206,10 +287,8 @@ impl Args {
             mode: self.mode,
             engine: self.engine,
             block_size_bytes: self.block_size,
-            file_num: if is_dev { 1 } else { self.file_num },
-            file_total_size_bytes: self
-                .file_total_size
-                .unwrap_or(if is_dev { 0 } else { 1 << 30 }),
+            file_num: if is_dev { 1 } else { file_num },
+            file_total_size_bytes: file_total_size,
             threads: self.threads,
             iodepth: self.iodepth,
             submit_batch: self.submit_batch,
@@ -240,6 +319,18 @@ impl Args {
                 self.percentiles.clone()
             },
         }
+    }
+}
+
+/// The spec the engine runs: `--report-interval 0` (sysbench format: no interval lines) still
+/// runs the engine's clock at 1s; the result keeps 0, so no interval line is printed.
+fn engine_spec(spec: &Spec) -> std::borrow::Cow<'_, Spec> {
+    if spec.report_interval_s.is_zero() {
+        let mut s = spec.clone();
+        s.report_interval_s = Duration::from_secs(1);
+        std::borrow::Cow::Owned(s)
+    } else {
+        std::borrow::Cow::Borrowed(spec)
     }
 }
 
@@ -285,8 +376,27 @@ fn to_stderr(s: &str) {
 /// Runs `dbio bench`.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let stop = signals::install();
-    let spec = args.spec();
-    dbio_bench::spec::validate(&spec).map_err(bench_err)?;
+    // A run on a prepared file set takes its geometry from the set's marker.
+    let set = match (args.phase, &args.device) {
+        (None | Some(Phase::Run), None) => fileset::read_marker(&args.dir).map_err(bench_err)?,
+        _ => None,
+    };
+    let spec = match &set {
+        Some(m) => args.spec_on_set(&args.dir, m)?,
+        None => args.spec(),
+    };
+    if spec.report_interval_s.is_zero() && args.format != Format::Sysbench {
+        return Err(usage(format!(
+            "--report-interval 0 (no interval lines, sysbench's default) goes with --format sysbench; \
+             the {} result is reported per interval: give an interval such as 1s",
+            match args.format {
+                Format::Text => "text",
+                Format::Json => "JSON",
+                _ => "CSV",
+            }
+        )));
+    }
+    dbio_bench::spec::validate(&engine_spec(&spec)).map_err(bench_err)?;
     if matches!(args.phase, None | Some(Phase::Run)) {
         // A run opens every data file at once: take all the open files the system allows,
         // and refuse before preparing anything when that is still too few.
@@ -320,6 +430,31 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         // says so).
         (None, Some(_)) if spec.engine == EngineKind::Null => {
             run_phase(&args, &spec, &console, stop, None)
+        }
+        (None, Some(d)) if set.is_some() => {
+            // A set prepared before (bench prepare, or kept with --keep): run on it and keep
+            // it; a set whose prepare was interrupted is completed first.
+            let m = set.as_ref().expect("matched");
+            let complete = spec.mode == Mode::Commit || m.is_complete(d);
+            let (prepared, fresh) = if complete {
+                (true, None)
+            } else {
+                let p = prepare(&spec, d, &notes, stop)?;
+                (p.is_some(), p)
+            };
+            notes.line(&format!(
+                "{} the file set {} in {} ({}): it stays after the run (dbio bench cleanup --dir {} removes it)\n",
+                if complete { "using" } else { "completed" },
+                if complete { "already prepared" } else { "of an interrupted prepare" },
+                d.display(),
+                set_summary(&spec),
+                d.display(),
+            ))?;
+            if prepared {
+                run_phase(&args, &spec, &console, stop, fresh.as_ref())
+            } else {
+                Ok(signals::EXIT_INTERRUPTED)
+            }
         }
         (None, Some(d)) => {
             let prepared = prepare(&spec, d, &notes, stop);
@@ -360,29 +495,10 @@ fn prepare(
     } else {
         (spec.file_num, spec.file_num * size)
     };
-    let tty = std::io::stderr().is_terminal();
-    let t0 = std::time::Instant::now();
-    let last = std::sync::Mutex::new(t0);
-    let progress = |done: u64| {
-        if !tty {
-            return;
-        }
-        let mut l = last.lock().expect("progress lock");
-        if l.elapsed() >= Duration::from_millis(250) {
-            *l = std::time::Instant::now();
-            let rate = done as f64 / t0.elapsed().as_secs_f64();
-            to_stderr(&format!(
-                "\rprepare: {} of {} ({}/s)   ",
-                format_size_approx(done as f64),
-                format_size_approx(total as f64),
-                format_size_approx(rate)
-            ));
-        }
-    };
+    let bar = crate::progress::Progress::bytes("prepare: ", total);
+    let progress = |done: u64| bar.set(done);
     let p = fileset::prepare(dir, files, size, spec.seed, stop, &progress).map_err(bench_err)?;
-    if tty {
-        to_stderr("\r\x1b[K");
-    }
+    bar.finish();
     if p.interrupted {
         console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
         return Ok(None);
@@ -404,8 +520,8 @@ fn prepare(
             (false, None) => "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED; not verified: mincore failed)".into(),
         };
         console.line(&format!(
-            "prepared {} files x {} = {} of random data in {} in {:.2}s ({}/s); {cache}\n",
-            p.files,
+            "prepared {} x {} = {} of random data in {} in {:.2}s ({}/s); {cache}\n",
+            n_files(p.files),
             format_size(p.file_size_bytes),
             format_size(p.bytes),
             dir.display(),
@@ -421,11 +537,34 @@ fn prepare(
     Ok(Some(p))
 }
 
+/// `4 files of 1MiB` (or the commit logs), for the line about a prepared set.
+fn set_summary(spec: &Spec) -> String {
+    if spec.mode == Mode::Commit {
+        "commit logs: one per thread".into()
+    } else {
+        format!(
+            "{} of {}",
+            n_files(spec.file_num),
+            format_size(dbio_bench::spec::file_size(spec))
+        )
+    }
+}
+
 fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
-    let c = fileset::cleanup(dir).map_err(bench_err)?;
+    let c = match fileset::cleanup(dir) {
+        Ok(c) => c,
+        // Nothing of dbio's there (a second cleanup, or none prepared): nothing to do.
+        Err(BenchError::NoFileSet { path, marker }) => {
+            return console.line(&format!(
+                "nothing to clean up: no dbio file set in {} (no {marker}), so dbio removed nothing\n",
+                path.display()
+            ));
+        }
+        Err(e) => return Err(bench_err(e)),
+    };
     let mut msg = format!(
-        "removed {} files ({}) that dbio created in {}",
-        c.removed.len(),
+        "removed {} ({}) that dbio created in {}",
+        n_files(c.removed.len() as u64),
         format_size_approx(c.bytes as f64),
         dir.display()
     );
@@ -434,8 +573,12 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
     }
     if c.foreign_left > 0 {
         msg.push_str(&format!(
-            "; left {} entries dbio did not create",
-            c.foreign_left
+            "; left {} dbio did not create",
+            if c.foreign_left == 1 {
+                "1 entry".to_string()
+            } else {
+                format!("{} entries", c.foreign_left)
+            }
         ));
     }
     for p in &c.replaced {
@@ -595,7 +738,8 @@ fn run_phase(
         .flatten();
     // Watch every block device under the target (top first) through /proc/diskstats.
     let watch: Vec<String> = environment.devices.iter().map(|d| d.name.clone()).collect();
-    let out = brun::run(spec, &target, &watch, stop, &mut on_interval).map_err(bench_err)?;
+    let out = brun::run(&engine_spec(spec), &target, &watch, stop, &mut on_interval)
+        .map_err(bench_err)?;
     let mut warnings = warnings;
     if let (Some(before), Some(after)) = (
         cached_before,
@@ -686,28 +830,16 @@ fn run_phase(
     })
 }
 
-/// Formats a wall-clock time as RFC 3339 UTC (`2026-11-22T07:55:43Z`).
+/// Formats a wall-clock time as RFC 3339 UTC to the second (`2026-11-22T07:55:43Z`); a clock
+/// set before 1970 prints as the epoch.
 pub fn rfc3339(t: std::time::SystemTime) -> String {
     let secs = t
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs()) as i64;
-    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+        .map_or(0, |d| d.as_secs());
+    jiff::Timestamp::from_second(i64::try_from(secs).unwrap_or(i64::MAX))
+        .unwrap_or(jiff::Timestamp::MAX)
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
 }
 
 #[cfg(test)]
@@ -737,5 +869,7 @@ mod tests {
         let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_334_143);
         assert_eq!(rfc3339(t), "2026-11-22T07:55:43Z");
         assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let leap = std::time::UNIX_EPOCH + Duration::from_millis(951_782_399_999);
+        assert_eq!(rfc3339(leap), "2000-02-28T23:59:59Z");
     }
 }

@@ -55,6 +55,10 @@ pub struct Args {
     /// 2 CRITICAL, 3 UNKNOWN.
     #[arg(long, conflicts_with = "format")]
     nagios: bool,
+    /// With --nagios, count tuning advice (controller read-ahead, a verify running, a learn
+    /// cycle due) as WARNING; by default advice is shown but exits 0.
+    #[arg(long, requires = "nagios")]
+    advice_warns: bool,
     /// Write the result to FILE instead of stdout.
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
@@ -77,7 +81,7 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
     };
     let r = CheckReport::new(findings);
     let bytes = if a.nagios {
-        report::render_nagios(&r)
+        report::render_nagios_with(&r, a.advice_warns)
     } else {
         match a.format {
             Format::Text => report::render_text(&r),
@@ -86,7 +90,11 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
         }
     };
     crate::output::emit(a.output.as_deref(), bytes.as_bytes())?;
-    Ok(if a.nagios { r.status.nagios_code() } else { 0 })
+    Ok(if a.nagios {
+        r.nagios_status(a.advice_warns).nagios_code()
+    } else {
+        0
+    })
 }
 
 fn audit(a: &Args) -> anyhow::Result<Vec<Finding>> {
@@ -121,7 +129,9 @@ fn audit(a: &Args) -> anyhow::Result<Vec<Finding>> {
     // RAID controllers.
     let mut reports: Vec<RaidReport> = Vec::new();
     for f in &a.raid_output {
-        match std::fs::read_to_string(f) {
+        // Read lossily: one stray non-UTF-8 byte (a Latin-1 vendor string, a damaged
+        // capture) must not make the whole output unreadable.
+        match std::fs::read(f).map(|b| String::from_utf8_lossy(&b).into_owned()) {
             Ok(text) => match raid::parse(&text, &f.display().to_string()) {
                 Ok(r) => reports.push(r),
                 Err(e) => findings.push(rules::raid_unknown(

@@ -2,6 +2,7 @@
 //! image, ibdata files or .ibd files. Sources are always opened read-only.
 
 use crate::cli::usage;
+use crate::progress::Progress;
 use anyhow::{bail, Context};
 use dbio_innodb::checksum::Algorithm;
 use dbio_innodb::dict::{Dictionary, SYS_INDEXES_ID, SYS_TABLES_ID};
@@ -58,8 +59,10 @@ struct ScanFlags {
     /// Worker threads (default: all CPUs).
     #[arg(long)]
     threads: Option<usize>,
-    /// Read regular files with pread instead of a read-only memory map (block devices are
-    /// always read with pread).
+    /// Read regular files with pread instead of a read-only memory map (block devices, and
+    /// files some process has open for writing, are always read with pread). Use it when
+    /// another process may truncate a file while it is read: a mapped read of a truncated
+    /// file stops dbio with an error.
     #[arg(long)]
     no_mmap: bool,
     /// Output format.
@@ -100,7 +103,8 @@ struct GrepArgs {
     /// A hex pattern (when no -e/--text/typed pattern is given), then the sources.
     #[arg(value_name = "PATTERN|SOURCE")]
     args: Vec<String>,
-    /// Hex pattern: bytes, `??` wildcards, `{n}` repeats (`80 07 ??{22} 80 03`). Repeatable.
+    /// Hex pattern: bytes, `??` wildcards, a count in braces repeats the byte or `??` before
+    /// it (`80 07 ??{22} 80 03`). Repeatable.
     #[arg(short = 'e', long = "hex", value_name = "HEX")]
     hex: Vec<String>,
     /// Text, as UTF-8 bytes.
@@ -184,8 +188,9 @@ struct Source {
     path: PathBuf,
     file: File,
     len: u64,
-    /// Regular files are memory-mapped (read-only); block devices are read with pread so a
-    /// bad sector is an I/O error, not a SIGBUS.
+    /// Regular files are memory-mapped (read-only) unless some process has them open for
+    /// writing (a live server's tablespace: a truncation would SIGBUS a map); block devices
+    /// are read with pread so a bad sector is an I/O error, not a SIGBUS.
     mmap: bool,
 }
 
@@ -219,11 +224,12 @@ fn open_source(path: &Path, no_mmap: bool) -> anyhow::Result<Source> {
         read_full_at(&file, &mut b, 0)
             .with_context(|| format!("cannot read source {}: check the device", path.display()))?;
     }
+    let mmap = meta.is_file() && !no_mmap && dbio_innodb::io::open_for_writing(&file) != Some(true);
     Ok(Source {
         path: path.to_path_buf(),
         file,
         len,
-        mmap: meta.is_file() && !no_mmap,
+        mmap,
     })
 }
 
@@ -253,57 +259,6 @@ fn threads(f: &ScanFlags) -> usize {
     f.threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1)
-}
-
-/// Progress on stderr, at most once a second, only when stderr is a terminal.
-struct Progress {
-    enabled: bool,
-    start: Instant,
-    total: u64,
-    last: std::sync::Mutex<Instant>,
-}
-
-impl Progress {
-    fn new(total: u64) -> Progress {
-        // SAFETY: isatty only inspects the file descriptor number; fd 2 always exists.
-        let tty = unsafe { libc::isatty(2) } == 1;
-        Progress {
-            enabled: tty,
-            start: Instant::now(),
-            total,
-            last: std::sync::Mutex::new(Instant::now()),
-        }
-    }
-    fn report(&self, done: u64, found: Option<u64>) {
-        if !self.enabled {
-            return;
-        }
-        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-        if last.elapsed().as_millis() < 1000 {
-            return;
-        }
-        *last = Instant::now();
-        let secs = self.start.elapsed().as_secs_f64().max(1e-3);
-        let rate = done as f64 / secs;
-        let eta = if rate > 0.0 {
-            (self.total.saturating_sub(done)) as f64 / rate
-        } else {
-            0.0
-        };
-        let pages = found.map(|f| format!(", {f} pages")).unwrap_or_default();
-        eprint!(
-            "\r{} of {} ({}/s){pages}, ETA {:.0}s   ",
-            format_size_approx(done as f64),
-            format_size_approx(self.total as f64),
-            format_size_approx(rate),
-            eta
-        );
-    }
-    fn finish(&self) {
-        if self.enabled && self.start.elapsed().as_millis() >= 1000 {
-            eprintln!();
-        }
-    }
 }
 
 // ------------------------------------------------------------------ same-device check
@@ -518,13 +473,14 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let nthreads = threads(&a.scan);
     let start = Instant::now();
     let total: u64 = sources.iter().map(|s| s.len).sum();
-    let progress = Progress::new(total);
+    let progress = Progress::bytes("", total);
     let mut found: Vec<(usize, FoundPage)> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     let mut rows = Vec::new();
     let mut done_before = 0u64;
     for (si, s) in sources.iter().enumerate() {
-        let cb = |d: u64, f: u64| progress.report(done_before + d, Some(f));
+        let cb = |d: u64, f: u64| progress.set_found(done_before + d, f, "pages");
+        let _map_faults = s.mmap.then(|| crate::signals::catch_map_faults(&s.path));
         let outcome = scan::scan_file(&s.file, s.len, &opts, nthreads, s.mmap, stop, &cb)
             .with_context(|| {
                 format!("cannot read source {}: check the device", s.path.display())
@@ -1099,11 +1055,24 @@ fn build_patterns(a: &GrepArgs) -> anyhow::Result<(Vec<Pattern>, Vec<String>)> {
     }
     for v in &a.timestamp {
         let t = encode::parse_local(v).map_err(|e| usage(e.to_string()))?;
-        let epoch = epoch_in_tz(&t, &a.tz)?;
-        pats.push(Pattern::literal(
-            format!("timestamp:{v} {}", a.tz),
-            enc(encode::timestamp(v, epoch, t.usec, t.digits, a.fsp))?,
-        ));
+        let instants = encode::instants_in_tz(&t, &a.tz).map_err(|e| match e {
+            dbio_innodb::Error::TimeZone { .. } => usage(format!("--tz: {e}")),
+            e => usage(format!("--timestamp: {e}")),
+        })?;
+        // A time in the hour repeated when the clocks go back stands for two instants: either
+        // may be stored, so both are searched, each labelled with its UTC offset.
+        let label_offset = instants.len() > 1;
+        for i in instants {
+            let label = if label_offset {
+                format!("timestamp:{v} {} ({})", a.tz, i.offset)
+            } else {
+                format!("timestamp:{v} {}", a.tz)
+            };
+            pats.push(Pattern::literal(
+                label,
+                enc(encode::timestamp(v, i.epoch, t.usec, t.digits, a.fsp))?,
+            ));
+        }
     }
     for v in &a.time {
         pats.push(Pattern::literal(
@@ -1154,42 +1123,6 @@ fn build_patterns(a: &GrepArgs) -> anyhow::Result<(Vec<Pattern>, Vec<String>)> {
         pats.push(Pattern::parse_hex(&first).map_err(|e| usage(e.to_string()))?);
     }
     Ok((pats, sources))
-}
-
-/// Seconds since the epoch of a local time in `tz`: fixed offsets are computed here, zone
-/// names through the C library's zone database (TZ + mktime).
-fn epoch_in_tz(t: &encode::LocalTime, tz: &str) -> anyhow::Result<i64> {
-    if let Some(off) = encode::parse_fixed_tz(tz) {
-        return Ok(encode::epoch_at_offset(t, off));
-    }
-    let zone = Path::new("/usr/share/zoneinfo").join(tz);
-    if tz.contains("..") || !zone.is_file() {
-        return Err(usage(format!(
-            "--tz {tz:?} is not a known time zone: use UTC, an offset like +02:00, or a name from /usr/share/zoneinfo"
-        )));
-    }
-    let c = std::ffi::CString::new(tz).map_err(|_| usage(format!("--tz {tz:?} has a NUL byte")))?;
-    let key = std::ffi::CString::new("TZ").expect("static string");
-    // SAFETY: setenv/mktime (which reads TZ as tzset does) are called from the main thread before any worker thread
-    // starts; the strings are valid NUL-terminated C strings and `tm` is fully initialised.
-    let epoch = unsafe {
-        libc::setenv(key.as_ptr(), c.as_ptr(), 1);
-        let mut tm: libc::tm = std::mem::zeroed();
-        tm.tm_year = t.year - 1900;
-        tm.tm_mon = t.month as i32 - 1;
-        tm.tm_mday = t.day as i32;
-        tm.tm_hour = t.hour as i32;
-        tm.tm_min = t.minute as i32;
-        tm.tm_sec = t.second as i32;
-        tm.tm_isdst = -1;
-        libc::mktime(&mut tm)
-    };
-    if epoch == -1 {
-        return Err(usage(format!(
-            "cannot convert the time to UTC in time zone {tz}"
-        )));
-    }
-    Ok(epoch)
 }
 
 #[derive(Serialize)]
@@ -1423,7 +1356,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     let mut out = GrepOut::open(a.scan.output.as_deref())?;
     let start = Instant::now();
     let total: u64 = sources.iter().map(|s| s.len).sum();
-    let progress = Progress::new(total);
+    let progress = Progress::bytes("", total);
     let pattern_rows: Vec<PatternRow> = pats
         .iter()
         .map(|p| PatternRow {
@@ -1467,8 +1400,9 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
                 }
             }
         };
+        let _map_faults = s.mmap.then(|| crate::signals::catch_map_faults(&s.path));
         let done_before = searched;
-        let cb = |d: u64| progress.report(done_before + d, None);
+        let cb = |d: u64| progress.set(done_before + d);
         let sopts = grep::StreamOptions {
             threads: nthreads,
             use_mmap: s.mmap,
@@ -1548,8 +1482,9 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     }
     out.finish()?;
     eprintln!(
-        "dbio: {} hits ({} inside InnoDB pages) in {} searched in {:.2}s ({}/s){}",
+        "dbio: {} {} ({} inside InnoDB pages) in {} searched in {:.2}s ({}/s){}",
         nhits,
+        if nhits == 1 { "hit" } else { "hits" },
         in_pages,
         format_size(searched),
         elapsed,

@@ -3,7 +3,7 @@
 
 use crate::output;
 use anyhow::Context;
-use dbio_report::units::format_size;
+use dbio_report::units::{format_size, format_size_short};
 use dbio_report::{Exporter, JsonExporter};
 use dbio_sys::stack::{Device, DeviceKind, Stack};
 use std::fmt::Write as _;
@@ -89,17 +89,7 @@ fn yes_no(b: Option<bool>) -> &'static str {
 }
 
 fn size(b: Option<u64>) -> String {
-    b.map(human).unwrap_or_else(|| "?".into())
-}
-
-/// Exact binary units when the value is a whole multiple, else two decimals.
-fn human(b: u64) -> String {
-    let exact = format_size(b);
-    if b >= 1024 && exact.ends_with("B") && !exact.ends_with("iB") {
-        dbio_report::units::format_size_approx(b as f64)
-    } else {
-        exact
-    }
+    b.map(format_size_short).unwrap_or_else(|| "?".into())
 }
 
 fn kind(k: DeviceKind) -> &'static str {
@@ -220,7 +210,7 @@ fn device_text(s: &mut String, d: &Device) {
             q.write_cache.as_deref().unwrap_or("?"),
             match q.discard_max_bytes {
                 Some(0) => "no".to_string(),
-                Some(b) => format!("yes (max {})", human(b)),
+                Some(b) => format!("yes (max {})", format_size_short(b)),
                 None => "?".to_string(),
             }
         );

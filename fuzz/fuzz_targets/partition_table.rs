@@ -1,0 +1,106 @@
+//! Partition tables (MBR with extended/logical partitions, GPT with its backup) read from a
+//! disk image, then the per-partition work `dbio align check` does: byte offsets, the
+//! superblock probe of each partition and the alignment of its start.
+//!
+//! The first byte picks the sector size given (none, 512, 4096, or any value read from the
+//! next 8 bytes) and whether the GPT CRCs are fixed up before parsing, so the fuzzer gets
+//! past the CRC checks into the entries.
+#![no_main]
+use dbio_storage::source::{ReadAt, Slice};
+use dbio_storage::{align, crc32::crc32, fs, table};
+use libfuzzer_sys::fuzz_target;
+
+fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+fn le64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// Rewrites the entry-array CRC and the header CRC of a GPT header at `lba`, when its fields
+/// make that possible.
+fn fix_gpt(img: &mut [u8], ss: usize, lba: usize) {
+    let Some(at) = lba.checked_mul(ss) else {
+        return;
+    };
+    if at.checked_add(ss).is_none_or(|end| end > img.len()) || &img[at..at + 8] != b"EFI PART" {
+        return;
+    }
+    let hsize = le32(img, at + 12) as usize;
+    if !(92..=ss).contains(&hsize) {
+        return;
+    }
+    let (count, esize) = (le32(img, at + 80) as usize, le32(img, at + 84) as usize);
+    let elba = le64(img, at + 72);
+    if let (Some(len), Some(start)) = (
+        count.checked_mul(esize).filter(|&l| l <= 4 << 20),
+        usize::try_from(elba).ok().and_then(|l| l.checked_mul(ss)),
+    ) {
+        if start.checked_add(len).is_some_and(|end| end <= img.len()) {
+            let c = crc32(&img[start..start + len]);
+            img[at + 88..at + 92].copy_from_slice(&c.to_le_bytes());
+        }
+    }
+    img[at + 16..at + 20].fill(0);
+    let c = crc32(&img[at..at + hsize]);
+    img[at + 16..at + 20].copy_from_slice(&c.to_le_bytes());
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&mode, mut rest)) = data.split_first() else {
+        return;
+    };
+    // Mode 3: a sector size as a user may type it (`dbio align check --sector N`), from the
+    // next 8 bytes.
+    let mut typed = None;
+    if mode & 3 == 3 && rest.len() >= 8 {
+        typed = Some(u64::from_le_bytes(rest[..8].try_into().unwrap()));
+        rest = &rest[8..];
+    }
+    let mut img = rest.to_vec();
+    if mode & 4 != 0 {
+        for ss in [512usize, 4096] {
+            if img.len() >= 2 * ss {
+                let last = img.len() / ss - 1;
+                let alt = if &img[ss..ss + 8] == b"EFI PART" {
+                    usize::try_from(le64(&img, ss + 32)).unwrap_or(last)
+                } else {
+                    last
+                };
+                fix_gpt(&mut img, ss, 1);
+                fix_gpt(&mut img, ss, alt);
+                if alt != last {
+                    fix_gpt(&mut img, ss, last);
+                }
+            }
+        }
+    }
+    let sector = match mode & 3 {
+        1 => Some(512),
+        2 => Some(4096),
+        3 => typed,
+        _ => None,
+    };
+    let src: &dyn ReadAt = &img;
+    let Ok(t) = table::read_table(src, sector) else {
+        return;
+    };
+    let _ = serde_json::to_string(&t);
+    let ss = t.sector_size;
+    for p in &t.partitions {
+        // What `dbio align check` computes for each partition.
+        let start_bytes = p.start_sector * ss;
+        let size_bytes = p.sectors * ss;
+        let _end_sector = p.start_sector + p.sectors.saturating_sub(1);
+        let _ = align::check_start(p.start_sector, ss, Some(65536));
+        let _ = align::check_start(p.start_sector, ss, Some(3 * 65536));
+        if p.kind != table::PartKind::Extended && start_bytes < src.size() {
+            let slice = Slice {
+                inner: src,
+                offset: start_bytes,
+                len: size_bytes.min(src.size() - start_bytes),
+            };
+            let _ = fs::probe(&slice);
+        }
+    }
+});
