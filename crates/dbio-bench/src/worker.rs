@@ -358,8 +358,10 @@ impl<'a> State<'a> {
 /// the start, and spins (reading the clock) through the margin. The margin follows how late
 /// recent sleeps woke up: it jumps to a late wakeup at once and comes down by an eighth of the
 /// difference per sleep, between [`Pacer::MIN_MARGIN_NS`] and a quarter of the period between
-/// starts (at most [`Pacer::MAX_MARGIN_NS`]): spinning costs CPU, and a wakeup later than a
-/// quarter of the period is a preemption that no margin fixes at a bearable cost.
+/// starts, but at least [`Pacer::SPIN_NS`] and at most [`Pacer::MAX_MARGIN_NS`]: spinning costs
+/// CPU, and a wakeup later than that is a preemption that no margin fixes at a bearable cost.
+/// At a high rate (starts 60 us apart or less) the worker never sleeps: a sleep on this kind of
+/// machine ends tens of microseconds late.
 pub(crate) struct Pacer {
     margin_ns: u64,
     cap_ns: u64,
@@ -370,6 +372,8 @@ impl Pacer {
     pub(crate) const MIN_MARGIN_NS: u64 = 5_000;
     /// The largest margin (1 ms of spinning per start at most).
     pub(crate) const MAX_MARGIN_NS: u64 = 1_000_000;
+    /// The margin may always grow this large: waits this short are spun through, not slept.
+    pub(crate) const SPIN_NS: u64 = 60_000;
 
     /// A pacer for starts `period_ns` apart; sets the calling thread's timer slack.
     pub(crate) fn new(period_ns: f64) -> Self {
@@ -379,7 +383,7 @@ impl Pacer {
         unsafe {
             libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
         }
-        let cap_ns = ((period_ns / 4.0) as u64).clamp(Self::MIN_MARGIN_NS, Self::MAX_MARGIN_NS);
+        let cap_ns = ((period_ns / 4.0) as u64).clamp(Self::SPIN_NS, Self::MAX_MARGIN_NS);
         Pacer {
             margin_ns: 50_000.min(cap_ns),
             cap_ns,
