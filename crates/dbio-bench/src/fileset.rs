@@ -309,8 +309,16 @@ pub struct Prepared {
     pub bytes: u64,
     /// How long it took.
     pub elapsed: Duration,
+    /// Filesystem type of the directory ([`crate::env::fs_type_name`]).
+    pub fs: String,
+    /// The filesystem keeps its files in memory (tmpfs, ramfs): the page cache is where they
+    /// live, so nothing was dropped.
+    pub in_memory: bool,
     /// Whether the files were dropped from the page cache afterwards.
     pub dropped_cache: bool,
+    /// Bytes of the files still in the page cache after the drop (mincore), `None` when that
+    /// could not be told or prepare was interrupted.
+    pub resident_bytes: Option<u64>,
     /// Prepare was interrupted before it finished.
     pub interrupted: bool,
 }
@@ -338,7 +346,8 @@ fn ensure_dir(dir: &Path) -> Result<bool, BenchError> {
 
 /// Writes the file set: `file_num` files of `file_size` bytes of random (incompressible) data,
 /// several files at once, then fdatasync and drop each from the page cache (POSIX_FADV_DONTNEED)
-/// so the run starts cold. Refuses when the set does not fit in the free space, and refuses to
+/// so the run starts cold, except on tmpfs and ramfs, whose files live in the page cache; then
+/// counts what is still cached. Refuses when the set does not fit in the free space, and refuses to
 /// touch a file with one of its names that dbio did not create. The files are created first
 /// (empty, O_EXCL|O_NOFOLLOW) and recorded in the marker, then filled; files of an earlier set
 /// are reused only while they are the very files dbio created. `progress` gets bytes written.
@@ -352,6 +361,8 @@ pub fn prepare(
 ) -> Result<Prepared, BenchError> {
     let t0 = Instant::now();
     let created_dir = ensure_dir(dir)?;
+    let fs = crate::env::fs_type_name(dir);
+    let in_memory = crate::env::is_memory_fs(&fs);
     let old = read_marker(dir)?;
     let names: Vec<String> = (0..file_num).map(data_file).collect();
     let mut reclaim = 0u64;
@@ -454,7 +465,9 @@ pub fn prepare(
                         }
                         f.sync_data()
                             .map_err(|e| BenchError::io("cannot fdatasync", &p, e))?;
-                        drop_cache(&f);
+                        if !in_memory {
+                            drop_cache(&f);
+                        }
                     }
                 })
             })
@@ -464,14 +477,25 @@ pub fn prepare(
             .try_for_each(|h| h.join().expect("prepare worker panicked"))
     });
     result?;
+    let elapsed = t0.elapsed();
+    let interrupted = stop.load(Ordering::Relaxed);
+    let resident_bytes = if interrupted {
+        None
+    } else {
+        let paths: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
+        crate::env::resident_bytes(&paths)
+    };
     Ok(Prepared {
         dir: dir.to_path_buf(),
         files: file_num,
         file_size_bytes: file_size,
         bytes: written.load(Ordering::Relaxed),
-        elapsed: t0.elapsed(),
-        dropped_cache: true,
-        interrupted: stop.load(Ordering::Relaxed),
+        elapsed,
+        fs,
+        in_memory,
+        dropped_cache: !in_memory,
+        resident_bytes,
+        interrupted,
     })
 }
 

@@ -6,7 +6,7 @@ use dbio_report::bench::{Environment, Mode, Spec, Target};
 pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> Vec<String> {
     let mut w = Vec::new();
     if spec.engine == dbio_report::bench::EngineKind::Null {
-        w.push("the null engine does no I/O: the figures measure dbio itself, not storage".into());
+        w.push("the null engine does no I/O: the figures measure dbio itself, not storage; no file set is prepared or removed, and no filesystem, device or device check applies".into());
         return w;
     }
     if let Some(fs) = env

@@ -324,7 +324,8 @@ pub struct Environment {
     pub devices: Vec<DeviceEnv>,
     /// The flags the benchmark files were opened with.
     pub open_flags: Vec<String>,
-    /// How prepare left the page cache (`dropped`: the run starts cold).
+    /// What is true of the page cache: `in memory` on tmpfs/ramfs (their files live in it),
+    /// else how prepare left it when it ran just before (`dropped ...`: the run starts cold).
     pub page_cache: Option<String>,
     /// The clock that timed every I/O: `tsc (<rate> MHz, calibrated against CLOCK_MONOTONIC)`
     /// or `CLOCK_MONOTONIC` (absent in results of older versions).
@@ -445,15 +446,16 @@ pub struct DeviceInterval {
 pub struct DeviceCheck {
     /// The device compared (the one the filesystem sits on, or the `--device`).
     pub device: String,
-    /// Reads and writes dbio completed in the measured window.
+    /// Reads, writes and syncs (fsync/fdatasync) dbio completed in the measured window.
     pub app_ios: u64,
-    /// Read and write requests the device completed in the same window.
+    /// Read, write and flush requests the device completed in the same window.
     pub device_requests: u64,
     /// Requests merged by the block layer in the window.
     pub device_merged: u64,
     /// Flush requests the device completed.
     pub device_flushes: u64,
-    /// I/Os dbio kept in flight on average (Little's law: IOPS x mean latency).
+    /// Operations (reads, writes, syncs) dbio kept in flight on average (Little's law: the
+    /// sum of their latencies over the measured time).
     pub app_in_flight: f64,
     /// The device's mean queue size (aqu-sz) over the window.
     pub device_aqu_sz: f64,

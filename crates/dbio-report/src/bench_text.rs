@@ -156,7 +156,10 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
             p.display()
         ),
     };
-    let _ = writeln!(s, "  data:     {what}");
+    // The null engine addresses no data (its warning says so).
+    if spec.engine != EngineKind::Null {
+        let _ = writeln!(s, "  data:     {what}");
+    }
     let mut run = Vec::new();
     match spec.time_s {
         Some(t) => run.push(format_duration(t)),

@@ -425,16 +425,22 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
             "prepare and cleanup work on a --dir file set; a --device is used as it is (nothing to prepare or remove)",
         )),
-        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, false),
+        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, None),
+        // The null engine opens no file: a full run prepares and removes nothing (its warning
+        // says so).
+        (None, Some(_)) if spec.engine == EngineKind::Null => {
+            run_phase(&args, &spec, &console, stop, None)
+        }
         (None, Some(d)) if set.is_some() => {
             // A set prepared before (bench prepare, or kept with --keep): run on it and keep
             // it; a set whose prepare was interrupted is completed first.
             let m = set.as_ref().expect("matched");
             let complete = spec.mode == Mode::Commit || m.is_complete(d);
-            let prepared = if complete {
-                true
+            let (prepared, fresh) = if complete {
+                (true, None)
             } else {
-                prepare(&spec, d, &notes, stop)?
+                let p = prepare(&spec, d, &notes, stop)?;
+                (p.is_some(), p)
             };
             notes.line(&format!(
                 "{} the file set {} in {} ({}): it stays after the run (dbio bench cleanup --dir {} removes it)\n",
@@ -445,7 +451,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 d.display(),
             ))?;
             if prepared {
-                run_phase(&args, &spec, &console, stop, !complete)
+                run_phase(&args, &spec, &console, stop, fresh.as_ref())
             } else {
                 Ok(signals::EXIT_INTERRUPTED)
             }
@@ -453,8 +459,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         (None, Some(d)) => {
             let prepared = prepare(&spec, d, &notes, stop);
             let result = match prepared {
-                Ok(true) => run_phase(&args, &spec, &console, stop, true),
-                Ok(false) => Ok(signals::EXIT_INTERRUPTED),
+                Ok(Some(p)) => run_phase(&args, &spec, &console, stop, Some(&p)),
+                Ok(None) => Ok(signals::EXIT_INTERRUPTED),
                 Err(e) => Err(e),
             };
             if !args.keep && d.join(fileset::MARKER).exists() {
@@ -476,13 +482,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     )
 }
 
-/// Prepares the file set; returns false when interrupted.
+/// Prepares the file set; returns what prepare did, or `None` when interrupted.
 fn prepare(
     spec: &Spec,
     dir: &std::path::Path,
     console: &Console,
     stop: &std::sync::atomic::AtomicBool,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<Option<fileset::Prepared>> {
     let size = dbio_bench::spec::file_size(spec);
     let (files, total) = if spec.mode == Mode::Commit {
         (0, 0)
@@ -495,12 +501,26 @@ fn prepare(
     bar.finish();
     if p.interrupted {
         console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
-        return Ok(false);
+        return Ok(None);
     }
     if files > 0 {
         let secs = p.elapsed.as_secs_f64();
+        // What is true of the page cache depends on the filesystem: tmpfs and ramfs files live
+        // in it; elsewhere they were dropped, and mincore says whether the kernel obliged.
+        let cache = match (p.in_memory, p.resident_bytes) {
+            (true, _) => format!(
+                "{} keeps files in memory (the page cache is where they live, nothing to drop): every read of the run is served from memory",
+                p.fs
+            ),
+            (false, Some(0)) => "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED): the run starts cold".into(),
+            (false, Some(r)) => format!(
+                "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED), but {} stayed cached (mincore): the run starts partly warm",
+                format_size_approx(r as f64)
+            ),
+            (false, None) => "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED; not verified: mincore failed)".into(),
+        };
         console.line(&format!(
-            "prepared {} x {} = {} of random data in {} in {:.2}s ({}/s); dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED): the run starts cold\n",
+            "prepared {} x {} = {} of random data in {} in {:.2}s ({}/s); {cache}\n",
             n_files(p.files),
             format_size(p.file_size_bytes),
             format_size(p.bytes),
@@ -514,7 +534,7 @@ fn prepare(
             dir.display()
         ))?;
     }
-    Ok(true)
+    Ok(Some(p))
 }
 
 /// `4 files of 1MiB` (or the commit logs), for the line about a prepared set.
@@ -601,9 +621,43 @@ fn stack_env(spec: &Spec) -> (Option<dbio_sys::stack::Mount>, Vec<DeviceEnv>) {
     (stack.mount, devices)
 }
 
-fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: bool) -> Environment {
+/// What the run can say about the page cache: tmpfs/ramfs files always live in it; elsewhere,
+/// how prepare left it (when it ran just before).
+fn page_cache(spec: &Spec, fs: &str, prepared: Option<&fileset::Prepared>) -> Option<String> {
+    if spec.engine == EngineKind::Null {
+        return None;
+    }
+    if matches!(spec.target, Target::Dir(_)) && dbio_bench::env::is_memory_fs(fs) {
+        return Some(format!("in memory: {fs} files live in the page cache"));
+    }
+    if spec.mode == Mode::Commit {
+        return None;
+    }
+    prepared.map(|p| match p.resident_bytes {
+        Some(0) => "dropped after prepare: the run started cold".into(),
+        Some(r) => format!(
+            "dropped after prepare, but {} stayed cached: the run started partly warm",
+            format_size_approx(r as f64)
+        ),
+        None => "dropped after prepare (not verified)".into(),
+    })
+}
+
+fn environment(
+    spec: &Spec,
+    open_flags: Vec<String>,
+    fs: &str,
+    prepared: Option<&fileset::Prepared>,
+) -> Environment {
     use dbio_bench::env;
-    let (mount, devices) = stack_env(spec);
+    // The null engine touches no file and no device: their filesystem, devices and the
+    // device check do not apply.
+    let null = spec.engine == EngineKind::Null;
+    let (mount, devices) = if null {
+        (None, Vec::new())
+    } else {
+        stack_env(spec)
+    };
     Environment {
         mount_point: mount.as_ref().map(|m| m.mountpoint.clone()),
         mount_options: mount.as_ref().map(|m| {
@@ -622,6 +676,7 @@ fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: boo
         cpus: env::cpus(),
         mem_total_bytes: env::meminfo("MemTotal").unwrap_or(0),
         filesystem: match spec.target {
+            Target::Dir(_) if null => None,
             Target::Dir(_) => Some(
                 mount
                     .as_ref()
@@ -630,8 +685,7 @@ fn environment(spec: &Spec, open_flags: Vec<String>, fs: &str, prepared_now: boo
             Target::Device(_) => None,
         },
         open_flags,
-        page_cache: (prepared_now && spec.mode != Mode::Commit && spec.engine != EngineKind::Null)
-            .then(|| "dropped after prepare: the run started cold".into()),
+        page_cache: page_cache(spec, fs, prepared),
         clock: None,
         engine: None,
     }
@@ -642,10 +696,10 @@ fn run_phase(
     spec: &Spec,
     console: &Console,
     stop: &std::sync::atomic::AtomicBool,
-    prepared_now: bool,
+    prepared: Option<&fileset::Prepared>,
 ) -> anyhow::Result<u8> {
     let target = brun::open_target(spec, args.allow_device_writes).map_err(bench_err)?;
-    let environment = environment(spec, target.open_flags.clone(), &target.fs, prepared_now);
+    let environment = environment(spec, target.open_flags.clone(), &target.fs, prepared);
     let warnings =
         dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
     for w in &warnings {
