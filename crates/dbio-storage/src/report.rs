@@ -245,6 +245,7 @@ pub fn render_nagios_with(r: &CheckReport, advice_warns: bool) -> String {
             (c.crit, "critical"),
             (c.warn, "warning"),
             (c.unknown, "unknown"),
+            (if advice_warns { c.advice } else { 0 }, "advice"),
         ]
         .iter()
         .filter(|(n, _)| *n > 0)
@@ -451,7 +452,10 @@ mod tests {
         );
         assert!(n.contains("\nADVICE tw_cli c0 u0 raid.vd_state: "), "{n}");
         let w = render_nagios_with(&r, true);
-        assert!(w.starts_with("DBIO STORAGE WARNING - "), "{w}");
+        assert!(
+            w.starts_with("DBIO STORAGE WARNING - 1 advice: tw_cli c0 u0 raid.vd_state | "),
+            "{w}"
+        );
         let p = render_prometheus(&r);
         assert!(
             p.contains("dbio_check_status{tool=\"tw_cli\",controller=\"c0\",volume=\"u0\",rule=\"raid.vd_state\"} 0\n"),

@@ -1,6 +1,6 @@
 //! The audit rules of `dbio check`, as pure functions over plain input structs: each returns
 //! [`Finding`]s with a rule id, a status, the evidence, why it matters for a database and
-//! the command that fixes it. The binary gathers the inputs (sysfs, mountinfo, superblocks,
+//! the command that fixes it. [`crate::check`] gathers the inputs (sysfs, mountinfo, superblocks,
 //! `lvs`, RAID tools) and never lets one failed rule abort the audit.
 
 use crate::align::{check_geometry, GeometryMatch};
@@ -136,7 +136,7 @@ impl Labels {
     /// anything else (empty, spaces, a path outside /dev).
     pub fn device_name(s: &str) -> Option<String> {
         let n = s.strip_prefix("/dev/").unwrap_or(s);
-        let ok = !n.is_empty()
+        let ok = n.bytes().any(|b| b.is_ascii_alphanumeric())
             && n.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"-_.:!".contains(&b));
         ok.then(|| n.to_string())

@@ -278,7 +278,10 @@ fn advice_does_not_change_the_exit_code_unless_asked() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.starts_with("DBIO STORAGE WARNING - "), "{text}");
+    assert!(
+        text.starts_with("DBIO STORAGE WARNING - 2 advice: tw_cli c0 u0 raid.vd_state | "),
+        "{text}"
+    );
     let out = dbio()
         .args(["check", "--format", "json", "--raid-output"])
         .arg(&real)
