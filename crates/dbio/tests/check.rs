@@ -584,6 +584,31 @@ fn live_loop_mounts_with_bad_options_and_geometry() {
     let emnt = dir.path().join("e").display().to_string();
     let xmnt = dir.path().join("x").display().to_string();
     assert_eq!(find(&emnt, "mount.barrier")["status"], "CRIT");
+    // Findings list the path given, not only the mount point it lives on.
+    assert_eq!(
+        find(&emnt, "mount.barrier")["paths"],
+        serde_json::json!([dir.path().join("e/lost+found").display().to_string()])
+    );
+    assert_eq!(
+        find(&e.name(), "io.scheduler")["labels"]["device"],
+        e.name()
+    );
+    // The same audit in Prometheus form: loop device names in `device`, mount points apart.
+    let out = dbio()
+        .args(["check", "--no-raid-tools", "--format", "prometheus"])
+        .arg(dir.path().join("e/lost+found"))
+        .arg(dir.path().join("x"))
+        .output()
+        .unwrap();
+    let prom = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        prom.contains(&format!(
+            "dbio_check_status{{device=\"{}\",mountpoint=\"{emnt}\",rule=\"mount.barrier\"}} 2\n",
+            e.name()
+        )),
+        "{prom}"
+    );
+    promtool_accepts(&prom);
     assert_eq!(find(&emnt, "mount.ext4_data")["status"], "WARN");
     assert_eq!(find(&emnt, "mount.atime")["status"], "WARN");
     // ext4 with 1 KiB blocks made with stride=64,stripe_width=128 (2 data disks of 64 KiB)
