@@ -43,8 +43,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Nagios/Icinga plugin mode: one status line with perfdata; exit 0 OK, 1 WARNING,
-    /// 2 CRITICAL, 3 UNKNOWN.
+    /// Nagios/Icinga plugin mode: one short status line with perfdata, details as long
+    /// output; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for any error, a usage
+    /// error included).
     #[arg(long, conflicts_with = "format")]
     nagios: bool,
     /// With --nagios, count tuning advice (controller read-ahead, a verify running, a learn
