@@ -3,13 +3,15 @@
 //! LVM2 physical-volume label, alignment math, parsers for RAID-controller tool output and the
 //! audit rules of `dbio check`.
 //!
-//! Everything here is pure: parsers take bytes or text, rules take plain input structs. The
-//! only I/O is through the [`source::ReadAt`] trait (implemented for byte slices and files).
-//! Live system reads (mountinfo, the sysfs device stack) come from `dbio-sys`.
+//! Parsers and rules are pure: parsers take bytes or text, rules take plain input structs,
+//! and their only I/O is through the [`source::ReadAt`] trait (implemented for byte slices
+//! and files). [`check`] is the thin live layer of `dbio check`: it gathers the facts (the
+//! mount and device stack from `dbio-sys`, superblocks, `lvs`, RAID tools) for the rules.
 //! This crate never prints and never exits.
 #![deny(missing_docs)]
 
 pub mod align;
+pub mod check;
 pub mod crc32;
 pub mod fs;
 pub mod lvm;

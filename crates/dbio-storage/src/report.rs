@@ -127,7 +127,13 @@ pub fn render_text(r: &CheckReport) -> String {
     );
     let width = r.findings().map(|f| f.rule.len()).max().unwrap_or(10);
     for g in &r.devices {
-        let _ = writeln!(s, "\n{:<7} {}", g.status.label(), g.device);
+        let _ = writeln!(
+            s,
+            "\n{:<7} {}{}",
+            g.status.label(),
+            g.device,
+            paths_note(&g.device, g.findings.iter().flat_map(|f| f.paths.iter()))
+        );
         for f in &g.findings {
             let _ = writeln!(
                 s,
@@ -155,6 +161,53 @@ pub fn render_text(r: &CheckReport) -> String {
     s
 }
 
+/// `  (paths: /a, /b)` when the audited paths a finding (or a group) applies to are not
+/// just its device; empty otherwise.
+fn paths_note<'a>(device: &str, paths: impl IntoIterator<Item = &'a String>) -> String {
+    let mut list: Vec<&str> = Vec::new();
+    for p in paths {
+        if !list.contains(&p.as_str()) {
+            list.push(p);
+        }
+    }
+    if list.is_empty() || list == [device] {
+        String::new()
+    } else {
+        format!("  (paths: {})", list.join(", "))
+    }
+}
+
+/// The longest Nagios status text (the first line before the perfdata): monitoring UIs,
+/// SMS and pager gateways cut longer lines.
+pub const NAGIOS_STATUS_MAX: usize = 80;
+
+/// `text` cut to at most `max` characters, ending in `...` when cut.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(3)).collect();
+    out.push_str("...");
+    out
+}
+
+/// The Nagios plugin output for a `dbio check` that could not run (a usage error, an
+/// unreadable mount table, an output file that cannot be written): the UNKNOWN status line
+/// (exit code 3), cut to [`NAGIOS_STATUS_MAX`] characters, then the whole message as long
+/// output when the line does not hold it.
+pub fn render_nagios_error(message: &str) -> String {
+    let message = message.trim().replace('|', "/");
+    let first = message.lines().next().unwrap_or("");
+    let line = clip(
+        &format!("DBIO STORAGE UNKNOWN - {first}"),
+        NAGIOS_STATUS_MAX,
+    );
+    if message.lines().count() <= 1 && !line.ends_with("...") {
+        return format!("{line}\n");
+    }
+    format!("{line}\n{message}\n")
+}
+
 /// The Nagios plugin word for a status.
 fn nagios_word(s: Status) -> &'static str {
     match s {
@@ -172,65 +225,62 @@ pub fn render_nagios(r: &CheckReport) -> String {
     render_nagios_with(r, false)
 }
 
-/// [`render_nagios`], with advice counted as a warning when `advice_warns`.
+/// [`render_nagios`], with advice counted as a warning when `advice_warns`. The status text
+/// is short (at most [`NAGIOS_STATUS_MAX`] characters): the alarm counts that are not zero
+/// (all counts are in the perfdata) and the worst finding (its device, cut or left out when
+/// the line is too long, and its rule); every non-OK finding follows in the long output.
 pub fn render_nagios_with(r: &CheckReport, advice_warns: bool) -> String {
     let c = r.counts;
     let bad: Vec<&Finding> = r.findings().filter(|f| f.status != Status::Ok).collect();
     let alarms = bad.iter().filter(|f| f.status != Status::Advice).count();
-    let head = if bad.is_empty() {
-        format!("{} rules OK", c.ok)
-    } else if alarms == 0 && !advice_warns {
-        let first: Vec<String> = bad
-            .iter()
-            .take(3)
-            .map(|f| format!("{}: {}", f.device, f.summary))
-            .collect();
-        format!(
-            "{} rules OK, {} advice: {}",
-            c.ok,
-            c.advice,
-            first.join("; ")
-        )
+    let word = nagios_word(r.nagios_status(advice_warns));
+    let counts = if alarms == 0 && !advice_warns {
+        let mut v = vec![format!("{} rules OK", c.ok)];
+        if c.advice > 0 {
+            v.push(format!("{} advice", c.advice));
+        }
+        v
     } else {
-        let first: Vec<String> = bad
-            .iter()
-            .take(3)
-            .map(|f| format!("{}: {}", f.device, f.summary))
-            .collect();
-        let more = if bad.len() > 3 {
-            format!("; and {} more", bad.len() - 3)
-        } else {
-            String::new()
-        };
-        format!(
-            "{} critical, {} warning, {} unknown: {}{more}",
-            c.crit,
-            c.warn,
-            c.unknown,
-            first.join("; ")
-        )
+        [
+            (c.crit, "critical"),
+            (c.warn, "warning"),
+            (c.unknown, "unknown"),
+            (if advice_warns { c.advice } else { 0 }, "advice"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect()
     };
-    let head = head.replace('|', "/");
+    let mut head = format!("DBIO STORAGE {word} - {}", counts.join(", "));
+    if let Some(f) = bad.first() {
+        // Cut the device name, or leave it out, rather than cut the rule id.
+        let room = NAGIOS_STATUS_MAX.saturating_sub(head.chars().count() + f.rule.len() + 3);
+        if room >= 8 {
+            head.push_str(&format!(": {} {}", clip(&f.device, room), f.rule));
+        } else {
+            head.push_str(&format!(": {}", f.rule));
+        }
+    }
+    let head = clip(&head.replace('|', "/"), NAGIOS_STATUS_MAX);
     let mut s = format!(
-        "DBIO STORAGE {} - {head} | crit={};;;0 warn={};;;0 unknown={};;;0 ok={};;;0 advice={};;;0\n",
-        nagios_word(r.nagios_status(advice_warns)),
-        c.crit,
-        c.warn,
-        c.unknown,
-        c.ok,
-        c.advice
+        "{head} | crit={};;;0 warn={};;;0 unknown={};;;0 ok={};;;0 advice={};;;0\n",
+        c.crit, c.warn, c.unknown, c.ok, c.advice
     );
     for f in bad {
         let _ = writeln!(
             s,
-            "{} {} {}: {}",
+            "{} {} {}: {}{}",
             f.status.label(),
             f.device,
             f.rule,
-            f.summary.replace('|', "/")
+            f.summary,
+            paths_note(&f.device, &f.paths)
         );
     }
-    s
+    // `|` starts perfdata in the long output too.
+    let (first, rest) = s.split_at(s.find('\n').unwrap_or(0) + 1);
+    format!("{first}{}", rest.replace('|', "/"))
 }
 
 fn prom_escape(v: &str) -> String {
@@ -239,45 +289,63 @@ fn prom_escape(v: &str) -> String {
         .replace('\n', "\\n")
 }
 
+/// The Prometheus labels of a finding: its [`Labels`](crate::rules::Labels) (the kernel
+/// device name, mount point, RAID tool, controller, volume, file), then the rule.
+fn prom_labels(f: &Finding) -> String {
+    let fallback;
+    let mut pairs = f.labels.pairs();
+    if f.labels.is_empty() {
+        // A finding built without labels: its device, when that is a device name.
+        fallback = crate::rules::Labels::device_name(&f.device);
+        if let Some(d) = &fallback {
+            pairs.push(("device", d));
+        }
+    }
+    pairs.push(("rule", &f.rule));
+    let v: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| format!("{k}=\"{}\"", prom_escape(v)))
+        .collect();
+    v.join(",")
+}
+
+/// One sample per label set (the worst status when two findings share one), in first-seen
+/// order: Prometheus refuses a repeated series.
+fn prom_samples<'a>(findings: impl Iterator<Item = &'a Finding>) -> Vec<(String, &'a Finding)> {
+    let mut out: Vec<(String, &Finding)> = Vec::new();
+    for f in findings {
+        let labels = prom_labels(f);
+        match out.iter_mut().find(|(l, _)| *l == labels) {
+            Some(slot) if f.status.severity() > slot.1.status.severity() => slot.1 = f,
+            Some(_) => {}
+            None => out.push((labels, f)),
+        }
+    }
+    out
+}
+
 /// Prometheus text exposition for the node_exporter textfile collector: one
-/// `dbio_check_status` gauge per rule and device (0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN, as in
+/// `dbio_check_status` gauge per rule and subject (0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN, as in
 /// Nagios; advice is 0 there), one `dbio_check_advice` gauge per piece of advice, plus
-/// counts per status.
+/// counts per status. The `device` label holds a kernel device name only; the mount point,
+/// RAID tool, controller, volume and source file have labels of their own.
 pub fn render_prometheus(r: &CheckReport) -> String {
     let mut s = String::new();
-    let advice: Vec<&Finding> = r
-        .findings()
-        .filter(|f| f.status == Status::Advice)
-        .collect();
     s.push_str("# HELP dbio_check_status Storage audit rule status per device: 0 OK, 1 WARN, 2 CRIT, 3 UNKNOWN.\n");
     s.push_str("# TYPE dbio_check_status gauge\n");
-    let mut seen = std::collections::HashSet::new();
-    for f in r.findings() {
-        if f.rule == "raid.note" || !seen.insert((f.device.clone(), f.rule.clone())) {
-            continue;
-        }
+    for (labels, f) in prom_samples(r.findings().filter(|f| f.rule != "raid.note")) {
         let _ = writeln!(
             s,
-            "dbio_check_status{{device=\"{}\",rule=\"{}\"}} {}",
-            prom_escape(&f.device),
-            prom_escape(&f.rule),
+            "dbio_check_status{{{labels}}} {}",
             f.status.nagios_code()
         );
     }
+    let advice = prom_samples(r.findings().filter(|f| f.status == Status::Advice));
     if !advice.is_empty() {
         s.push_str("# HELP dbio_check_advice Tuning advice per device and rule (1 = advice given); no alarm.\n");
         s.push_str("# TYPE dbio_check_advice gauge\n");
-        let mut seen = std::collections::HashSet::new();
-        for f in advice {
-            if !seen.insert((f.device.clone(), f.rule.clone())) {
-                continue;
-            }
-            let _ = writeln!(
-                s,
-                "dbio_check_advice{{device=\"{}\",rule=\"{}\"}} 1",
-                prom_escape(&f.device),
-                prom_escape(&f.rule)
-            );
+        for (labels, _) in advice {
+            let _ = writeln!(s, "dbio_check_advice{{{labels}}} 1");
         }
     }
     s.push_str("# HELP dbio_check_findings Number of audit findings per status.\n");
@@ -303,13 +371,24 @@ mod tests {
         Finding::new(rule, dev, st, format!("{rule} is {}", st.label()), "why").fix("fix it")
     }
 
+    /// A RAID finding with the labels `rules::raid_rules` gives it.
+    fn raid(dev: &str, rule: &str, st: Status) -> Finding {
+        let w: Vec<&str> = dev.split(' ').collect();
+        f(dev, rule, st).labels(crate::rules::Labels {
+            tool: Some(w[0].into()),
+            controller: Some(w[1].into()),
+            volume: Some(w[2..].join(" ")),
+            ..Default::default()
+        })
+    }
+
     #[test]
     fn grouping_and_order() {
         let r = CheckReport::new(vec![
             f("sda", "io.scheduler", Status::Ok),
             f("sda", "io.read_ahead", Status::Warn),
-            f("raid c0 vd 0", "raid.write_policy", Status::Crit),
-            f("raid c0 vd 0", "raid.vd_state", Status::Ok),
+            raid("raid c0 vd 0", "raid.write_policy", Status::Crit),
+            raid("raid c0 vd 0", "raid.vd_state", Status::Ok),
             f("sdb", "io.scheduler", Status::Unknown),
         ]);
         assert_eq!(r.status, Status::Crit);
@@ -327,7 +406,16 @@ mod tests {
             }
         );
         let n = render_nagios(&r);
-        assert!(n.starts_with("DBIO STORAGE CRITICAL - 1 critical, 1 warning, 1 unknown: raid c0 vd 0: raid.write_policy is CRIT"), "{n}");
+        assert!(
+            n.starts_with(
+                "DBIO STORAGE CRITICAL - 1 critical, 1 warning, 1 unknown: raid.write_policy | "
+            ),
+            "{n}"
+        );
+        assert!(
+            n.contains("\nCRIT raid c0 vd 0 raid.write_policy: raid.write_policy is CRIT\n"),
+            "{n}"
+        );
         assert!(n
             .lines()
             .next()
@@ -335,7 +423,8 @@ mod tests {
             .ends_with("| crit=1;;;0 warn=1;;;0 unknown=1;;;0 ok=2;;;0 advice=0;;;0"));
         let p = render_prometheus(&r);
         assert!(
-            p.contains("dbio_check_status{device=\"raid c0 vd 0\",rule=\"raid.write_policy\"} 2\n")
+            p.contains("dbio_check_status{tool=\"raid\",controller=\"c0\",volume=\"vd 0\",rule=\"raid.write_policy\"} 2\n"),
+            "{p}"
         );
         assert!(p.contains("dbio_check_status{device=\"sdb\",rule=\"io.scheduler\"} 3\n"));
         let t = render_text(&r);
@@ -349,7 +438,7 @@ mod tests {
     fn advice_is_shown_but_no_alarm() {
         let r = CheckReport::new(vec![
             f("sda", "io.scheduler", Status::Ok),
-            f("tw_cli c0 u0", "raid.vd_state", Status::Advice),
+            raid("tw_cli c0 u0", "raid.vd_state", Status::Advice),
         ]);
         assert_eq!(r.status, Status::Advice);
         assert_eq!(r.counts.advice, 1);
@@ -358,19 +447,22 @@ mod tests {
         assert_eq!(r.nagios_status(true), Status::Warn);
         let n = render_nagios(&r);
         assert!(
-            n.starts_with("DBIO STORAGE OK - 1 rules OK, 1 advice: tw_cli c0 u0: "),
+            n.starts_with("DBIO STORAGE OK - 1 rules OK, 1 advice: tw_cli c0 u0 raid.vd_state | "),
             "{n}"
         );
         assert!(n.contains("\nADVICE tw_cli c0 u0 raid.vd_state: "), "{n}");
         let w = render_nagios_with(&r, true);
-        assert!(w.starts_with("DBIO STORAGE WARNING - "), "{w}");
+        assert!(
+            w.starts_with("DBIO STORAGE WARNING - 1 advice: tw_cli c0 u0 raid.vd_state | "),
+            "{w}"
+        );
         let p = render_prometheus(&r);
         assert!(
-            p.contains("dbio_check_status{device=\"tw_cli c0 u0\",rule=\"raid.vd_state\"} 0\n"),
+            p.contains("dbio_check_status{tool=\"tw_cli\",controller=\"c0\",volume=\"u0\",rule=\"raid.vd_state\"} 0\n"),
             "{p}"
         );
         assert!(
-            p.contains("dbio_check_advice{device=\"tw_cli c0 u0\",rule=\"raid.vd_state\"} 1\n"),
+            p.contains("dbio_check_advice{tool=\"tw_cli\",controller=\"c0\",volume=\"u0\",rule=\"raid.vd_state\"} 1\n"),
             "{p}"
         );
         assert!(
@@ -389,5 +481,68 @@ mod tests {
             "DBIO STORAGE OK - 1 rules OK | crit=0;;;0 warn=0;;;0 unknown=0;;;0 ok=1;;;0 advice=0;;;0\n"
         );
         assert_eq!(r.status.nagios_code(), 0);
+    }
+
+    #[test]
+    fn nagios_status_text_is_short() {
+        let long = "x".repeat(200);
+        let r = CheckReport::new(vec![f(&long, "raid.write_policy", Status::Crit)]);
+        let n = render_nagios(&r);
+        let head = n.lines().next().unwrap().split(" | ").next().unwrap();
+        assert_eq!(head.chars().count(), NAGIOS_STATUS_MAX, "{head}");
+        assert!(head.ends_with("xxx... raid.write_policy"), "{head}");
+        assert!(
+            n.contains(&format!("\nCRIT {long} raid.write_policy: ")),
+            "{n}"
+        );
+        let e = render_nagios_error("--disks 0 --raid 10: RAID 10 cannot have 0 disks: it needs an even number of at least 4");
+        let mut lines = e.lines();
+        let first = lines.next().unwrap();
+        assert!(first.starts_with("DBIO STORAGE UNKNOWN - --disks 0"), "{e}");
+        assert_eq!(first.chars().count(), NAGIOS_STATUS_MAX, "{e}");
+        assert!(lines.next().unwrap().ends_with("at least 4"), "{e}");
+        assert_eq!(
+            render_nagios_error("short | piped"),
+            "DBIO STORAGE UNKNOWN - short / piped\n"
+        );
+    }
+
+    #[test]
+    fn paths_are_listed_and_labels_are_one_series() {
+        let mut a = f("/", "mount.atime", Status::Warn).labels(crate::rules::Labels {
+            device: Some("vda".into()),
+            mountpoint: Some("/".into()),
+            ..Default::default()
+        });
+        a.paths = vec!["/".into(), "/tmp".into()];
+        let mut b = f("vda", "io.scheduler", Status::Ok);
+        b.paths = vec!["/".into()];
+        let r = CheckReport::new(vec![
+            a,
+            b,
+            raid("storcli c0 vd 0", "raid.tool", Status::Unknown),
+            raid("storcli c0 vd 0", "raid.tool", Status::Ok),
+        ]);
+        let t = render_text(&r);
+        assert!(t.contains("\nWARN    /  (paths: /, /tmp)\n"), "{t}");
+        assert!(t.contains("\nOK      vda  (paths: /)\n"), "{t}");
+        let n = render_nagios(&r);
+        assert!(
+            n.contains("\nWARN / mount.atime: mount.atime is WARN  (paths: /, /tmp)\n"),
+            "{n}"
+        );
+        let p = render_prometheus(&r);
+        assert!(
+            p.contains(
+                "dbio_check_status{device=\"vda\",mountpoint=\"/\",rule=\"mount.atime\"} 1\n"
+            ),
+            "{p}"
+        );
+        assert!(
+            p.contains("dbio_check_status{device=\"vda\",rule=\"io.scheduler\"} 0\n"),
+            "{p}"
+        );
+        let tool: Vec<&str> = p.lines().filter(|l| l.contains("raid.tool")).collect();
+        assert_eq!(tool, ["dbio_check_status{tool=\"storcli\",controller=\"c0\",volume=\"vd 0\",rule=\"raid.tool\"} 3"]);
     }
 }

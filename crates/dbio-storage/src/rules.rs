@@ -1,6 +1,6 @@
 //! The audit rules of `dbio check`, as pure functions over plain input structs: each returns
 //! [`Finding`]s with a rule id, a status, the evidence, why it matters for a database and
-//! the command that fixes it. The binary gathers the inputs (sysfs, mountinfo, superblocks,
+//! the command that fixes it. [`crate::check`] gathers the inputs (sysfs, mountinfo, superblocks,
 //! `lvs`, RAID tools) and never lets one failed rule abort the audit.
 
 use crate::align::{check_geometry, GeometryMatch};
@@ -74,6 +74,73 @@ pub struct Finding {
     /// The command that fixes it (absent when nothing needs fixing).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
+    /// What the finding is about, one fact per field (the Prometheus labels).
+    #[serde(skip_serializing_if = "Labels::is_empty")]
+    pub labels: Labels,
+    /// The audited paths whose storage this finding is about (each listed once, however many
+    /// of them share the device); empty for RAID controllers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+}
+
+/// What a finding is about, one fact per field; each is set when known. Prometheus output
+/// uses them as labels, so `device` holds a kernel device name only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Labels {
+    /// Kernel name of the block device (`sda`, `nvme0n1p1`, `dm-0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// Mount point of the filesystem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mountpoint: Option<String>,
+    /// A path that could not be resolved to a mount.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// RAID tool (`MegaCli`, `storcli`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// RAID controller as the tool names it (`c0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller: Option<String>,
+    /// Virtual drive (logical drive, unit) on the controller (`vd 0`, `u0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub volume: Option<String>,
+    /// File holding saved RAID tool output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl Labels {
+    /// No field set.
+    pub fn is_empty(&self) -> bool {
+        *self == Labels::default()
+    }
+
+    /// `(name, value)` of every field set, in a fixed order.
+    pub fn pairs(&self) -> Vec<(&'static str, &str)> {
+        [
+            ("device", &self.device),
+            ("mountpoint", &self.mountpoint),
+            ("path", &self.path),
+            ("tool", &self.tool),
+            ("controller", &self.controller),
+            ("volume", &self.volume),
+            ("source", &self.source),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.as_deref().map(|v| (k, v)))
+        .collect()
+    }
+
+    /// A kernel device name from a name or a `/dev/` path (`/dev/sda` -> `sda`); `None` for
+    /// anything else (empty, spaces, a path outside /dev).
+    pub fn device_name(s: &str) -> Option<String> {
+        let n = s.strip_prefix("/dev/").unwrap_or(s);
+        let ok = n.bytes().any(|b| b.is_ascii_alphanumeric())
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.:!".contains(&b));
+        ok.then(|| n.to_string())
+    }
 }
 
 impl Finding {
@@ -93,7 +160,14 @@ impl Finding {
             evidence: Vec::new(),
             why: why.into(),
             fix: None,
+            labels: Labels::default(),
+            paths: Vec::new(),
         }
+    }
+    /// Sets the labels.
+    pub fn labels(mut self, labels: Labels) -> Self {
+        self.labels = labels;
+        self
     }
     /// Adds evidence lines.
     pub fn evidence<I: IntoIterator<Item = S>, S: Into<String>>(mut self, lines: I) -> Self {
@@ -784,12 +858,16 @@ fn ctl_id(c: &Controller) -> String {
     }
 }
 
-fn vd_name(tool: &str, c: &Controller, v: &VirtualDrive) -> String {
-    let vid = if v.id.starts_with('u') || v.id.contains(' ') {
+fn vd_id(v: &VirtualDrive) -> String {
+    if v.id.starts_with('u') || v.id.contains(' ') {
         v.id.clone()
     } else {
         format!("vd {}", v.id)
-    };
+    }
+}
+
+fn vd_name(tool: &str, c: &Controller, v: &VirtualDrive) -> String {
+    let vid = vd_id(v);
     match &v.os_device {
         Some(d) if !vid.contains(d.as_str()) => format!("{tool} {} {vid} ({d})", ctl_id(c)),
         _ => format!("{tool} {} {vid}", ctl_id(c)),
@@ -881,6 +959,7 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
     let pol_cmd = policy_command(r.tool);
     let mut out = Vec::new();
     for c in &r.controllers {
+        let first = out.len();
         let bstate = c.battery.as_ref().map(|b| b.state);
         let no_cache = c.cache_bytes == Some(0);
         let ctl_dev = match &c.model {
@@ -1178,22 +1257,53 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                 );
             }
         }
+        label_raid(&mut out[first..], tool, c, &ctl_dev);
     }
     for n in &r.notes {
-        out.push(Finding::new(
-            "raid.note",
-            &format!("raid ({tool})"),
-            Status::Ok,
-            n.clone(),
-            "Reported by the parser.",
-        ));
+        out.push(
+            Finding::new(
+                "raid.note",
+                &format!("raid ({tool})"),
+                Status::Ok,
+                n.clone(),
+                "Reported by the parser.",
+            )
+            .labels(Labels {
+                tool: Some(tool.to_string()),
+                ..Labels::default()
+            }),
+        );
     }
     out
+}
+
+/// Labels of the findings about one controller (`ctl_dev`) and its virtual drives: the tool,
+/// the controller, the volume and the OS device of a volume when the tool shows it.
+fn label_raid(findings: &mut [Finding], tool: &str, c: &Controller, ctl_dev: &str) {
+    for f in findings {
+        let mut l = Labels {
+            tool: Some(tool.to_string()),
+            controller: Some(ctl_id(c)),
+            ..Labels::default()
+        };
+        if f.device != ctl_dev {
+            if let Some(v) = c
+                .virtual_drives
+                .iter()
+                .find(|v| vd_name(tool, c, v) == f.device)
+            {
+                l.volume = Some(vd_id(v));
+                l.device = v.os_device.as_deref().and_then(Labels::device_name);
+            }
+        }
+        f.labels = l;
+    }
 }
 
 /// The finding for RAID output that could not be parsed, or a tool that failed.
 pub fn raid_unknown(source: &str, message: &str) -> Finding {
     Finding::new("raid.parse", &format!("RAID output {source}"), Status::Unknown, message.to_string(), "Without the controller's cache and battery state dbio cannot tell whether commits are protected or running write-through.")
+        .labels(Labels { source: Some(source.to_string()), ..Labels::default() })
         .fix("save the tool's output (MegaCli -LDInfo -Lall -aALL; MegaCli -AdpBbuCmd -aALL; storcli /call show all J; ssacli ctrl all show config detail; arcconf GETCONFIG 1 AL; tw_cli /c0 show; omreport storage vdisk; omreport storage battery) and pass it with --raid-output")
 }
 

@@ -93,18 +93,26 @@ pub fn allow_negative_numbers(cmd: clap::Command) -> clap::Command {
     .mut_subcommands(allow_negative_numbers)
 }
 
-/// Parses the command line into `T` (exits on a usage error, with code 2, as clap does).
+/// Parses the command line into `T` (exits on a usage error, with code 2, as clap does; with
+/// code 3 and a Nagios status line on stdout for `dbio check --nagios`).
 pub fn parse_command_line<T: clap::Parser>() -> T {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let mut cmd = allow_negative_numbers(T::command());
     let parsed = cmd
-        .try_get_matches_from_mut(std::env::args_os())
+        .try_get_matches_from_mut(&argv)
         .and_then(|mut m| T::from_arg_matches_mut(&mut m));
     match parsed {
         Ok(t) => t,
-        Err(e) => match negative_count(&e) {
-            Some(plain) => plain.exit(),
-            None => e.format(&mut cmd).exit(),
-        },
+        Err(e) => {
+            let e = negative_count(&e).unwrap_or_else(|| e.format(&mut cmd));
+            // --help and --version are not errors.
+            if e.use_stderr() && crate::cmd::check::nagios_requested(&argv) {
+                let text = e.to_string();
+                let text = text.strip_prefix("error: ").unwrap_or(&text);
+                std::process::exit(crate::cmd::check::nagios_unknown(None, text).into());
+            }
+            e.exit()
+        }
     }
 }
 

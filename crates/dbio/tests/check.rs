@@ -94,7 +94,9 @@ fn nagios_exit_codes() {
     let (code, out) = nagios(&["megacli-always-writeback.txt"]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.starts_with("DBIO STORAGE WARNING - 0 critical, 2 warning, 0 unknown"),
+        out.starts_with(
+            "DBIO STORAGE WARNING - 2 warning: MegaCli c0 vd 0 raid.write_back_on_bad_battery | "
+        ),
         "{out}"
     );
     assert!(
@@ -122,7 +124,7 @@ fn nagios_exit_codes() {
     assert_eq!(out.status.code(), Some(3));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.starts_with("DBIO STORAGE UNKNOWN - 0 critical, 0 warning, 1 unknown"),
+        text.starts_with("DBIO STORAGE UNKNOWN - 1 unknown: RAID output "),
         "{text}"
     );
     assert!(
@@ -276,7 +278,10 @@ fn advice_does_not_change_the_exit_code_unless_asked() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.starts_with("DBIO STORAGE WARNING - "), "{text}");
+    assert!(
+        text.starts_with("DBIO STORAGE WARNING - 2 advice: tw_cli c0 u0 raid.vd_state | "),
+        "{text}"
+    );
     let out = dbio()
         .args(["check", "--format", "json", "--raid-output"])
         .arg(&real)
@@ -292,7 +297,9 @@ fn advice_does_not_change_the_exit_code_unless_asked() {
         .unwrap();
     let p = String::from_utf8(out.stdout).unwrap();
     assert!(
-        p.contains("dbio_check_advice{device=\"tw_cli c0 u0\",rule=\"raid.vd_state\"} 1"),
+        p.contains(
+            "dbio_check_advice{tool=\"tw_cli\",controller=\"c0\",volume=\"u0\",rule=\"raid.vd_state\"} 1"
+        ),
         "{p}"
     );
 }
@@ -577,6 +584,31 @@ fn live_loop_mounts_with_bad_options_and_geometry() {
     let emnt = dir.path().join("e").display().to_string();
     let xmnt = dir.path().join("x").display().to_string();
     assert_eq!(find(&emnt, "mount.barrier")["status"], "CRIT");
+    // Findings list the path given, not only the mount point it lives on.
+    assert_eq!(
+        find(&emnt, "mount.barrier")["paths"],
+        serde_json::json!([dir.path().join("e/lost+found").display().to_string()])
+    );
+    assert_eq!(
+        find(&e.name(), "io.scheduler")["labels"]["device"],
+        e.name()
+    );
+    // The same audit in Prometheus form: loop device names in `device`, mount points apart.
+    let out = dbio()
+        .args(["check", "--no-raid-tools", "--format", "prometheus"])
+        .arg(dir.path().join("e/lost+found"))
+        .arg(dir.path().join("x"))
+        .output()
+        .unwrap();
+    let prom = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        prom.contains(&format!(
+            "dbio_check_status{{device=\"{}\",mountpoint=\"{emnt}\",rule=\"mount.barrier\"}} 2\n",
+            e.name()
+        )),
+        "{prom}"
+    );
+    promtool_accepts(&prom);
     assert_eq!(find(&emnt, "mount.ext4_data")["status"], "WARN");
     assert_eq!(find(&emnt, "mount.atime")["status"], "WARN");
     // ext4 with 1 KiB blocks made with stride=64,stripe_width=128 (2 data disks of 64 KiB)
@@ -659,4 +691,204 @@ fn installed_tool_that_fails_is_unknown() {
     );
     assert!(s.contains("stderr: \"Invalid controller number.\""), "{s}");
     assert_eq!(rule_statuses(&v, "mount.atime").len(), 1);
+}
+
+/// `dbio check` of several paths on one filesystem (issue 10): each (device, rule) finding is
+/// counted once, as for one path, in JSON counts, Nagios perfdata and Prometheus totals, and
+/// the finding lists every given path it applies to.
+#[test]
+fn paths_on_one_filesystem_count_each_finding_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    let run = |paths: &[&Path], extra: &[&str]| -> String {
+        let out = dbio()
+            .args(["check", "--no-raid-tools"])
+            .args(paths)
+            .args(extra)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let one: Value = serde_json::from_str(&run(&[&a], &["--format", "json"])).unwrap();
+    let three: Value = serde_json::from_str(&run(&[&a, &b, &a], &["--format", "json"])).unwrap();
+    assert_eq!(one["counts"], three["counts"], "{three}");
+    assert_eq!(verdicts(&one), verdicts(&three));
+    let (a_s, b_s) = (a.display().to_string(), b.display().to_string());
+    let findings: Vec<&Value> = three["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["findings"].as_array().unwrap().iter())
+        .collect();
+    assert!(!findings.is_empty());
+    for f in findings {
+        assert_eq!(f["paths"], serde_json::json!([a_s, b_s]), "{f}");
+    }
+    let perf = |s: &str| {
+        s.lines()
+            .next()
+            .unwrap()
+            .split(" | ")
+            .nth(1)
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        perf(&run(&[&a], &["--nagios"])),
+        perf(&run(&[&a, &b], &["--nagios"]))
+    );
+    let totals = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("dbio_check_findings"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        totals(&run(&[&a], &["--format", "prometheus"])),
+        totals(&run(&[&a, &b], &["--format", "prometheus"]))
+    );
+}
+
+/// Runs `dbio check ARGS`; returns (exit code, stdout, stderr).
+fn check_raw(args: &[&str]) -> (i32, String, String) {
+    let out = dbio().arg("check").args(args).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Under --nagios every usage error (clap's own, and dbio's) exits 3 (UNKNOWN) with one short
+/// status line on stdout, never 2 (which pages as CRITICAL) with an empty stdout.
+#[test]
+fn nagios_usage_errors_are_unknown() {
+    for args in [
+        &["--nagios", "--no-such-flag"][..],
+        &["--no-such-flag", "--nagios"],
+        &["--nagios", "--format", "json"],
+        &["--nagios", "--stripe", "abc"],
+        &[
+            "--nagios", "--stripe", "64k", "--disks", "0", "--raid", "10",
+        ],
+        &["--nagios", "/no/such/path"],
+        &[
+            "--nagios",
+            "--no-raid-tools",
+            "/",
+            "-o",
+            "/no/such/dir/out.txt",
+        ],
+    ] {
+        let (code, out, err) = check_raw(args);
+        assert_eq!(code, 3, "{args:?}: stdout {out:?} stderr {err:?}");
+        let first = out.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("DBIO STORAGE UNKNOWN - "),
+            "{args:?}: {out:?}"
+        );
+        assert!(
+            first.chars().count() <= 80,
+            "{args:?}: {} chars: {first}",
+            first.len()
+        );
+    }
+    // Help is not an error; without --nagios a usage error stays exit 2.
+    assert_eq!(check_raw(&["--nagios", "--help"]).0, 0);
+    assert_eq!(check_raw(&["--no-such-flag"]).0, 2);
+    assert_eq!(check_raw(&["/no/such/path"]).0, 2);
+    // `--nagios` after `--` is a path, not the flag.
+    let (code, out, _) = check_raw(&["--no-such-flag", "--", "--nagios"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+}
+
+/// The Nagios status line stays short (counts and the worst finding), whatever the findings;
+/// the details are in the long output.
+#[test]
+fn nagios_status_line_is_short() {
+    for files in [
+        &["megacli-learn-cycle.txt", "storcli-always-writeback.txt"][..],
+        &["real/tw_cli-unitstatus-raid5-verifying.txt"],
+        &["real/megacli-ldinfo-seven-vds-wb.txt"],
+        &["storcli-failed-battery.txt"],
+    ] {
+        let (_, out) = nagios(files);
+        let first = out.lines().next().unwrap();
+        let text = first.split(" | ").next().unwrap();
+        assert!(text.chars().count() <= 80, "{} chars: {text}", text.len());
+        assert!(first.contains(" | crit="), "{first}");
+    }
+}
+
+/// Prometheus output of check: the `device` label holds a kernel device name only (mount
+/// points, controllers and files have labels of their own), and promtool accepts it.
+#[test]
+fn prometheus_device_label_is_a_device_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.txt");
+    std::fs::write(&junk, "no controllers here\n").unwrap();
+    let mut args: Vec<String> = ["--no-raid-tools", "/", "--format", "prometheus"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(raid_args(&[
+        "megacli-learn-cycle.txt",
+        "storcli-always-writeback.txt",
+    ]));
+    args.extend(["--raid-output".to_string(), junk.display().to_string()]);
+    let out = dbio().arg("check").args(&args).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut devices = Vec::new();
+    for l in text.lines().filter(|l| !l.starts_with('#')) {
+        if let Some(i) = l.find("device=\"") {
+            let v = &l[i + 8..];
+            devices.push(v[..v.find('"').unwrap()].to_string());
+        }
+    }
+    assert!(devices.contains(&"sda".to_string()), "{text}");
+    for d in &devices {
+        assert!(
+            !d.is_empty()
+                && d.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b)),
+            "device label {d:?} is not a device name:\n{text}"
+        );
+    }
+    assert!(text.contains("mountpoint=\"/\""), "{text}");
+    assert!(text.contains("controller=\"c0\""), "{text}");
+    assert!(
+        text.contains(&format!("source=\"{}\"", junk.display())),
+        "{text}"
+    );
+    promtool_accepts(&text);
+}
+
+fn promtool_accepts(text: &str) {
+    use std::io::Write;
+    let Ok(mut child) = Std::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    else {
+        skip("skipped: promtool is not installed");
+        return;
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "promtool: {}{}\n{text}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
