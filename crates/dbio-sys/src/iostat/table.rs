@@ -150,6 +150,46 @@ pub fn render_text(r: &Report, cols: &Columns) -> String {
     s
 }
 
+/// The CSV records of one report (the header first when `header`): time, ts, interval_s,
+/// device, kind, then the figures named by their JSON keys (fractions with 2 decimals).
+pub fn csv_records(r: &Report, header: bool) -> Vec<Vec<String>> {
+    let object = |f: &Figures| match serde_json::to_value(f) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    let names: Vec<String> = object(&Figures::default()).keys().cloned().collect();
+    let mut out = Vec::new();
+    if header {
+        let fixed = ["time", "ts", "interval_s", "device", "kind"];
+        out.push(
+            fixed
+                .iter()
+                .map(|s| s.to_string())
+                .chain(names.iter().cloned())
+                .collect(),
+        );
+    }
+    for d in &r.devices {
+        let v = object(&d.figures);
+        let mut row = vec![
+            r.time.clone(),
+            format!("{:.3}", r.ts),
+            format!("{:.3}", r.interval_s),
+            d.device.clone(),
+            d.kind.as_str().to_string(),
+        ];
+        row.extend(names.iter().map(|n| match &v[n] {
+            serde_json::Value::Number(x) => match x.as_f64() {
+                Some(f) if x.is_f64() => format!("{f:.2}"),
+                _ => x.to_string(),
+            },
+            other => other.to_string(),
+        }));
+        out.push(row);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ use crate::cli::{parse_duration_arg, parse_size_arg, usage};
 use anyhow::Context;
 use dbio_report::export::{csv_row, JsonLinesExporter};
 use dbio_report::Exporter;
-use dbio_sys::diskstats::{self, DiskStat, Figures};
+use dbio_sys::diskstats::{self, DiskStat};
 use dbio_sys::iostat::prometheus::Exposition;
 use dbio_sys::iostat::table::{render_text, Columns};
 use dbio_sys::iostat::{self, ExplainWith, Report, Reporter, Selection};
@@ -102,44 +102,11 @@ fn parse_record_fields(s: &str) -> Result<usize, String> {
     }
 }
 
-/// CSV header (once) and rows: time, ts, interval_s, device, kind, then the figures by their
-/// JSON names.
-pub fn render_csv(r: &Report, header: bool) -> anyhow::Result<String> {
+/// CSV header (once) and rows, as [`iostat::table::csv_records`] gives them.
+fn render_csv(r: &Report, header: bool) -> anyhow::Result<String> {
     let mut buf = Vec::new();
-    let fig_names: Vec<String> = match serde_json::to_value(Figures::default())? {
-        serde_json::Value::Object(m) => m.keys().cloned().collect(),
-        _ => Vec::new(),
-    };
-    if header {
-        let mut h = vec![
-            "time".to_string(),
-            "ts".into(),
-            "interval_s".into(),
-            "device".into(),
-            "kind".into(),
-        ];
-        h.extend(fig_names.iter().cloned());
-        csv_row(&mut buf, h)?;
-    }
-    for d in &r.devices {
-        let v = serde_json::to_value(&d.figures)?;
-        let mut row = vec![
-            r.time.clone(),
-            format!("{:.3}", r.ts),
-            format!("{:.3}", r.interval_s),
-            d.device.clone(),
-            d.kind.as_str().to_string(),
-        ];
-        for n in &fig_names {
-            row.push(match &v[n] {
-                serde_json::Value::Number(x) => match x.as_f64() {
-                    Some(f) if x.is_f64() => format!("{f:.2}"),
-                    _ => x.to_string(),
-                },
-                other => other.to_string(),
-            });
-        }
-        csv_row(&mut buf, row)?;
+    for rec in iostat::table::csv_records(r, header) {
+        csv_row(&mut buf, rec)?;
     }
     Ok(String::from_utf8(buf)?)
 }
