@@ -23,7 +23,8 @@ pub enum Format {
     /// One row per device per sample, header once.
     Csv,
     /// Prometheus text exposition: node_exporter's `node_disk_*` counters plus `dbio_disk_*`
-    /// interval gauges (for the node_exporter textfile collector: use --output).
+    /// interval gauges (for the node_exporter textfile collector: use --output). Several
+    /// reports on stdout make one exposition, each line stamped with its sample's time.
     Prometheus,
 }
 
