@@ -222,13 +222,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 
 /// The reporter of the devices and groups named in `args`, resolved in the first sample.
 fn reporter(args: &Args, first: &[DiskStat], live: bool) -> anyhow::Result<Reporter> {
+    let u = |e: iostat::Error| usage(e.to_string());
     let named = args
         .devices
         .iter()
         .map(|d| iostat::resolve_name(d, first, live))
         .collect::<Result<Vec<_>, _>>()
-        .and_then(|named| Ok((named, iostat::parse_groups(&args.group, first, live)?)));
-    let (named, groups) = named.map_err(|e| usage(e.to_string()))?;
+        .map_err(u)?;
+    let groups = iostat::parse_groups(&args.group, first, live).map_err(u)?;
     let explain = args.explain.then(|| ExplainWith {
         info: if live {
             let names: Vec<String> = first.iter().map(|d| d.name.clone()).collect();
