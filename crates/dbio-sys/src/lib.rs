@@ -10,6 +10,7 @@
 pub mod atomic;
 pub mod diskstats;
 pub mod inuse;
+pub mod iostat;
 pub mod mounts;
 pub mod stack;
 pub mod sysfs;

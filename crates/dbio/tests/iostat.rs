@@ -466,6 +466,89 @@ fn snapshot_text_explain() {
 }
 
 #[test]
+fn columns_choose_the_table_columns() {
+    let path = testdata("pair-14.txt");
+    let path = path.to_str().unwrap();
+    let o = dbio(&[
+        "iostat",
+        "--replay",
+        path,
+        "--columns",
+        "r/s,w_await,%util,in_prg",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    let header: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(header, ["Device", "r/s", "w_await", "%util", "in_prg"]);
+    // The same figures as JSON, in the chosen order, as the full table prints them.
+    let r = replay_json("pair-14.txt", &[]);
+    for (row, dev) in lines[2..4].iter().zip(["sda", "dm-0"]) {
+        let d = device(&r[0], dev);
+        let want = format!(
+            "{dev} {:.2} {:.2} {:.2} {}",
+            d["r_per_s"].as_f64().unwrap(),
+            d["w_await_ms"].as_f64().unwrap(),
+            d["util_pct"].as_f64().unwrap(),
+            d["in_flight"]
+        );
+        assert_eq!(row.split_whitespace().collect::<Vec<_>>().join(" "), want);
+    }
+    assert!(lines[1].len() < 60, "{}", lines[1]);
+    // Every column named once is the full table.
+    let full = dbio(&["iostat", "--replay", path]);
+    let all_names: Vec<&str> = full
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .collect();
+    let every = dbio(&[
+        "iostat",
+        "--replay",
+        path,
+        "--columns",
+        &all_names.join(","),
+    ]);
+    assert_eq!(every.stdout, full.stdout);
+}
+
+#[test]
+fn columns_unknown_name_is_refused_listing_the_valid_ones() {
+    let path = testdata("pair-14.txt");
+    let path = path.to_str().unwrap();
+    for (cols, bad) in [
+        ("r/s,util", "\"util\""),
+        ("r/s,,w/s", "\"\""),
+        ("r/s,r/s", "r/s"),
+    ] {
+        let o = dbio(&["iostat", "--replay", path, "--columns", cols]);
+        assert_eq!(o.code, 2, "{cols}: {}", o.stderr);
+        assert!(o.stdout.is_empty(), "{}", o.stdout);
+        assert!(o.stderr.contains(bad), "{cols}: {}", o.stderr);
+    }
+    let o = dbio(&["iostat", "--replay", path, "--columns", "r/s,util"]);
+    for valid in [
+        "r/s", "rkB/s", "%rrqm", "w_await", "wareq-sz", "aqu-sz", "%util", "qtime",
+    ] {
+        assert!(o.stderr.contains(valid), "{valid} not listed: {}", o.stderr);
+    }
+    // The CSV and JSON columns are named by their keys: --columns is for the table.
+    let o = dbio(&[
+        "iostat",
+        "--replay",
+        path,
+        "--columns",
+        "r/s",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("--format text"), "{}", o.stderr);
+}
+
+#[test]
 fn snapshot_json() {
     insta::assert_snapshot!(replay_format("pair-20.txt", "json", &[]));
 }
@@ -484,12 +567,27 @@ fn snapshot_prometheus() {
     insta::assert_snapshot!(replay_format("pair-20.txt", "prometheus", &[]));
 }
 
+/// Several reports on stdout: one exposition, each family declared once, lines timestamped;
+/// a group in its own families.
+#[test]
+fn snapshot_prometheus_stream() {
+    insta::assert_snapshot!(replay_format(
+        "reset.txt",
+        "prometheus",
+        &["--group", "data=sdc,sdd"]
+    ));
+}
+
 /// The exposition format: every sample line belongs to a family declared by # HELP and # TYPE
-/// before it, counters end in _total, names and labels are well formed, values are numbers.
-fn check_exposition(text: &str) {
+/// before it (once per family, however many samples follow), counters end in _total, names and
+/// labels are well formed, values are numbers, an optional timestamp is an integer. Every
+/// `device` label holds one of `devices` (a device name, nothing else). Returns the sample lines
+/// as (name, labels, value, timestamp).
+fn check_exposition_of(text: &str, devices: &[&str]) -> Vec<(String, String, f64, Option<i64>)> {
     use std::collections::HashMap;
     let mut types: HashMap<String, String> = HashMap::new();
     let mut helps = 0;
+    let mut samples = Vec::new();
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("# HELP ") {
             let name = rest.split(' ').next().unwrap();
@@ -510,8 +608,18 @@ fn check_exposition(text: &str) {
             );
             continue;
         }
-        let (series, value) = line.rsplit_once(' ').unwrap();
-        value
+        let (series, rest) = line.split_once("} ").unwrap();
+        let (value, ts) = match rest.split_once(' ') {
+            Some((v, t)) => (
+                v,
+                Some(
+                    t.parse::<i64>()
+                        .unwrap_or_else(|_| panic!("bad timestamp: {line}")),
+                ),
+            ),
+            None => (rest, None),
+        };
+        let value = value
             .parse::<f64>()
             .unwrap_or_else(|_| panic!("bad value: {line}"));
         let (name, labels) = series.split_once('{').unwrap();
@@ -521,20 +629,71 @@ fn check_exposition(text: &str) {
             "bad name: {line}"
         );
         assert!(types.contains_key(name), "sample before its # TYPE: {line}");
-        let labels = labels.strip_suffix('}').unwrap();
-        let (k, v) = labels.split_once('=').unwrap();
-        assert_eq!(k, "device");
-        assert!(v.starts_with('"') && v.ends_with('"'), "{line}");
+        for pair in labels.split("\",").map(|p| p.trim_end_matches('"')) {
+            let (k, v) = pair.split_once("=\"").unwrap_or_else(|| panic!("{line}"));
+            assert!(["device", "group"].contains(&k), "label {k}: {line}");
+            if k == "device" {
+                assert!(
+                    devices.contains(&v),
+                    "device label {v:?} is not a device name: {line}"
+                );
+            }
+        }
+        samples.push((name.to_string(), labels.to_string(), value, ts));
     }
     assert_eq!(helps, types.len());
     assert!(types.contains_key("node_disk_reads_completed_total"));
     assert!(types.contains_key("node_disk_io_time_weighted_seconds_total"));
+    samples
+}
+
+/// [`check_exposition_of`] for a live sample (the device names of /proc/diskstats).
+fn check_exposition(text: &str) {
+    let stats = std::fs::read_to_string("/proc/diskstats").unwrap();
+    let names: Vec<&str> = stats
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .collect();
+    check_exposition_of(text, &names);
+}
+
+/// `promtool check metrics` (Prometheus' own parser and linter) accepts `text`.
+fn promtool_check(text: &str) {
+    use std::io::Write;
+    if std::process::Command::new("promtool")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        skip("promtool not installed (Debian package prometheus): skipped");
+        return;
+    }
+    let mut child = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "promtool check metrics failed:\n{}{}\non:\n{text}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn prometheus_exposition_is_valid() {
     let text = replay_format("pair-20.txt", "prometheus", &[]);
-    check_exposition(&text);
+    check_exposition_of(&text, &["vda"]);
     // node_exporter units: bytes and seconds.
     assert!(
         text.contains("node_disk_read_bytes_total{device=\"vda\"} 614400\n"),
@@ -548,34 +707,141 @@ fn prometheus_exposition_is_valid() {
         text.contains("dbio_disk_utilization_ratio{device=\"vda\"} 0.5\n"),
         "{text}"
     );
-    let promtool = std::process::Command::new("promtool")
-        .arg("--version")
-        .output();
-    if promtool.is_err() {
-        eprintln!("promtool not installed (Debian package prometheus): parser check only");
-        return;
-    }
-    let mut child = std::process::Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "promtool check metrics failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    promtool_check(&text);
+}
+
+#[test]
+fn prometheus_stream_of_samples_passes_promtool() {
+    // A real pt-stalk capture of 4 samples: 3 reports on stdout make one exposition, each
+    // family declared once, each sample line stamped with the end of its interval (ms).
+    let file = "pt-stalk-2026_11_22_08_22_49-diskstats";
+    let raw = std::fs::read_to_string(testdata(file)).unwrap();
+    let ts: Vec<i64> = raw
+        .lines()
+        .filter(|l| l.starts_with("TS "))
+        .map(|l| {
+            let s: f64 = l.split_whitespace().nth(1).unwrap().parse().unwrap();
+            (s * 1000.0).round() as i64
+        })
+        .collect();
+    let text = replay_format(file, "prometheus", &["--all"]);
+    promtool_check(&text);
+    let names: Vec<&str> = raw
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .collect();
+    let samples = check_exposition_of(&text, &names);
+    let vda: Vec<(f64, Option<i64>)> = samples
+        .iter()
+        .filter(|(n, l, _, _)| n == "node_disk_reads_completed_total" && l == "device=\"vda\"")
+        .map(|(_, _, v, t)| (*v, *t))
+        .collect();
+    let reads: Vec<f64> = raw
+        .lines()
+        .filter(|l| l.split_whitespace().nth(2) == Some("vda"))
+        .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
+        .collect();
+    let want: Vec<(f64, Option<i64>)> = reads[1..]
+        .iter()
+        .zip(&ts[1..])
+        .map(|(r, t)| (*r, Some(*t)))
+        .collect();
+    assert_eq!(vda, want, "{text}");
+    // --count 1 prints one exposition without timestamps, as --output writes it (the node
+    // exporter's textfile collector refuses timestamps).
+    let one = replay_format(file, "prometheus", &["--all", "--count", "1"]);
+    assert!(check_exposition_of(&one, &names)
+        .iter()
+        .all(|s| s.3.is_none()));
+    promtool_check(&one);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("disk.prom");
+    replay_format(
+        file,
+        "prometheus",
+        &["--all", "--count", "1", "--output", out.to_str().unwrap()],
     );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), one);
+}
+
+/// Three samples a second apart: sda reads in both intervals, sdb in the first only.
+const SDB_IDLE_IN_SECOND_INTERVAL: &str = "TS 1000 x
+   8       0 sda 100 0 800 100 0 0 0 0 0 100 100
+   8      16 sdb 100 0 800 100 0 0 0 0 0 100 100
+TS 1001 x
+   8       0 sda 200 0 1600 200 0 0 0 0 0 200 200
+   8      16 sdb 150 0 1200 150 0 0 0 0 0 150 150
+TS 1002 x
+   8       0 sda 300 0 2400 300 0 0 0 0 0 300 300
+   8      16 sdb 150 0 1200 150 0 0 0 0 0 150 150
+";
+
+#[test]
+fn prometheus_keeps_a_device_that_went_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("samples");
+    std::fs::write(&f, SDB_IDLE_IN_SECOND_INTERVAL).unwrap();
+    let path = f.to_str().unwrap();
+    // The text table still hides idle devices (as iostat -z).
+    let t = dbio(&["iostat", "--replay", path]);
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    assert_eq!(t.stdout.matches("\nsdb ").count(), 1, "{}", t.stdout);
+    // The stream on stdout: sdb's counters and gauges in both samples.
+    let o = dbio(&["iostat", "--replay", path, "--format", "prometheus"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    for line in [
+        "node_disk_reads_completed_total{device=\"sdb\"} 150 1001000\n",
+        "node_disk_reads_completed_total{device=\"sdb\"} 150 1002000\n",
+        "dbio_disk_reads_per_second{device=\"sdb\"} 50 1001000\n",
+        "dbio_disk_reads_per_second{device=\"sdb\"} 0 1002000\n",
+    ] {
+        assert!(o.stdout.contains(line), "no {line} in:\n{}", o.stdout);
+    }
+    promtool_check(&o.stdout);
+    // The textfile written at every sample: the last one still has sdb.
+    let prom = dir.path().join("disk.prom");
+    let o = dbio(&[
+        "iostat",
+        "--replay",
+        path,
+        "--format",
+        "prometheus",
+        "--output",
+        prom.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let text = std::fs::read_to_string(&prom).unwrap();
+    check_exposition_of(&text, &["sda", "sdb"]);
+    for line in [
+        "node_disk_reads_completed_total{device=\"sdb\"} 150\n",
+        "node_disk_read_bytes_total{device=\"sdb\"} 614400\n",
+        "dbio_disk_reads_per_second{device=\"sdb\"} 0\n",
+        "node_disk_reads_completed_total{device=\"sda\"} 300\n",
+    ] {
+        assert!(text.contains(line), "no {line} in:\n{text}");
+    }
+}
+
+#[test]
+fn prometheus_device_label_holds_a_device_name_only() {
+    // A group is not a device: its figures go in dbio_disk_group_* families with a `group`
+    // label, and its members in dbio_disk_group_member_info{group, device}.
+    let text = replay_format(
+        "reset.txt",
+        "prometheus",
+        &["--group", "data=sdc,sdd", "--group", "{7}=sdd"],
+    );
+    check_exposition_of(&text, &["sdc", "sdd"]);
+    promtool_check(&text);
+    for line in [
+        "dbio_disk_group_reads_per_second{group=\"data\"} 200 5002000\n",
+        "dbio_disk_group_reads_per_second{group=\"{7}\"} 100 5001000\n",
+        "dbio_disk_group_member_info{group=\"data\",device=\"sdc\"} 1 5002000\n",
+        "dbio_disk_group_member_info{group=\"data\",device=\"sdd\"} 1 5002000\n",
+        "dbio_disk_reads_per_second{device=\"sdd\"} 100 5001000\n",
+    ] {
+        assert!(text.contains(line), "no {line} in:\n{text}");
+    }
 }
 
 #[test]

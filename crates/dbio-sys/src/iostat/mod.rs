@@ -1,0 +1,459 @@
+//! `dbio iostat` reports: the figures of the chosen devices (and `--group` sums) between two
+//! `/proc/diskstats` samples, as one serde [`Report`] per interval; the `--explain` reading of
+//! those figures ([`explain_figures`]); the text table ([`table`]) and the Prometheus
+//! exposition ([`prometheus`]) of a report.
+//!
+//! Everything here is pure over samples except [`resolve_name`] and [`Selection::live`] checks
+//! (which look a node or `/sys/class/block` up on the live system) and [`dev_info`] (which
+//! resolves the device stack). This module never prints.
+
+mod explain;
+pub mod prometheus;
+pub mod table;
+
+pub use explain::explain_figures;
+
+use crate::diskstats::{self, Delta, DiskStat, Figures};
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+/// A device, group or column the user named that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A device argument that is not in the sample.
+    #[error("unknown device {arg:?}: the devices in /proc/diskstats{} are: {known}", if *.replay { " of the replayed file" } else { "" })]
+    UnknownDevice {
+        /// The argument as given.
+        arg: String,
+        /// The device names of the sample, comma separated.
+        known: String,
+        /// Whether the sample came from a replayed file.
+        replay: bool,
+    },
+    /// A `--group` that is not `NAME=DEV,DEV`.
+    #[error("--group {spec:?}: expected NAME=dev1,dev2 (e.g. --group data=sdb,sdc)")]
+    BadGroup {
+        /// The argument as given.
+        spec: String,
+    },
+    /// A `--columns` name that is not a column of the table.
+    #[error("--columns: no column {name:?}; the columns are: {valid}")]
+    UnknownColumn {
+        /// The name as given.
+        name: String,
+        /// Every column name, comma separated.
+        valid: String,
+    },
+    /// A `--columns` name given twice.
+    #[error("--columns: {name} is given twice; name each column once")]
+    DuplicateColumn {
+        /// The name.
+        name: String,
+    },
+}
+
+/// What a row of a report is.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A whole device (disk, dm, md, ...).
+    Device,
+    /// A partition of a device.
+    Partition,
+    /// A `--group` of devices, summed.
+    Group,
+}
+
+impl Kind {
+    /// `device`, `partition` or `group`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Device => "device",
+            Kind::Partition => "partition",
+            Kind::Group => "group",
+        }
+    }
+}
+
+/// One device (or group) in one report.
+#[derive(Serialize, Debug, Clone)]
+pub struct DeviceRow {
+    /// Kernel name, or the group name.
+    pub device: String,
+    /// `device`, `partition` or `group`.
+    pub kind: Kind,
+    /// For a group: its members.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
+    /// The figures.
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// --explain: the reading of these figures.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub explain: Vec<String>,
+}
+
+/// One report: the figures of every shown device over one interval.
+#[derive(Serialize, Debug, Clone)]
+pub struct Report {
+    /// End of the interval, seconds since the epoch.
+    pub ts: f64,
+    /// The same, as `YYYY-MM-DD HH:MM:SS` UTC.
+    pub time: String,
+    /// Interval length.
+    pub interval_s: f64,
+    /// Devices.
+    pub devices: Vec<DeviceRow>,
+    /// Devices left out of this interval and why (counter reset, appeared).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+}
+
+/// What `--explain` needs to know about a device beyond its counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DevInfo {
+    /// Physical disks under it (None: unknown, as in a replay).
+    pub disks: Option<usize>,
+    /// Whether they spin (None: unknown or mixed).
+    pub rotational: Option<bool>,
+}
+
+/// A `--group`: a name and the devices summed under it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The name given.
+    pub name: String,
+    /// Kernel names of the members.
+    pub members: Vec<String>,
+}
+
+/// Which devices a report shows.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Devices named on the command line (kernel names): only these, even idle or partitions.
+    pub named: Vec<String>,
+    /// Groups, shown after the devices.
+    pub groups: Vec<Group>,
+    /// Also idle devices.
+    pub all: bool,
+    /// Also partitions.
+    pub partitions: bool,
+    /// Samples of the live system (partitions are told by `/sys/class/block`, else by name).
+    pub live: bool,
+    /// A device shown once stays in every later report, idle or not (Prometheus: a series
+    /// must not vanish because its device was idle for an interval, as node_exporter never
+    /// drops a device).
+    pub keep_shown: bool,
+}
+
+impl Selection {
+    fn is_partition(&self, name: &str, names: &[&str]) -> bool {
+        if self.live {
+            let p = Path::new("/sys/class/block").join(name);
+            if p.exists() {
+                return p.join("partition").exists();
+            }
+        }
+        diskstats::looks_like_partition(name, names)
+    }
+}
+
+/// Resolves a device argument to its name in the sample: a kernel name, /dev/NAME, or (live)
+/// a node whose major:minor is in the sample (e.g. /dev/mapper/vg-lv).
+pub fn resolve_name(arg: &str, sample: &[DiskStat], live: bool) -> Result<String, Error> {
+    if sample.iter().any(|d| d.name == arg) {
+        return Ok(arg.to_string());
+    }
+    if let Some(bare) = arg.strip_prefix("/dev/") {
+        if sample.iter().any(|d| d.name == bare) {
+            return Ok(bare.to_string());
+        }
+    }
+    if live {
+        if let Ok((ma, mi)) = crate::mounts::block_dev_numbers(Path::new(arg)) {
+            if let Some(d) = sample.iter().find(|d| d.major == ma && d.minor == mi) {
+                return Ok(d.name.clone());
+            }
+        }
+    }
+    let known: Vec<&str> = sample.iter().map(|d| d.name.as_str()).collect();
+    Err(Error::UnknownDevice {
+        arg: arg.to_string(),
+        known: known.join(", "),
+        replay: !live,
+    })
+}
+
+/// Parses `--group NAME=DEV,DEV` arguments, resolving each member with [`resolve_name`].
+pub fn parse_groups(
+    specs: &[String],
+    sample: &[DiskStat],
+    live: bool,
+) -> Result<Vec<Group>, Error> {
+    let mut out = Vec::new();
+    for g in specs {
+        let bad = || Error::BadGroup { spec: g.clone() };
+        let (name, devs) = g.split_once('=').ok_or_else(bad)?;
+        if name.is_empty() || devs.is_empty() {
+            return Err(bad());
+        }
+        let members = devs
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|d| resolve_name(d, sample, live))
+            .collect::<Result<Vec<_>, _>>()?;
+        out.push(Group {
+            name: name.to_string(),
+            members,
+        });
+    }
+    Ok(out)
+}
+
+/// What `--explain` reads the figures against.
+#[derive(Clone, Debug, Default)]
+pub struct ExplainWith {
+    /// Per device (kernel name); a device missing here is read as 1 disk (or, for a group,
+    /// as many disks as members), rotation unknown.
+    pub info: HashMap<String, DevInfo>,
+    /// Database page size in bytes, compared with request sizes.
+    pub page_size: u64,
+}
+
+/// Builds one [`Report`] per pair of samples, remembering what it showed (for
+/// [`Selection::keep_shown`]).
+#[derive(Clone, Debug)]
+pub struct Reporter {
+    sel: Selection,
+    explain: Option<ExplainWith>,
+    shown: BTreeSet<String>,
+}
+
+impl Reporter {
+    /// A reporter for `sel`; with `explain`, every row gets its `--explain` reading.
+    pub fn new(sel: Selection, explain: Option<ExplainWith>) -> Self {
+        Reporter {
+            sel,
+            explain,
+            shown: BTreeSet::new(),
+        }
+    }
+
+    /// The report of the interval from `prev` to `cur`, which ends at `ts` (seconds since
+    /// the epoch) and lasts `interval_s` seconds.
+    pub fn report(
+        &mut self,
+        prev: &[DiskStat],
+        cur: &[DiskStat],
+        ts: f64,
+        interval_s: f64,
+    ) -> Report {
+        let sel = &self.sel;
+        let before: HashMap<&str, &DiskStat> = prev.iter().map(|d| (d.name.as_str(), d)).collect();
+        let names: Vec<&str> = cur.iter().map(|d| d.name.as_str()).collect();
+        let mut rows = Vec::new();
+        let mut skipped = Vec::new();
+        let mut deltas: HashMap<&str, Delta> = HashMap::new();
+        for d in cur {
+            match before.get(d.name.as_str()) {
+                None => skipped.push(format!(
+                    "{}: not in the previous sample (device appeared)",
+                    d.name
+                )),
+                Some(p) => match Delta::between(p, d) {
+                    Ok(delta) => {
+                        deltas.insert(d.name.as_str(), delta);
+                    }
+                    Err(e) => skipped.push(e.to_string()),
+                },
+            }
+        }
+        let explain_row = |name: &str, f: &Figures, members: usize| -> Vec<String> {
+            match &self.explain {
+                Some(x) => {
+                    let i = x.info.get(name).cloned().unwrap_or(DevInfo {
+                        disks: if members > 1 { Some(members) } else { None },
+                        rotational: None,
+                    });
+                    explain_figures(f, &i, x.page_size)
+                }
+                None => Vec::new(),
+            }
+        };
+        for d in cur {
+            let Some(delta) = deltas.get(d.name.as_str()) else {
+                continue;
+            };
+            let named = sel.named.iter().any(|n| n == &d.name);
+            let kept = self.shown.contains(&d.name);
+            let part = sel.is_partition(&d.name, &names);
+            if !sel.named.is_empty() && !named {
+                continue;
+            }
+            if !named && !kept && ((part && !sel.partitions) || (!sel.all && delta.is_idle())) {
+                continue;
+            }
+            let figures = diskstats::figures(delta, interval_s);
+            rows.push(DeviceRow {
+                device: d.name.clone(),
+                kind: if part { Kind::Partition } else { Kind::Device },
+                members: Vec::new(),
+                explain: explain_row(&d.name, &figures, 1),
+                figures,
+            });
+        }
+        for g in &sel.groups {
+            // Summed from an empty delta: even a group of one member is a group (pt-diskstats'
+            // qtime of a group uses the summed in-flight gauge, not its change).
+            let mut sum: Option<Delta> = None;
+            let mut missing = Vec::new();
+            for m in &g.members {
+                match deltas.get(m.as_str()) {
+                    Some(d) => sum.get_or_insert_with(Delta::default).add(d),
+                    None => missing.push(m.as_str()),
+                }
+            }
+            if !missing.is_empty() {
+                skipped.push(format!(
+                    "group {}: members {} not comparable in this interval; the group is left out",
+                    g.name,
+                    missing.join(", ")
+                ));
+                continue;
+            }
+            if let Some(s) = sum {
+                let figures = diskstats::figures(&s, interval_s);
+                rows.push(DeviceRow {
+                    device: g.name.clone(),
+                    kind: Kind::Group,
+                    members: g.members.clone(),
+                    explain: explain_row(&g.name, &figures, g.members.len()),
+                    figures,
+                });
+            }
+        }
+        if sel.keep_shown {
+            self.shown.extend(
+                rows.iter()
+                    .filter(|r| r.kind != Kind::Group)
+                    .map(|r| r.device.clone()),
+            );
+        }
+        Report {
+            ts,
+            time: diskstats::utc_datetime(ts.floor() as i64),
+            interval_s,
+            devices: rows,
+            skipped,
+        }
+    }
+}
+
+/// What `--explain` knows of each live device: its physical disks and whether they spin,
+/// from the device stack (devices whose stack cannot be resolved are left out).
+pub fn dev_info(names: &[String]) -> HashMap<String, DevInfo> {
+    let mut m = HashMap::new();
+    for n in names {
+        if let Ok(st) = crate::stack::resolve_device(Path::new(n)) {
+            let leaves = st.leaves();
+            let rotational = leaves
+                .iter()
+                .filter_map(|d| d.queue.as_ref().and_then(|q| q.rotational))
+                .reduce(|a, b| a && b);
+            m.insert(
+                n.clone(),
+                DevInfo {
+                    disks: Some(leaves.len().max(1)),
+                    rotational,
+                },
+            );
+        }
+    }
+    m
+}
+
+/// The note on skipped partition lines of old kernels (line numbers, the first 20).
+pub fn old_partitions_note(lines: &[usize]) -> String {
+    let mut list = lines
+        .iter()
+        .take(20)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if lines.len() > 20 {
+        list.push_str(", ...");
+    }
+    format!(
+        "{} partition line{} of 7 fields skipped (line{} {list}): kernels before 2.6.25 print \
+         only reads, sectors read, writes and sectors written for a partition, too little for \
+         these figures; iostat and pt-diskstats skip them too",
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" },
+        if lines.len() == 1 { "" } else { "s" },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(lines: &str) -> Vec<DiskStat> {
+        diskstats::parse(lines).unwrap()
+    }
+
+    #[test]
+    fn idle_devices_are_hidden_unless_kept() {
+        let a = sample("8 0 sda 0 0 0 0 0 0 0 0 0 0 0\n8 16 sdb 0 0 0 0 0 0 0 0 0 0 0\n");
+        let b = sample("8 0 sda 10 0 80 10 0 0 0 0 0 10 10\n8 16 sdb 5 0 40 5 0 0 0 0 0 5 5\n");
+        let c = sample("8 0 sda 20 0 160 20 0 0 0 0 0 20 20\n8 16 sdb 5 0 40 5 0 0 0 0 0 5 5\n");
+        let names = |r: &Report| {
+            r.devices
+                .iter()
+                .map(|d| d.device.clone())
+                .collect::<Vec<_>>()
+        };
+        let mut plain = Reporter::new(Selection::default(), None);
+        assert_eq!(names(&plain.report(&a, &b, 1.0, 1.0)), ["sda", "sdb"]);
+        assert_eq!(names(&plain.report(&b, &c, 2.0, 1.0)), ["sda"]);
+        let mut kept = Reporter::new(
+            Selection {
+                keep_shown: true,
+                ..Selection::default()
+            },
+            None,
+        );
+        assert_eq!(names(&kept.report(&a, &b, 1.0, 1.0)), ["sda", "sdb"]);
+        let r = kept.report(&b, &c, 2.0, 1.0);
+        assert_eq!(names(&r), ["sda", "sdb"]);
+        assert_eq!(r.devices[1].figures.r_per_s, 0.0);
+        // A device idle from the start is not shown: only what was shown is kept.
+        let mut late = Reporter::new(
+            Selection {
+                keep_shown: true,
+                ..Selection::default()
+            },
+            None,
+        );
+        assert_eq!(names(&late.report(&b, &c, 2.0, 1.0)), ["sda"]);
+    }
+
+    #[test]
+    fn unknown_device_and_bad_group_name_what_exists() {
+        let s = sample("8 0 sda 0 0 0 0 0 0 0 0 0 0 0\n8 16 sdb 0 0 0 0 0 0 0 0 0 0 0\n");
+        assert_eq!(resolve_name("/dev/sdb", &s, false).unwrap(), "sdb");
+        let e = resolve_name("sdq", &s, false).unwrap_err().to_string();
+        assert!(
+            e.contains("\"sdq\"") && e.contains("replayed") && e.contains("sda, sdb"),
+            "{e}"
+        );
+        let g = parse_groups(&["d=sda,/dev/sdb".to_string()], &s, false).unwrap();
+        assert_eq!(g[0].members, ["sda", "sdb"]);
+        for bad in ["d", "=sda", "d="] {
+            assert!(matches!(
+                parse_groups(&[bad.to_string()], &s, false),
+                Err(Error::BadGroup { .. })
+            ));
+        }
+    }
+}
