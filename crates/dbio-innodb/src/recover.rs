@@ -730,7 +730,7 @@ pub fn create_page_file(path: &Path, force: bool) -> std::io::Result<File> {
     dbio_sys::atomic::create_new(path)
 }
 
-/// What [`write`] wrote.
+/// What [`write()`] wrote.
 #[derive(Debug, Default)]
 pub struct Written {
     /// One row per index file.
@@ -941,7 +941,7 @@ pub fn write_manifest(out: &Path, manifest: &Manifest) -> Result<(), RecoverErro
 }
 
 /// Plans, writes the pages and the manifest, and builds the report. `elapsed_s` is the scan
-/// time; `stop()` ends the writing between pages (see [`write`]).
+/// time; `stop()` ends the writing between pages (see [`write()`]).
 pub fn recover(
     scanned: Scanned,
     sources: &[Source],

@@ -3,13 +3,11 @@
 
 use crate::cli::usage;
 use crate::progress::Progress;
-use anyhow::Context;
 use dbio_innodb::page::PAGE_SIZES;
 use dbio_innodb::recover::{self, OutDirError, Source};
 use dbio_innodb::scan::ScanOptions;
 use dbio_innodb::search::{self, PatternSpec, SearchOptions};
 use dbio_report::export::{Exporter, JsonExporter};
-use dbio_sys::atomic::AtomicFile;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -292,7 +290,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     }
     let sources = open_sources(&source_names, a.scan.no_mmap)?;
     let stop = crate::signals::install();
-    let mut out = GrepOut::open(a.scan.output.as_deref())?;
+    let mut out = crate::output::Stream::open(a.scan.output.as_deref())?;
     let progress = Progress::bytes("", sources.iter().map(|s| s.len).sum());
     let all_in = a.all_in.map(|m| match m {
         AllIn::Record => search::AllIn::Record,
@@ -302,7 +300,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
         // One JSON document, streamed: the hits array is written as hits are found and the
         // totals follow it.
         let head = search::json_head(&search::pattern_rows(&pats), all_in);
-        out.w.write_all(head.as_bytes())?;
+        out.write_all(head.as_bytes())?;
     }
     let sopts = SearchOptions {
         threads: threads(&a.scan),
@@ -314,7 +312,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     };
     let format = a.scan.format;
     let mut sink = |n: u64, mut row: search::HitRow| -> anyhow::Result<()> {
-        let w = &mut out.w;
+        let w = &mut out;
         match format {
             Format::Text => w.write_all(search::render_hit(&row).as_bytes())?,
             Format::Json => {
@@ -334,75 +332,13 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     progress.finish();
     match format {
         Format::Text => {}
-        Format::Json => out.w.write_all(search::json_tail(&summary).as_bytes())?,
+        Format::Json => out.write_all(search::json_tail(&summary).as_bytes())?,
         Format::Jsonl => {
-            serde_json::to_writer(&mut out.w, &summary)?;
-            out.w.write_all(b"\n")?;
+            serde_json::to_writer(&mut out, &summary)?;
+            out.write_all(b"\n")?;
         }
     }
     out.finish()?;
     eprintln!("dbio: {}", search::summary_line(&summary));
     Ok(if summary.interrupted { 130 } else { 0 })
-}
-
-/// Where grep output goes: stdout, or `--output FILE` streamed into an [`AtomicFile`]
-/// (a temporary created O_EXCL|O_NOFOLLOW under an unpredictable name) and renamed into place
-/// at the end; dropped unfinished, the temporary is removed.
-struct GrepOut {
-    w: std::io::BufWriter<GrepSink>,
-}
-
-enum GrepSink {
-    Stdout(std::io::Stdout),
-    File(AtomicFile),
-}
-
-impl Write for GrepSink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            GrepSink::Stdout(o) => o.write(buf),
-            GrepSink::File(f) => f.write(buf),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            GrepSink::Stdout(o) => o.flush(),
-            GrepSink::File(f) => f.flush(),
-        }
-    }
-}
-
-impl GrepOut {
-    fn open(path: Option<&Path>) -> anyhow::Result<GrepOut> {
-        let sink = match path.filter(|p| *p != Path::new("-")) {
-            None => GrepSink::Stdout(std::io::stdout()),
-            Some(path) => GrepSink::File(AtomicFile::create(path).with_context(|| {
-                format!(
-                    "--output {}: check that the directory exists and is writable",
-                    path.display()
-                )
-            })?),
-        };
-        Ok(GrepOut {
-            w: std::io::BufWriter::with_capacity(1 << 16, sink),
-        })
-    }
-
-    /// Flushes; renames a file into place.
-    fn finish(self) -> anyhow::Result<()> {
-        let name = match self.w.get_ref() {
-            GrepSink::Stdout(_) => "stdout".to_string(),
-            GrepSink::File(f) => f.path().display().to_string(),
-        };
-        let sink = self
-            .w
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(|| format!("cannot write {name}"))?;
-        if let GrepSink::File(f) = sink {
-            f.commit()
-                .with_context(|| format!("cannot move the output into place as {name}"))?;
-        }
-        Ok(())
-    }
 }
