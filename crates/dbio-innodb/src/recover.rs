@@ -1170,3 +1170,279 @@ pub fn render_text(r: &PagesReport) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::page_type;
+    use crate::scan::IndexInfo;
+    use std::cell::Cell;
+
+    const S: u32 = 16384;
+
+    fn page(offset: u64, space_id: u32, page_no: u32, lsn: u64) -> FoundPage {
+        FoundPage {
+            offset,
+            page_size: S,
+            status: Status::Intact,
+            checksum: Some(Algorithm::Crc32),
+            space_id,
+            page_no,
+            page_type: page_type::ALLOCATED,
+            lsn,
+            index: None,
+            fsp_flags: None,
+            compressed_bytes: None,
+            zip: false,
+        }
+    }
+
+    fn index_page(offset: u64, page_no: u32, level: u16, n_recs: u16) -> FoundPage {
+        FoundPage {
+            page_type: page_type::INDEX,
+            index: Some(IndexInfo {
+                format: RowFormat::Redundant,
+                index_id: 23,
+                level,
+                n_recs,
+                deleted_recs: 1,
+            }),
+            ..page(offset, 5, page_no, 100)
+        }
+    }
+
+    fn names() -> Vec<String> {
+        vec!["a.img".to_string(), "b.img".to_string()]
+    }
+
+    #[test]
+    fn dedupe_keeps_the_newest_lsn_and_lists_the_older_copies() {
+        let mut eight_k = page(0, 7, 5, 1);
+        eight_k.page_size = 8192;
+        let found = vec![
+            (0, page(0, 7, 5, 10)),
+            (1, page(16384, 7, 5, 30)),
+            (0, page(32768, 7, 5, 20)),
+            // Another page size is another tablespace: not a copy.
+            (1, eight_k),
+        ];
+        let plan = plan(&found, &names());
+        assert_eq!(plan.duplicates, 2);
+        assert_eq!(plan.kept.len(), 2);
+        let older = &plan.kept[&1];
+        let offsets: Vec<(String, u64, u64)> = older
+            .iter()
+            .map(|c| (c.source.clone(), c.source_offset, c.lsn))
+            .collect();
+        assert_eq!(
+            offsets,
+            vec![("a.img".into(), 0, 10), ("a.img".into(), 32768, 20)]
+        );
+        assert!(plan.kept[&3].is_empty());
+        assert!(plan.warnings.iter().any(|w| w.starts_with(
+            "2 page(s) were found more than once (same space id and page number); the copy with the newest LSN is kept"
+        )));
+    }
+
+    #[test]
+    fn equal_lsn_prefers_an_intact_copy_to_a_torn_one() {
+        let mut torn = page(0, 7, 5, 10);
+        torn.status = Status::Torn;
+        torn.checksum = None;
+        let found = vec![(0, torn), (1, page(16384, 7, 5, 10))];
+        let plan = plan(&found, &names());
+        assert_eq!(plan.kept.keys().copied().collect::<Vec<_>>(), vec![1]);
+        assert_eq!(plan.kept[&1][0].status, Status::Torn);
+        // A torn copy never replaces an intact one of the same LSN.
+        let found = vec![(1, found[1].1.clone()), (0, found[0].1.clone())];
+        let plan = super::plan(&found, &names());
+        assert_eq!(plan.kept.keys().copied().collect::<Vec<_>>(), vec![0]);
+    }
+
+    #[test]
+    fn pages_are_grouped_by_index_in_level_and_page_order_and_by_kind() {
+        let mut blob = page(0, 5, 9, 1);
+        blob.page_type = page_type::BLOB;
+        let mut compressed = page(0, 5, 10, 1);
+        compressed.page_type = page_type::PAGE_COMPRESSED;
+        compressed.compressed_bytes = Some(100);
+        let mut fsp = page(0, 5, 0, 1);
+        fsp.page_type = page_type::FSP_HDR;
+        fsp.fsp_flags = Some(0); // 16 KiB
+        let found = vec![
+            (0, index_page(0, 4, 1, 2)),
+            (0, index_page(0, 8, 0, 3)),
+            (0, index_page(0, 3, 0, 4)),
+            (0, blob),
+            (0, compressed),
+            (0, fsp),
+        ];
+        let plan = plan(&found, &names());
+        assert_eq!(plan.index_groups[&(5, 23)], vec![2, 1, 0]);
+        assert_eq!(plan.page_groups[&(5, "BLOB")], vec![3]);
+        assert_eq!(plan.page_groups[&(5, "COMPRESSED")], vec![4]);
+        assert_eq!(plan.other.get("FSP_HDR"), Some(&1));
+        assert_eq!(plan.to_write(), 5);
+        assert_eq!(plan.algorithms.get("crc32"), Some(&6));
+        assert_eq!(plan.spaces[&5].page_size_from, "fsp_flags");
+        assert!(plan.warnings.is_empty());
+    }
+
+    #[test]
+    fn without_page_zero_the_page_size_comes_from_the_checksums() {
+        let mut p = page(0, 9, 3, 1);
+        p.page_size = 8192;
+        let plan = plan(&[(0, p)], &names());
+        assert_eq!(plan.spaces[&9].page_size, 8192);
+        assert_eq!(plan.spaces[&9].page_size_from, "checksum");
+        assert_eq!(
+            plan.warnings,
+            vec![
+                "space 9: page 0 not found; page size 8KiB inferred from the pages' checksums"
+                    .to_string()
+            ]
+        );
+    }
+
+    /// A source of `n` pages, page `i` filled with byte `i + 1`.
+    fn source(dir: &Path, n: u8) -> Source {
+        let path = dir.join("src.img");
+        let mut bytes = Vec::new();
+        for i in 0..n {
+            bytes.extend(std::iter::repeat_n(i + 1, S as usize));
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        Source::open(&path, true).unwrap()
+    }
+
+    fn scanned(found: Vec<(usize, FoundPage)>) -> Scanned {
+        Scanned {
+            found,
+            ..Scanned::default()
+        }
+    }
+
+    #[test]
+    fn pages_manifest_and_report_are_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = source(dir.path(), 4);
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let mut blob = page(3 * S as u64, 5, 9, 1);
+        blob.page_type = page_type::BLOB;
+        blob.compressed_bytes = Some(100);
+        let found = vec![
+            (0, index_page(S as u64, 8, 0, 3)),
+            (0, index_page(0, 3, 0, 4)),
+            (0, index_page(2 * S as u64, 3, 0, 4)), // page 3 again, same LSN: the first copy stays
+            (0, blob),
+        ];
+        let sources = [src];
+        let r = recover(scanned(found), &sources, &out, false, 1.0, &|| false).unwrap();
+        assert!(!r.interrupted);
+        assert_eq!(
+            (r.pages_found, r.pages_written, r.duplicates_dropped),
+            (4, 3, 1)
+        );
+        let idx = std::fs::read(out.join("5/23.pages")).unwrap();
+        assert_eq!(idx.len(), 2 * S as usize);
+        assert!(idx[..S as usize].iter().all(|&b| b == 1), "page 3 first");
+        assert!(idx[S as usize..].iter().all(|&b| b == 2), "then page 8");
+        assert_eq!(r.indexes[0].records, 7);
+        assert_eq!(r.indexes[0].deleted_records, 2);
+        // page_compressed: the payload, then zeros to the page size.
+        let c = std::fs::read(out.join("5/COMPRESSED/9.page")).unwrap();
+        assert_eq!(c.len(), S as usize);
+        assert!(c[..100].iter().all(|&b| b == 4) && c[100..].iter().all(|&b| b == 0));
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["version"], 1);
+        assert_eq!(m["interrupted"], false);
+        let pages = m["pages"].as_array().unwrap();
+        assert_eq!(pages.len(), 3);
+        assert_eq!(pages[0]["file"], "5/23.pages");
+        assert_eq!(pages[0]["file_offset"], 0);
+        assert_eq!(pages[0]["source_offset"], 0);
+        assert_eq!(pages[0]["older_copies"][0]["source_offset"], 2 * S as u64);
+        assert_eq!(pages[1]["file_offset"], S as u64);
+        assert_eq!(pages[2]["file"], "5/COMPRESSED/9.page");
+        assert_eq!(pages[2]["compressed_bytes"], 100);
+    }
+
+    #[test]
+    fn an_interrupt_mid_write_keeps_whole_pages_and_marks_the_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = source(dir.path(), 3);
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let found = (0..3)
+            .map(|i| (0, index_page(i as u64 * S as u64, i + 3, 0, 1)))
+            .collect();
+        // Asked before the index file (no), before its 2nd page (no), before its 3rd (yes).
+        let calls = Cell::new(0);
+        let stop = || {
+            calls.set(calls.get() + 1);
+            calls.get() >= 3
+        };
+        let sources = [src];
+        let r = recover(scanned(found), &sources, &out, false, 1.0, &stop).unwrap();
+        assert!(r.interrupted);
+        assert_eq!(r.pages_written, 2);
+        assert_eq!(
+            r.warnings.last().unwrap(),
+            "interrupted: 2 of 3 pages written (each whole), all listed in manifest.json"
+        );
+        let idx = std::fs::read(out.join("5/23.pages")).unwrap();
+        assert_eq!(idx.len(), 2 * S as usize);
+        assert!(idx[S as usize..].iter().all(|&b| b == 2));
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["interrupted"], true);
+        assert_eq!(m["pages"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn an_interrupted_scan_writes_nothing_and_an_interrupted_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let s = Scanned {
+            interrupted: true,
+            ..Scanned::default()
+        };
+        let r = recover(s, &[], &out, false, 1.0, &|| true).unwrap();
+        assert!(r.interrupted);
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["interrupted"], true);
+        assert!(m["pages"].as_array().unwrap().is_empty());
+    }
+
+    #[test]
+    fn page_files_never_write_through_an_existing_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        std::fs::write(&target, b"keep").unwrap();
+        let link = dir.path().join("1.page");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = create_page_file(&link, false).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        // --force removes the link itself, never its target.
+        let mut f = create_page_file(&link, true).unwrap();
+        f.write_all(b"new").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        assert!(!std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    }
+
+    #[test]
+    fn a_non_empty_out_dir_needs_force() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x"), b"").unwrap();
+        let e = prepare_out_dir(&[], dir.path(), true, false).unwrap_err();
+        assert!(matches!(e, OutDirError::NotEmpty { .. }), "{e}");
+        prepare_out_dir(&[], dir.path(), true, true).unwrap();
+        let fresh = dir.path().join("a/b");
+        prepare_out_dir(&[], &fresh, true, false).unwrap();
+        assert!(fresh.is_dir());
+    }
+}

@@ -617,3 +617,195 @@ pub fn render_hit(h: &HitRow) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::FoundPage;
+
+    fn hit(offset: u64, pattern: usize, page: u64, origin: Option<u16>) -> Hit {
+        let found = FoundPage {
+            offset: page,
+            page_size: 16384,
+            status: Status::Intact,
+            checksum: None,
+            space_id: 1,
+            page_no: (page / 16384) as u32,
+            page_type: crate::page::page_type::INDEX,
+            lsn: 1,
+            index: None,
+            fsp_flags: None,
+            compressed_bytes: None,
+            zip: false,
+        };
+        Hit {
+            offset,
+            pattern,
+            location: Some(Location {
+                page: found,
+                page_offset: (offset - page) as u32,
+                record: origin.map(|origin| Record {
+                    origin,
+                    heap_no: 2,
+                    deleted: false,
+                    purged: false,
+                    node_ptr: false,
+                }),
+            }),
+        }
+    }
+
+    fn filter(mode: AllIn, hits: &[Hit]) -> Vec<u64> {
+        let mut f = AllInFilter::new(mode, 2);
+        let mut kept = Vec::new();
+        let mut out = |h: Hit| {
+            kept.push(h.offset);
+            true
+        };
+        for h in hits {
+            assert!(f.push(h, &mut out));
+        }
+        assert!(f.release(u64::MAX, &mut out));
+        kept
+    }
+
+    #[test]
+    fn all_in_keeps_the_hits_of_groups_holding_every_pattern() {
+        let hits = [
+            hit(200, 0, 0, Some(200)),
+            hit(300, 1, 0, Some(300)),
+            hit(16384 + 200, 0, 16384, Some(200)),
+            hit(16384 + 210, 1, 16384, Some(200)),
+            hit(40000, 0, 32768, Some(100)),
+            Hit {
+                offset: 60000,
+                pattern: 1,
+                location: None,
+            },
+        ];
+        assert_eq!(filter(AllIn::Page, &hits), vec![200, 300, 16584, 16594]);
+        assert_eq!(filter(AllIn::Record, &hits), vec![16584, 16594]);
+    }
+
+    #[test]
+    fn all_in_stops_when_the_output_says_so() {
+        let hits = [hit(200, 0, 0, None), hit(300, 1, 0, None)];
+        let mut f = AllInFilter::new(AllIn::Page, 2);
+        let mut n = 0;
+        let mut out = |_h: Hit| {
+            n += 1;
+            false
+        };
+        for h in &hits {
+            assert!(f.push(h, &mut out));
+        }
+        assert!(!f.release(u64::MAX, &mut out));
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn patterns_are_built_and_labelled() {
+        let spec = PatternSpec {
+            args: vec!["80 07".into(), "a.img".into()],
+            ..PatternSpec::default()
+        };
+        let (pats, sources) = build_patterns(&spec).unwrap();
+        assert_eq!(pats[0].label, "hex:80 07");
+        assert_eq!(sources, vec!["a.img".to_string()]);
+        let mut spec = PatternSpec {
+            args: vec!["a.img".into()],
+            charset: "utf8mb4".into(),
+            ..PatternSpec::default()
+        };
+        spec.ints[1] = vec!["7,3".into()];
+        spec.char_ = vec!["4:ab".into()];
+        let (pats, sources) = build_patterns(&spec).unwrap();
+        assert_eq!(sources, vec!["a.img".to_string()]);
+        assert_eq!(pats[0].label, "smallint:7,3");
+        assert_eq!(pats[0].to_hex(), "80 07 80 03");
+        assert_eq!(pats[1].label, "char(4):ab");
+        assert_eq!(pats[1].to_hex(), "61 62 20 20");
+        spec.decimal = vec!["10:1".into()];
+        assert_eq!(
+            build_patterns(&spec).unwrap_err().0,
+            "--decimal \"10:1\": write it as P,S:VALUE, e.g. 10,2:1234.56"
+        );
+        let e = build_patterns(&PatternSpec::default()).unwrap_err();
+        assert!(e.0.starts_with("no pattern given"), "{e}");
+    }
+
+    #[test]
+    fn hexdump_lines_are_aligned_to_16_bytes() {
+        let s = hexdump_bytes(b"0123456789abcdef\x00A", 0x20);
+        assert_eq!(
+            s,
+            "000000000020  30 31 32 33 34 35 36 37 38 39 61 62 63 64 65 66  |0123456789abcdef|\n\
+             000000000030  00 41                                            |.A|\n"
+        );
+    }
+
+    fn search(
+        max_count: Option<u64>,
+        fail_at: Option<u64>,
+    ) -> (Result<GrepSummary, RecoverError>, Vec<u64>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.img");
+        let mut bytes = vec![0u8; 20000];
+        for at in [100, 5000, 19000] {
+            bytes[at..at + 4].copy_from_slice(b"LOST");
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let src = Source::open(&path, true).unwrap();
+        let stop = AtomicBool::new(false);
+        let scan = ScanOptions {
+            step: 512,
+            page_sizes: vec![16384],
+        };
+        let o = SearchOptions {
+            threads: 1,
+            scan: &scan,
+            all_in: None,
+            context: 0,
+            max_count,
+            stop: &stop,
+        };
+        let pats = [Pattern::literal("text:LOST", b"LOST".to_vec())];
+        let mut seen = Vec::new();
+        let mut sink = |n: u64, row: HitRow| {
+            if Some(n) == fail_at {
+                return Err(RecoverError::NotFileOrDevice {
+                    path: "sink".into(),
+                });
+            }
+            assert_eq!(row.pattern, "text:LOST");
+            seen.push(row.offset);
+            Ok(())
+        };
+        let r = run(&[src], &pats, &o, &|_| {}, |_| (), &mut sink);
+        (r, seen)
+    }
+
+    #[test]
+    fn run_streams_every_hit_in_order_and_stops_at_max_count() {
+        let (r, seen) = search(None, None);
+        let s = r.unwrap();
+        assert_eq!(seen, vec![100, 5000, 19000]);
+        assert_eq!(
+            (s.hit_count, s.hits_in_pages, s.bytes_searched),
+            (3, 0, 20000)
+        );
+        assert!(!s.max_count_reached && !s.interrupted);
+        let (r, seen) = search(Some(2), None);
+        let s = r.unwrap();
+        assert_eq!(seen, vec![100, 5000]);
+        assert!(s.max_count_reached);
+        assert_eq!(s.hit_count, 2);
+    }
+
+    #[test]
+    fn a_sink_error_ends_the_search_and_is_returned() {
+        let (r, seen) = search(None, Some(1));
+        assert!(matches!(r, Err(RecoverError::NotFileOrDevice { .. })));
+        assert_eq!(seen, vec![100]);
+    }
+}
