@@ -45,6 +45,9 @@ pub enum Error {
         /// What is wrong and what to give instead.
         reason: String,
     },
+    /// An option value is out of range: the message names the option and the values allowed.
+    #[error("{0}")]
+    Option(String),
     /// Reading a source failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),

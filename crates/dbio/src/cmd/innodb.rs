@@ -3,7 +3,6 @@
 
 use crate::cli::usage;
 use crate::progress::Progress;
-use dbio_innodb::page::PAGE_SIZES;
 use dbio_innodb::recover::{self, OutDirError, Source};
 use dbio_innodb::scan::ScanOptions;
 use dbio_innodb::search::{self, PatternSpec, SearchOptions};
@@ -178,25 +177,7 @@ fn open_sources<P: AsRef<Path>>(paths: &[P], no_mmap: bool) -> anyhow::Result<Ve
 }
 
 fn scan_options(f: &ScanFlags) -> anyhow::Result<ScanOptions> {
-    if f.step == 0 || !f.step.is_multiple_of(512) {
-        return Err(usage(format!(
-            "--step {} must be a positive multiple of 512",
-            f.step
-        )));
-    }
-    let page_sizes = match f.page_size {
-        None => PAGE_SIZES.to_vec(),
-        Some(s) if PAGE_SIZES.contains(&(s as usize)) => vec![s as usize],
-        Some(s) => {
-            return Err(usage(format!(
-                "--page-size {s} is not an InnoDB page size: use 4k, 8k, 16k, 32k or 64k"
-            )))
-        }
-    };
-    Ok(ScanOptions {
-        step: f.step as usize,
-        page_sizes,
-    })
+    ScanOptions::new(f.step, f.page_size).map_err(|e| usage(e.to_string()))
 }
 
 fn threads(f: &ScanFlags) -> usize {
