@@ -1,7 +1,9 @@
 //! InnoDB on-disk structures for recovery: page format, checksums (MariaDB full_crc32 first,
 //! then crc32, innodb, none), a page scanner that finds pages of any size at any 512-byte
 //! step of a device or image, value encoders that turn typed values into the bytes InnoDB
-//! stores, a page-aware binary grep, and the SYS_TABLES/SYS_INDEXES dictionary reader.
+//! stores, a page-aware binary grep, the SYS_TABLES/SYS_INDEXES dictionary reader, and the
+//! drivers of `innodb pages` ([`recover`]: pages to page files and a manifest) and
+//! `innodb grep` ([`search`]: hits located, filtered and streamed to a sink).
 //!
 //! This crate never prints and never exits: it returns typed results and [`Error`]s.
 #![deny(missing_docs)]
@@ -12,7 +14,9 @@ pub mod encode;
 pub mod grep;
 pub mod io;
 pub mod page;
+pub mod recover;
 pub mod scan;
+pub mod search;
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +45,9 @@ pub enum Error {
         /// What is wrong and what to give instead.
         reason: String,
     },
+    /// An option value is out of range: the message names the option and the values allowed.
+    #[error("{0}")]
+    Option(String),
     /// Reading a source failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),

@@ -115,6 +115,31 @@ impl Default for ScanOptions {
     }
 }
 
+impl ScanOptions {
+    /// Options for `--step` and `--page-size` (`None`: every size): the step must be a positive
+    /// multiple of 512, the page size one of [`PAGE_SIZES`].
+    pub fn new(step: u64, page_size: Option<u64>) -> Result<ScanOptions, crate::Error> {
+        if step == 0 || !step.is_multiple_of(512) {
+            return Err(crate::Error::Option(format!(
+                "--step {step} must be a positive multiple of 512"
+            )));
+        }
+        let page_sizes = match page_size {
+            None => PAGE_SIZES.to_vec(),
+            Some(s) if PAGE_SIZES.contains(&(s as usize)) => vec![s as usize],
+            Some(s) => {
+                return Err(crate::Error::Option(format!(
+                    "--page-size {s} is not an InnoDB page size: use 4k, 8k, 16k, 32k or 64k"
+                )))
+            }
+        };
+        Ok(ScanOptions {
+            step: step as usize,
+            page_sizes,
+        })
+    }
+}
+
 /// A problem noticed while scanning that does not stop the scan.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ScanWarning {
@@ -749,6 +774,27 @@ pub fn scan_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scan_options_check_step_and_page_size() {
+        let o = ScanOptions::new(1024, Some(8192)).unwrap();
+        assert_eq!((o.step, o.page_sizes), (1024, vec![8192]));
+        assert_eq!(
+            ScanOptions::new(512, None).unwrap().page_sizes,
+            PAGE_SIZES.to_vec()
+        );
+        for (step, size, msg) in [
+            (0, None, "--step 0 must be a positive multiple of 512"),
+            (100, None, "--step 100 must be a positive multiple of 512"),
+            (
+                512,
+                Some(1000),
+                "--page-size 1000 is not an InnoDB page size: use 4k, 8k, 16k, 32k or 64k",
+            ),
+        ] {
+            assert_eq!(ScanOptions::new(step, size).unwrap_err().to_string(), msg);
+        }
+    }
     use crate::checksum;
     use crate::page::page_type;
 

@@ -3,6 +3,7 @@
 //! Progress and warnings go to stderr.
 
 use anyhow::Context;
+use dbio_sys::atomic::AtomicFile;
 use std::io::Write;
 use std::path::Path;
 
@@ -33,4 +34,76 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
             path.display()
         )
     })
+}
+
+/// Output written as it is produced (innodb grep's hits): stdout, or `--output FILE` streamed
+/// into an [`AtomicFile`] (a temporary created O_EXCL|O_NOFOLLOW under an unpredictable name)
+/// and renamed into place by [`Stream::finish`]; dropped unfinished, the temporary is removed.
+pub struct Stream {
+    w: std::io::BufWriter<Sink>,
+}
+
+enum Sink {
+    Stdout(std::io::Stdout),
+    File(AtomicFile),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Stdout(o) => o.write(buf),
+            Sink::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Stdout(o) => o.flush(),
+            Sink::File(f) => f.flush(),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.w.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+}
+
+impl Stream {
+    /// Opens stdout (`None` or `-`) or a temporary for `path`.
+    pub fn open(path: Option<&Path>) -> anyhow::Result<Stream> {
+        let sink = match path.filter(|p| *p != Path::new("-")) {
+            None => Sink::Stdout(std::io::stdout()),
+            Some(path) => Sink::File(AtomicFile::create(path).with_context(|| {
+                format!(
+                    "--output {}: check that the directory exists and is writable",
+                    path.display()
+                )
+            })?),
+        };
+        Ok(Stream {
+            w: std::io::BufWriter::with_capacity(1 << 16, sink),
+        })
+    }
+
+    /// Flushes; renames a file into place.
+    pub fn finish(self) -> anyhow::Result<()> {
+        let name = match self.w.get_ref() {
+            Sink::Stdout(_) => "stdout".to_string(),
+            Sink::File(f) => f.path().display().to_string(),
+        };
+        let sink = self
+            .w
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("cannot write {name}"))?;
+        if let Sink::File(f) = sink {
+            f.commit()
+                .with_context(|| format!("cannot move the output into place as {name}"))?;
+        }
+        Ok(())
+    }
 }
