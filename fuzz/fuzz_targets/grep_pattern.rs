@@ -57,11 +57,15 @@ fuzz_target!(|data: &[u8]| {
             let Ok(t) = encode::parse_local(val) else {
                 return;
             };
-            let Some(off) = encode::parse_fixed_tz(tz) else {
+            // Fixed offsets and zone names alike (names are read from /usr/share/zoneinfo).
+            let Ok(instants) = encode::instants_in_tz(&t, tz) else {
                 return;
             };
-            let epoch = encode::epoch_at_offset(&t, off);
-            encode::timestamp(val, epoch, t.usec, t.digits, fsp)
+            instants
+                .iter()
+                .map(|i| encode::timestamp(val, i.epoch, t.usec, t.digits, fsp))
+                .collect::<Result<Vec<_>, _>>()
+                .map(|v| v.concat())
         }
         6 => encode::time(v, fsp),
         7 => {
