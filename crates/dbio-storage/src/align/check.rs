@@ -496,3 +496,225 @@ fn fill_partitions(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs::{create_dir_all, write};
+
+    /// A 16 MiB MBR image with primary partitions `(type, start, sectors)`.
+    fn mbr(parts: &[(u8, u32, u32)]) -> Vec<u8> {
+        let mut img = vec![0u8; 16 << 20];
+        for (i, &(ty, start, len)) in parts.iter().enumerate() {
+            let e = 446 + 16 * i;
+            img[e + 4] = ty;
+            img[e + 8..e + 12].copy_from_slice(&start.to_le_bytes());
+            img[e + 12..e + 16].copy_from_slice(&len.to_le_bytes());
+        }
+        img[510] = 0x55;
+        img[511] = 0xAA;
+        img
+    }
+
+    fn opts(stripe: Option<u64>) -> CheckOptions {
+        CheckOptions {
+            target: "disk.img".into(),
+            stripe_bytes: stripe,
+            data_disks: None,
+            sector_bytes: None,
+        }
+    }
+
+    /// A sysfs tree as the kernel lays it out for loop7 with partitions 1 and 2 (not 3):
+    /// `sys/dev/block/7:7` links to the device directory.
+    fn fixture_sys(root: &Path) {
+        let d = root.join("sys/devices/virtual/block/loop7");
+        create_dir_all(d.join("queue")).unwrap();
+        for (f, v) in [
+            ("logical_block_size", "512\n"),
+            ("physical_block_size", "4096\n"),
+            ("minimum_io_size", "65536\n"),
+            ("optimal_io_size", "262144\n"),
+        ] {
+            write(d.join("queue").join(f), v).unwrap();
+        }
+        write(d.join("alignment_offset"), "0\n").unwrap();
+        for (name, n, start, ao) in [("loop7p1", 1, 2048, 0), ("loop7p2", 2, 22528, 3584)] {
+            create_dir_all(d.join(name)).unwrap();
+            write(d.join(name).join("partition"), format!("{n}\n")).unwrap();
+            write(d.join(name).join("start"), format!("{start}\n")).unwrap();
+            write(d.join(name).join("alignment_offset"), format!("{ao}\n")).unwrap();
+        }
+        create_dir_all(root.join("sys/dev/block")).unwrap();
+        std::os::unix::fs::symlink(
+            "../../devices/virtual/block/loop7",
+            root.join("sys/dev/block/7:7"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn kernel_view_from_a_fixture_sysfs_tree() {
+        let root = tempfile::tempdir().unwrap();
+        fixture_sys(root.path());
+        let sys = Sys::at(root.path());
+        assert_eq!(disk_dir(&sys, 7, 8), None);
+        let dir = disk_dir(&sys, 7, 7).unwrap();
+        assert!(dir.ends_with("sys/devices/virtual/block/loop7"), "{dir:?}");
+        let k = kernel_disk(&dir);
+        assert_eq!(
+            k,
+            KernelDisk {
+                logical_block_size: Some(512),
+                physical_block_size: Some(4096),
+                minimum_io_size: Some(65536),
+                optimal_io_size: Some(262144),
+                alignment_offset: Some(0),
+            }
+        );
+        // Partition 2 was moved in the table only (22529), partition 3 was added without a
+        // re-read: the kernel knows neither.
+        let img = mbr(&[(0x83, 2048, 8192), (0x83, 22529, 4096), (0x83, 28672, 2048)]);
+        let r = check_source(&img, Some(&dir), &opts(Some(65536))).unwrap();
+        assert!(r.block_device);
+        assert_eq!(r.kernel, Some(k));
+        assert_eq!(r.table.as_ref().unwrap().sector_size, 512);
+        let p = &r.partitions;
+        assert_eq!(
+            p[0].kernel,
+            Some(KernelPart {
+                name: "loop7p1".into(),
+                start_sector_512: Some(2048),
+                alignment_offset: Some(0),
+                agrees_with_table: Some(true),
+            })
+        );
+        assert!(p[0].notes.is_empty(), "{:?}", p[0].notes);
+        assert_eq!(p[1].kernel.as_ref().unwrap().agrees_with_table, Some(false));
+        assert_eq!(p[1].notes, [
+            "the kernel has this partition at sector 22528 (512-byte units) but the table says 22529: the table was changed without re-reading it (partprobe / blockdev --rereadpt)",
+            "the kernel reports alignment_offset 3584: misaligned with the device's physical blocks",
+        ]);
+        assert_eq!(p[2].kernel.as_ref().unwrap().name, "");
+        assert_eq!(
+            p[2].notes,
+            ["the kernel does not know this partition (not re-read since the table changed?)"]
+        );
+        assert_eq!(
+            r.problems(),
+            [
+                "partition 2: start byte 11534848 is not a multiple of 4 KiB",
+                "partition 2: start is off the stripe unit by 512 bytes",
+                "partition 2: the kernel reports alignment_offset 3584",
+            ]
+        );
+        // The kernel's logical block size is the table's sector size unless one is given.
+        write(dir.join("queue/logical_block_size"), "4096\n").unwrap();
+        let r = check_source(&img, Some(&dir), &opts(None)).unwrap();
+        assert_eq!(r.table.unwrap().sector_size, 4096);
+        let mut o = opts(None);
+        o.sector_bytes = Some(512);
+        let r = check_source(&img, Some(&dir), &o).unwrap();
+        assert_eq!(r.table.unwrap().sector_size, 512);
+    }
+
+    #[test]
+    fn an_image_has_no_kernel_view() {
+        let img = mbr(&[(0x83, 2048, 8192)]);
+        let r = check_source(&img, None, &opts(Some(65536))).unwrap();
+        assert!(!r.block_device);
+        assert_eq!(r.kernel, None);
+        assert_eq!(r.partitions[0].kernel, None);
+        assert_eq!(r.schema, SCHEMA);
+        assert_eq!(r.target, "disk.img");
+        assert!(r.problems().is_empty(), "{:?}", r.problems());
+    }
+
+    /// What fails the check: starts off 4 KiB or the stripe, PV data areas off the stripe,
+    /// filesystem geometry that does not match or is missing. Extended containers and
+    /// 64 KiB/1 MiB boundaries do not count.
+    #[test]
+    fn problems_are_what_is_misaligned_or_mismatched() {
+        let img = mbr(&[(0x83, 63, 1985), (0x05, 4095, 8192), (0x83, 16384, 128)]);
+        let r = check_source(&img, None, &opts(None)).unwrap();
+        assert_eq!(
+            r.problems(),
+            ["partition 1: start byte 32256 is not a multiple of 4 KiB"]
+        );
+        // 16384 sectors = 8 MiB; a 3 MiB stripe does not divide it.
+        let r = check_source(&img, None, &opts(Some(3 << 20))).unwrap();
+        assert_eq!(r.problems().len(), 3, "{:?}", r.problems());
+        assert_eq!(
+            r.problems()[2],
+            "partition 3: start is off the stripe unit by 2097152 bytes"
+        );
+
+        let aligned = check_source(&mbr(&[(0x83, 2048, 8192)]), None, &opts(Some(65536))).unwrap();
+        let with = |g: GeometryCheck| {
+            let mut r = aligned.clone();
+            r.partitions[0].geometry = Some(g);
+            r.problems()
+        };
+        assert!(with(check_geometry(65536, 262144, 65536, Some(4))).is_empty());
+        assert_eq!(
+            with(check_geometry(65536, 131072, 65536, Some(4))),
+            ["partition 1: the filesystem's stripe geometry does not match the RAID"]
+        );
+        assert_eq!(
+            with(check_geometry(0, 0, 65536, Some(4))),
+            ["partition 1: the filesystem has no stripe geometry"]
+        );
+        let lvm = |pe: u64, stripe: Option<u64>| {
+            let mut r = aligned.clone();
+            let abs = 1_048_576 + pe;
+            r.partitions[0].lvm = Some(LvmDataArea {
+                pv_uuid: "u".into(),
+                pe_start_bytes: pe,
+                pe_start_absolute_bytes: abs,
+                pe_start_aligned_to_stripe: stripe.map(|s| abs.is_multiple_of(s)),
+                pe_start_aligned_1m: abs.is_multiple_of(1 << 20),
+            });
+            r.problems()
+        };
+        assert!(lvm(192 << 10, Some(65536)).is_empty());
+        assert!(lvm(192 << 10, None).is_empty());
+        assert_eq!(
+            lvm(192 << 10, Some(128 << 10)),
+            ["partition 1: the LVM data area at byte 1245184 is misaligned"]
+        );
+        assert_eq!(lvm(512, None).len(), 1);
+        let mut r = aligned.clone();
+        r.kernel = Some(KernelDisk {
+            logical_block_size: Some(512),
+            physical_block_size: Some(4096),
+            minimum_io_size: None,
+            optimal_io_size: None,
+            alignment_offset: Some(3584),
+        });
+        assert_eq!(
+            r.problems(),
+            ["disk.img: the kernel reports alignment_offset 3584"]
+        );
+    }
+
+    #[test]
+    fn errors_name_the_target() {
+        let e = check_source(&vec![0u8; 1 << 20], None, &opts(None)).unwrap_err();
+        assert!(matches!(e, CheckError::Unrecognised { .. }));
+        assert!(
+            e.to_string().starts_with("disk.img: no partition table"),
+            "{e}"
+        );
+        let mut o = opts(None);
+        o.target = "/nonexistent/dbio-align.img".into();
+        let e = check_disk(&Sys::live(), &o).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot open /nonexistent/dbio-align.img read-only"),
+            "{e}"
+        );
+        let e = check_source(&vec![0u8; 100], None, &opts(None)).unwrap_err();
+        assert!(matches!(e, CheckError::Table { .. }), "{e}");
+        assert_eq!(e.to_string(), "cannot read the partition table of disk.img");
+    }
+}

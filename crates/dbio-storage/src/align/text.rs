@@ -283,3 +283,97 @@ pub fn check(o: &DiskCheck) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::check::{check_source, CheckOptions, KernelDisk, KernelPart, LvmDataArea};
+    use crate::align::check_geometry;
+    use crate::fs::XfsSuper;
+    use crate::lvm::PvLabel;
+
+    /// The lines only a live device (kernel view), a PV or a wrong geometry print, on a
+    /// hand-built result.
+    #[test]
+    fn kernel_lvm_and_geometry_lines() {
+        let mut img = vec![0u8; 8 << 20];
+        img[446 + 4] = 0x83;
+        img[446 + 8..446 + 12].copy_from_slice(&2048u32.to_le_bytes());
+        img[446 + 12..446 + 16].copy_from_slice(&4096u32.to_le_bytes());
+        img[510..512].copy_from_slice(&[0x55, 0xAA]);
+        let o = CheckOptions {
+            target: "/dev/loop7".into(),
+            stripe_bytes: Some(65536),
+            data_disks: Some(4),
+            sector_bytes: None,
+        };
+        let mut r = check_source(&img, None, &o).unwrap();
+        r.block_device = true;
+        r.kernel = Some(KernelDisk {
+            logical_block_size: Some(512),
+            physical_block_size: Some(4096),
+            minimum_io_size: Some(65536),
+            optimal_io_size: None,
+            alignment_offset: Some(0),
+        });
+        let xfs = XfsSuper {
+            block_size: 4096,
+            data_blocks: 512,
+            ag_blocks: 128,
+            ag_count: 4,
+            sunit_blocks: 16,
+            swidth_blocks: 32,
+            sector_size: 512,
+            size_bytes: 2 << 20,
+            label: String::new(),
+        };
+        let p = &mut r.partitions[0];
+        p.geometry = Some(check_geometry(
+            xfs.su_bytes(),
+            xfs.sw_bytes(),
+            65536,
+            Some(4),
+        ));
+        p.filesystem = Some(Superblock::Xfs(xfs));
+        p.kernel = Some(KernelPart {
+            name: "loop7p1".into(),
+            start_sector_512: Some(2048),
+            alignment_offset: Some(0),
+            agrees_with_table: Some(true),
+        });
+        let s = check(&r);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(
+            lines[0],
+            "/dev/loop7: mbr label, 512-byte sectors, 16384 sectors (8MiB)"
+        );
+        assert_eq!(lines[1], "stripe unit 64KiB, 4 data disks (su=64k, sw=4)");
+        assert_eq!(&lines[4..], [
+            "  1  primary   Linux                          2048        1048576       2MiB  yes    yes yes yes         0",
+            "partition 1: xfs, 4KiB blocks, agcount 4, agblocks 128, sunit=16 swidth=32 blks (su=64KiB sw_bytes=128KiB): does NOT match the RAID (expected su=64KiB sw_bytes=256KiB); kernel (loop7p1): start 2048, alignment_offset 0",
+            "kernel: logical block 512, physical block 4096, minimum_io_size 65536, optimal_io_size 0, alignment_offset 0",
+        ]);
+
+        let p = &mut r.partitions[0];
+        p.geometry = None;
+        p.kernel = None;
+        p.filesystem = Some(Superblock::Lvm2(PvLabel {
+            label_sector: 1,
+            pv_uuid: "abc".into(),
+            device_size_bytes: 2 << 20,
+            pe_start_bytes: 192 << 10,
+            metadata_areas: Vec::new(),
+            crc_ok: true,
+        }));
+        p.lvm = Some(LvmDataArea {
+            pv_uuid: "abc".into(),
+            pe_start_bytes: 192 << 10,
+            pe_start_absolute_bytes: (1 << 20) + (192 << 10),
+            pe_start_aligned_to_stripe: Some(true),
+            pe_start_aligned_1m: false,
+        });
+        r.kernel = None;
+        let s = check(&r);
+        assert_eq!(s.lines().last(), Some("partition 1: LVM2 PV abc, data area (pe_start) at 192KiB into the PV = byte 1245184 of the disk: stripe-aligned yes, 1 MiB-aligned NO"));
+    }
+}
