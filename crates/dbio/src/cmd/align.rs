@@ -29,6 +29,11 @@ enum Sub {
     /// Compute aligned partition starts and mkfs/mount settings for a RAID geometry.
     Calc(CalcArgs),
     /// Read the partition table and filesystems of a disk or image and check their alignment.
+    ///
+    /// Exits 1 when a partition start is off 4 KiB or off --stripe, an LVM data area is
+    /// misaligned, the kernel reports an alignment_offset, or a filesystem's stripe geometry
+    /// does not match the RAID or is missing (as parted's align-check fails); the report is
+    /// printed all the same. 0 when all is aligned.
     Check(CheckArgs),
 }
 
@@ -175,5 +180,6 @@ fn check(a: CheckArgs) -> anyhow::Result<u8> {
         Format::Text => text::check(&r).into_bytes(),
     };
     crate::output::emit(a.output.as_deref(), &bytes)?;
-    Ok(0)
+    // A failed check, as parted's align-check: scripts test the exit code.
+    Ok(if r.problems().is_empty() { 0 } else { 1 })
 }
