@@ -29,11 +29,12 @@ enum Sub {
     /// Compute aligned partition starts and mkfs/mount settings for a RAID geometry.
     Calc(CalcArgs),
     /// Read the partition table and filesystems of a disk or image and check their alignment.
-    ///
-    /// Exits 1 when a partition start is off 4 KiB or off --stripe, an LVM data area is
-    /// misaligned, the kernel reports an alignment_offset, or a filesystem's stripe geometry
-    /// does not match the RAID or is missing (as parted's align-check fails); the report is
-    /// printed all the same. 0 when all is aligned.
+    #[command(
+        after_help = "Exit status: 0 when all is aligned; 1 when a partition start is off 4 KiB or off --stripe, \
+an LVM data area is misaligned, the kernel reports an alignment_offset, or a filesystem's stripe \
+geometry does not match the RAID or is missing (as parted's align-check fails; the report is \
+printed all the same), or when the target cannot be read; 2 for a usage error."
+    )]
     Check(CheckArgs),
 }
 
