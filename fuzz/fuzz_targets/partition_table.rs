@@ -1,13 +1,16 @@
 //! Partition tables (MBR with extended/logical partitions, GPT with its backup) read from a
-//! disk image, then the per-partition work `dbio align check` does: byte offsets, the
-//! superblock probe of each partition and the alignment of its start.
+//! disk image, then `dbio align check`'s own code on it (`align::check::check_source`): byte
+//! offsets, the superblock probe of each partition, the alignment of its start, the problems
+//! that fail the check and the text rendering.
 //!
 //! The first byte picks the sector size given (none, 512, 4096, or any value read from the
 //! next 8 bytes) and whether the GPT CRCs are fixed up before parsing, so the fuzzer gets
 //! past the CRC checks into the entries.
 #![no_main]
-use dbio_storage::source::{ReadAt, Slice};
-use dbio_storage::{align, crc32::crc32, fs, table};
+use dbio_storage::align::check::{check_source, CheckOptions};
+use dbio_storage::align::text;
+use dbio_storage::source::ReadAt;
+use dbio_storage::{crc32::crc32, table};
 use libfuzzer_sys::fuzz_target;
 
 fn le32(b: &[u8], at: usize) -> u32 {
@@ -82,25 +85,22 @@ fuzz_target!(|data: &[u8]| {
         _ => None,
     };
     let src: &dyn ReadAt = &img;
-    let Ok(t) = table::read_table(src, sector) else {
-        return;
-    };
-    let _ = serde_json::to_string(&t);
-    let ss = t.sector_size;
-    for p in &t.partitions {
-        // What `dbio align check` computes for each partition.
-        let start_bytes = p.start_sector * ss;
-        let size_bytes = p.sectors * ss;
-        let _end_sector = p.start_sector + p.sectors.saturating_sub(1);
-        let _ = align::check_start(p.start_sector, ss, Some(65536));
-        let _ = align::check_start(p.start_sector, ss, Some(3 * 65536));
-        if p.kind != table::PartKind::Extended && start_bytes < src.size() {
-            let slice = Slice {
-                inner: src,
-                offset: start_bytes,
-                len: size_bytes.min(src.size() - start_bytes),
-            };
-            let _ = fs::probe(&slice);
+    if let Ok(t) = table::read_table(src, sector) {
+        let _ = serde_json::to_string(&t);
+    }
+    // What `dbio align check` does with it: byte offsets, the superblock probe of each
+    // partition (or of the whole image without a table), alignment, problems, the text.
+    for stripe in [Some(65536), Some(3 * 65536), None] {
+        let o = CheckOptions {
+            target: "fuzz.img".into(),
+            stripe_bytes: stripe,
+            data_disks: Some(4),
+            sector_bytes: sector,
+        };
+        if let Ok(r) = check_source(src, None, &o) {
+            let _ = r.problems();
+            let _ = text::check(&r);
+            let _ = serde_json::to_string(&r);
         }
     }
 });

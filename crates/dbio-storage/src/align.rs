@@ -5,6 +5,9 @@
 use serde::Serialize;
 use thiserror::Error;
 
+pub mod check;
+pub mod text;
+
 /// A geometry that does not make sense.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum AlignError {

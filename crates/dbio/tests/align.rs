@@ -32,6 +32,16 @@ fn sh(dir: &Path, script: &str) {
 }
 
 fn json(args: &[&str], dir: &Path) -> Value {
+    json_exit(args, dir, 0)
+}
+
+/// `json` for a check that finds a misaligned start or a geometry that does not match the
+/// RAID: the whole report on stdout, and exit code 1 (as parted's align-check fails).
+fn json_failed(args: &[&str], dir: &Path) -> Value {
+    json_exit(args, dir, 1)
+}
+
+fn json_exit(args: &[&str], dir: &Path, code: i32) -> Value {
     let out = dbio()
         .args(args)
         .arg("--format")
@@ -39,8 +49,9 @@ fn json(args: &[&str], dir: &Path) -> Value {
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
+    assert_eq!(
+        out.status.code(),
+        Some(code),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -241,7 +252,7 @@ fn calc_bad_input_is_a_usage_error() {
 fn mbr_at_63_2048_and_odd_sector() {
     let dir = tempfile::tempdir().unwrap();
     sh(dir.path(), "truncate -s 64M mbr.img && printf 'label: dos\\nlabel-id: 0x1234abcd\\nstart=63, size=20000, type=83\\nstart=22528, size=20480, type=8e\\nstart=45057, size=10000, type=83\\n' | sfdisk -q mbr.img");
-    let v = json(
+    let v = json_failed(
         &["align", "check", "mbr.img", "--stripe", "64k"],
         dir.path(),
     );
@@ -272,7 +283,7 @@ fn mbr_at_63_2048_and_odd_sector() {
 fn mbr_extended_and_logical_partitions() {
     let dir = tempfile::tempdir().unwrap();
     sh(dir.path(), "truncate -s 64M ext.img && printf 'label: dos\\nstart=2048, size=20480, type=83\\nstart=22528, type=5\\nstart=24576, size=10240, type=83\\nstart=36864, size=8192, type=82\\nstart=47105, size=4096, type=83\\n' | sfdisk -q ext.img");
-    let v = json(&["align", "check", "ext.img"], dir.path());
+    let v = json_failed(&["align", "check", "ext.img"], dir.path());
     assert_eq!(starts(&v), sfdisk_starts(dir.path(), "ext.img"));
     assert_eq!(starts(&v), parted_starts(dir.path(), "ext.img"));
     let kinds: Vec<&str> = v["partitions"]
@@ -342,7 +353,7 @@ fn gpt_with_xfs_and_ext4_geometry() {
     assert_eq!(p[1]["geometry"]["verdict"], "match");
     assert_eq!(p[0]["name"], "data");
     // The same filesystems against a 4-disk RAID10: sw does not match.
-    let v = json(
+    let v = json_failed(
         &[
             "align", "check", "gpt.img", "--stripe", "64k", "--disks", "4", "--raid", "10",
         ],
@@ -463,7 +474,7 @@ fn short_image_and_unknown_type() {
 fn parted_made_table_with_4k_sector_aligned_partition() {
     let dir = tempfile::tempdir().unwrap();
     sh(dir.path(), "truncate -s 64M p.img && parted -s -a none p.img mklabel gpt unit s mkpart primary 2048s 34815s mkpart primary 34817s 50000s");
-    let v = json(&["align", "check", "p.img", "--stripe", "256k"], dir.path());
+    let v = json_failed(&["align", "check", "p.img", "--stripe", "256k"], dir.path());
     assert_eq!(starts(&v), parted_starts(dir.path(), "p.img"));
     assert_eq!(v["partitions"][0]["alignment"]["stripe_aligned"], true);
     assert_eq!(v["partitions"][1]["alignment"]["stripe_aligned"], false);
@@ -550,7 +561,7 @@ fn damaged_pv_label_data_area_does_not_overflow() {
     let pe_start = u64::MAX - 4095;
     img[pv + 40..pv + 48].copy_from_slice(&pe_start.to_le_bytes());
     std::fs::write(dir.path().join("pv.img"), &img).unwrap();
-    let v = json(&["align", "check", "pv.img", "--stripe", "64k"], dir.path());
+    let v = json_failed(&["align", "check", "pv.img", "--stripe", "64k"], dir.path());
     let p = &v["partitions"][0];
     assert_eq!(p["filesystem"]["type"], "lvm2", "{v}");
     assert_eq!(p["lvm"]["pe_start_bytes"].as_u64(), Some(pe_start));
@@ -594,7 +605,7 @@ fn live_device_kernel_view_and_disagreement() {
         .args(["-c", &format!("printf 'label: dos\\nstart=2048, size=20480, type=83\\nstart=22529, size=20480, type=83\\n' | sfdisk -q --no-reread --no-tell-kernel {dev}")])
         .output()
         .unwrap();
-    let second = json(&["align", "check", &dev, "--stripe", "64k"], dir.path());
+    let second = json_failed(&["align", "check", &dev, "--stripe", "64k"], dir.path());
     let _ = Std::new("losetup").args(["-d", &dev]).output();
     assert!(
         moved.status.success(),
@@ -677,7 +688,7 @@ fn gpt_with_4k_sectors_from_an_image() {
         "{}",
         String::from_utf8_lossy(&made.stderr)
     );
-    let v = json(
+    let v = json_failed(
         &["align", "check", "s4k.img", "--stripe", "64k"],
         dir.path(),
     );
@@ -691,4 +702,39 @@ fn gpt_with_4k_sectors_from_an_image() {
         4096
     );
     assert_eq!(v["partitions"][1]["alignment"]["aligned_4k"], true);
+}
+
+/// `align check` exits 1 when a partition start is misaligned (to 4 KiB, or to --stripe) or a
+/// filesystem's geometry does not match the RAID, as parted's `align-check` does; the report
+/// is printed all the same. It exited 0.
+#[test]
+fn check_exits_1_when_misaligned() {
+    let dir = tempfile::tempdir().unwrap();
+    sh(dir.path(), "truncate -s 64M a.img && printf 'label: dos\\nstart=2048, size=20480, type=83\\nstart=24576, size=20480, type=83\\n' | sfdisk -q a.img");
+    sh(dir.path(), "truncate -s 64M b.img && printf 'label: dos\\nstart=2048, size=20480, type=83\\nstart=24577, size=20480, type=83\\n' | sfdisk -q b.img");
+    let code = |args: &[&str]| {
+        let out = dbio().args(args).current_dir(dir.path()).output().unwrap();
+        assert!(!out.stdout.is_empty(), "{args:?}");
+        out.status.code()
+    };
+    assert_eq!(
+        code(&["align", "check", "a.img", "--stripe", "64k"]),
+        Some(0)
+    );
+    assert_eq!(code(&["align", "check", "a.img"]), Some(0));
+    // 24576 sectors = 12 MiB: aligned to 4 KiB but not to a 8 MiB stripe.
+    assert_eq!(
+        code(&["align", "check", "a.img", "--stripe", "8m"]),
+        Some(1)
+    );
+    // 24577: off 4 KiB, with or without a stripe, text or JSON.
+    assert_eq!(code(&["align", "check", "b.img"]), Some(1));
+    assert_eq!(
+        code(&["align", "check", "b.img", "--stripe", "64k"]),
+        Some(1)
+    );
+    let v = json_failed(&["align", "check", "b.img", "--stripe", "64k"], dir.path());
+    assert_eq!(v["partitions"][1]["alignment"]["aligned_4k"], false);
+    // The report goes to --output as well.
+    assert_eq!(code(&["align", "check", "b.img", "-o", "-"]), Some(1));
 }
