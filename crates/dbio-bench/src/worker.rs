@@ -3,7 +3,7 @@
 //! interval to the reporter through a channel. Nothing on the per-I/O path locks or allocates.
 
 use crate::dist::BlockPicker;
-use crate::engine::{Completion, Engine, Io, Op, Queued};
+use crate::engines::{Completion, Engine, Io, Op, Queued};
 use crate::rng::Rng;
 use crate::timer::Timer;
 use dbio_report::bench::{EngineCalls, Mode};
@@ -601,7 +601,7 @@ pub fn run<E: Engine>(
 mod tests {
     use super::*;
     use crate::dist::BlockPicker;
-    use crate::engine::NullEngine;
+    use crate::engines::NullEngine;
     use crate::timer::Timer;
     use dbio_report::bench::Distribution;
 
