@@ -983,3 +983,6 @@ pub fn run_with<F: EngineFactory>(
         engine,
     })
 }
+
+#[cfg(test)]
+mod tests;

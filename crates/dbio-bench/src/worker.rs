@@ -196,6 +196,8 @@ struct State<'a> {
     rated: bool,
     error: Option<String>,
     error_at: Option<(u32, u64)>,
+    /// An I/O the engine refused (`Busy`) and its intended start: queued again first.
+    retry: Option<(Io, u64)>,
 }
 
 impl<'a> State<'a> {
@@ -223,7 +225,7 @@ impl<'a> State<'a> {
     }
 
     fn events_left(&self) -> bool {
-        self.plan.events.is_none_or(|e| self.issued < e)
+        self.retry.is_some() || self.plan.events.is_none_or(|e| self.issued < e)
     }
 
     /// The next read or write, or `None` when this worker has issued all its events.
@@ -382,6 +384,7 @@ pub fn run<E: Engine>(
         rated: plan.rate_period_ns.is_some(),
         error: None,
         error_at: None,
+        retry: None,
     };
     st.cur = st.fresh(0);
     // Every write carries a unique stamp (worker, sequence, offset) in its first 24 bytes:
@@ -410,7 +413,11 @@ pub fn run<E: Engine>(
         // deadline is made durable, as its writer would.
         while !st.free.is_empty() && (!stopping || !st.sync_due.is_empty()) {
             let slot = *st.free.last().expect("checked non-empty");
-            let io = if let Some(&file) = st.sync_due.first() {
+            let io = if let Some((io, intended)) = st.retry.take() {
+                // Refused before (Busy): the same I/O again, in the slot that is free now.
+                st.slots[slot as usize].intended_ns = intended;
+                Io { slot, ..io }
+            } else if let Some(&file) = st.sync_due.first() {
                 if st.in_flight > 0 || !batch.is_empty() {
                     break; // a sync waits until every write before it has completed
                 }
@@ -463,11 +470,12 @@ pub fn run<E: Engine>(
             match engine.queue(&io) {
                 Queued::Completed(result) => {
                     now = clock.now_ns();
+                    // Boundaries passed first: an I/O counts in the interval it completed in.
+                    st.tick(now);
                     st.complete(Completion { slot, result }, now);
                     if io.op == Op::Write && result >= 0 {
                         st.note_write(io.file);
                     }
-                    st.tick(now);
                     if st.sync_due.is_empty()
                         && (st.error.is_some()
                             || stop.load(Ordering::Relaxed)
@@ -489,10 +497,25 @@ pub fn run<E: Engine>(
                     }
                 }
                 Queued::Busy => {
-                    // Cannot happen with our own slot accounting; give the slot back.
+                    // The engine has no room (our engines never say so: the slots match
+                    // their depth). Give the slot back and queue the same I/O again once
+                    // something has been reaped, as fio requeues a busy io_u.
                     st.free.push(slot);
                     st.in_flight -= 1;
                     st.slots[slot as usize].op = None;
+                    if st.in_flight == 0 {
+                        // Nothing in flight can make room: retrying would spin forever.
+                        if st.error.is_none() {
+                            st.error = Some(
+                                "the engine refused an I/O as busy with no I/O in flight, \
+                                 so nothing could make room (an engine defect)"
+                                    .into(),
+                            );
+                            st.error_at = Some((io.file, io.offset));
+                        }
+                    } else {
+                        st.retry = Some((io, st.slots[slot as usize].intended_ns));
+                    }
                     break;
                 }
             }
@@ -518,6 +541,7 @@ pub fn run<E: Engine>(
                 break 'run;
             }
             now = clock.now_ns();
+            st.tick(now);
             for &c in &comps {
                 let s = st.slots[c.slot as usize];
                 st.complete(c, now);

@@ -15,6 +15,8 @@ use std::io;
 use std::os::fd::RawFd;
 
 pub mod null;
+#[cfg(test)]
+pub(crate) mod scripted;
 pub mod sync;
 pub mod uring;
 
