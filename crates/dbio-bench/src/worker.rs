@@ -210,8 +210,17 @@ impl<'a> State<'a> {
     /// Closes every interval whose boundary is at or before `now`. The interval that holds
     /// the deadline is never closed here: I/Os drained after the deadline (and the final
     /// syncs) belong to it, and the final snapshot ends it.
-    #[inline]
+    #[inline(always)]
     fn tick(&mut self, now: u64) {
+        // Checked on every I/O; a boundary is passed once per interval.
+        if now >= self.boundary {
+            self.pass_boundaries(now);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pass_boundaries(&mut self, now: u64) {
         while now >= self.boundary && self.clock.deadline_ns.is_none_or(|d| self.boundary < d) {
             let next = self.fresh(self.index + 1);
             let mut done = std::mem::replace(&mut self.cur, next);
@@ -225,7 +234,7 @@ impl<'a> State<'a> {
     }
 
     fn events_left(&self) -> bool {
-        self.retry.is_some() || self.plan.events.is_none_or(|e| self.issued < e)
+        self.plan.events.is_none_or(|e| self.issued < e)
     }
 
     /// The next read or write, or `None` when this worker has issued all its events.
@@ -318,6 +327,18 @@ impl<'a> State<'a> {
         }
         acc.bytes += c.result as u64;
         self.cur.busy_ns += svc;
+    }
+
+    /// The I/O the engine refused (Busy), again, in `slot` (the one free now).
+    #[cold]
+    #[inline(never)]
+    fn take_retry(&mut self, slot: u32) -> Io {
+        let (io, intended) = self.retry.take().expect("a refused I/O is waiting");
+        self.slots[slot as usize].intended_ns = intended;
+        if io.op != Op::Sync {
+            self.issued += 1;
+        }
+        Io { slot, ..io }
     }
 
     /// After a write completes to `file`: count it and schedule a sync when due.
@@ -413,10 +434,8 @@ pub fn run<E: Engine>(
         // deadline is made durable, as its writer would.
         while !st.free.is_empty() && (!stopping || !st.sync_due.is_empty()) {
             let slot = *st.free.last().expect("checked non-empty");
-            let io = if let Some((io, intended)) = st.retry.take() {
-                // Refused before (Busy): the same I/O again, in the slot that is free now.
-                st.slots[slot as usize].intended_ns = intended;
-                Io { slot, ..io }
+            let io = if st.retry.is_some() {
+                st.take_retry(slot)
             } else if let Some(&file) = st.sync_due.first() {
                 if st.in_flight > 0 || !batch.is_empty() {
                     break; // a sync waits until every write before it has completed
@@ -515,6 +534,9 @@ pub fn run<E: Engine>(
                         }
                     } else {
                         st.retry = Some((io, st.slots[slot as usize].intended_ns));
+                        if io.op != Op::Sync {
+                            st.issued -= 1; // issued again when it is queued again
+                        }
                     }
                     break;
                 }
