@@ -329,6 +329,32 @@ impl<'a> State<'a> {
         self.cur.busy_ns += svc;
     }
 
+    /// The engine refused `io` (Busy): gives its slot back and keeps the I/O to queue again
+    /// once something has been reaped, as fio requeues a busy io_u. With nothing in flight
+    /// nothing can make room (retrying would spin forever): that ends the worker.
+    #[cold]
+    #[inline(never)]
+    fn refused(&mut self, io: Io, slot: u32) {
+        self.free.push(slot);
+        self.in_flight -= 1;
+        self.slots[slot as usize].op = None;
+        if self.in_flight == 0 {
+            if self.error.is_none() {
+                self.error = Some(
+                    "the engine refused an I/O as busy with no I/O in flight, \
+                     so nothing could make room (an engine defect)"
+                        .into(),
+                );
+                self.error_at = Some((io.file, io.offset));
+            }
+        } else {
+            self.retry = Some((io, self.slots[slot as usize].intended_ns));
+            if io.op != Op::Sync {
+                self.issued -= 1; // issued again when it is queued again
+            }
+        }
+    }
+
     /// The I/O the engine refused (Busy), again, in `slot` (the one free now).
     #[cold]
     #[inline(never)]
@@ -517,27 +543,8 @@ pub fn run<E: Engine>(
                 }
                 Queued::Busy => {
                     // The engine has no room (our engines never say so: the slots match
-                    // their depth). Give the slot back and queue the same I/O again once
-                    // something has been reaped, as fio requeues a busy io_u.
-                    st.free.push(slot);
-                    st.in_flight -= 1;
-                    st.slots[slot as usize].op = None;
-                    if st.in_flight == 0 {
-                        // Nothing in flight can make room: retrying would spin forever.
-                        if st.error.is_none() {
-                            st.error = Some(
-                                "the engine refused an I/O as busy with no I/O in flight, \
-                                 so nothing could make room (an engine defect)"
-                                    .into(),
-                            );
-                            st.error_at = Some((io.file, io.offset));
-                        }
-                    } else {
-                        st.retry = Some((io, st.slots[slot as usize].intended_ns));
-                        if io.op != Op::Sync {
-                            st.issued -= 1; // issued again when it is queued again
-                        }
-                    }
+                    // their depth): queued again once something has been reaped.
+                    st.refused(io, slot);
                     break;
                 }
             }
