@@ -355,9 +355,10 @@ impl<'a> State<'a> {
         }
     }
 
-    /// The I/O the engine refused (Busy), again, in `slot` (the one free now).
-    #[cold]
-    #[inline(never)]
+    /// The I/O the engine refused (Busy), again, in `slot` (the one free now). Inlined: as an
+    /// opaque call in the fill loop, even never taken, it cost about 6 ns per I/O (null engine,
+    /// iodepth 32), the state's fields no longer kept in registers across it.
+    #[inline]
     fn take_retry(&mut self, slot: u32) -> Io {
         let (io, intended) = self.retry.take().expect("a refused I/O is waiting");
         self.slots[slot as usize].intended_ns = intended;
