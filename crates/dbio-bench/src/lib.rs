@@ -5,7 +5,7 @@
 
 pub mod devmon;
 pub mod dist;
-pub mod engine;
+pub mod engines;
 pub mod env;
 pub mod error;
 pub mod fileset;

@@ -3,7 +3,7 @@
 
 use crate::devmon::Samples;
 use crate::dist::BlockPicker;
-use crate::engine::{NullEngine, SyncEngine, UringEngine};
+use crate::engines::{self, EngineFactory, EngineSetup};
 use crate::error::BenchError;
 use crate::fileset;
 use crate::timer::Calibration;
@@ -307,7 +307,7 @@ fn probe_direct(spec: &Spec, t: &Target) -> Result<(), BenchError> {
         (None, Some(f)) => (f, &t.paths[0]),
         _ => return Ok(()),
     };
-    let mut buf = crate::engine::AlignedBuffers::new(1, spec.block_size_bytes as usize);
+    let mut buf = crate::engines::AlignedBuffers::new(1, spec.block_size_bytes as usize);
     let b = buf.slot(0);
     let off = spec.misalign_bytes;
     // SAFETY: b is valid for block_size bytes.
@@ -405,9 +405,11 @@ impl StartGate {
     }
 }
 
-/// What every worker thread shares: the spec, the start gate, the clock and the stop flag.
-struct Shared<'a> {
+/// What every worker thread shares: the spec, the engine factory, the start gate, the clock and
+/// the stop flag.
+struct Shared<'a, F> {
     spec: &'a Spec,
+    engines: &'a F,
     gate: &'a StartGate,
     start: &'a OnceLock<Clock>,
     stop: &'a AtomicBool,
@@ -415,8 +417,8 @@ struct Shared<'a> {
     fs: &'a str,
 }
 
-fn run_worker(
-    sh: &Shared<'_>,
+fn run_worker<F: EngineFactory>(
+    sh: &Shared<'_, F>,
     plan: &Plan,
     fds: Vec<RawFd>,
     tx: &mpsc::Sender<Box<Snapshot>>,
@@ -424,6 +426,7 @@ fn run_worker(
 ) {
     let Shared {
         spec,
+        engines,
         gate,
         start,
         stop,
@@ -437,29 +440,21 @@ fn run_worker(
     unsafe {
         libc::unshare(libc::CLONE_FILES);
     }
-    let block = spec.block_size_bytes as usize;
-    let depth = spec.iodepth.max(1) as usize;
-    let memory_fs = env::is_memory_fs(fs);
-    enum Any {
-        Sync(SyncEngine),
-        Uring(Box<UringEngine>),
-        Null(NullEngine),
-    }
-    let engine: Result<Any, String> = match spec.engine {
-        EngineKind::Sync => Ok(Any::Sync(SyncEngine::new(fds, block, spec.fsync_mode))),
-        EngineKind::Null => Ok(Any::Null(NullEngine::new(depth, block))),
-        EngineKind::Uring => UringEngine::new(&fds, depth, block, spec.fsync_mode, memory_fs)
-            .map(|e| Any::Uring(Box::new(e)))
-            .map_err(|e| format!("cannot set up io_uring: {e} (is io_uring disabled by kernel.io_uring_disabled or a seccomp profile? use --engine sync)")),
-    };
+    let engine = engines.make(EngineSetup {
+        worker: plan.id,
+        fds,
+        iodepth: spec.iodepth.max(1) as usize,
+        block: spec.block_size_bytes as usize,
+        fsync: spec.fsync_mode,
+        memory_fs: env::is_memory_fs(fs),
+    });
     if !gate.ready_then_wait() {
         return; // the run could not start: nothing was measured
     }
     let clock = *start.get().expect("clock set before go");
     match engine {
-        Ok(Any::Sync(mut e)) => worker::run(plan, clock, &mut e, tx, recycle, stop),
-        Ok(Any::Uring(mut e)) => worker::run(plan, clock, e.as_mut(), tx, recycle, stop),
-        Ok(Any::Null(mut e)) => worker::run(plan, clock, &mut e, tx, recycle, stop),
+        // Compiled once per engine type: the per-I/O calls are static.
+        Ok(mut e) => worker::run(plan, clock, &mut e, tx, recycle, stop),
         Err(msg) => {
             let _ = tx.send(Box::new(Snapshot {
                 thread: plan.id,
@@ -716,20 +711,58 @@ pub struct RunOutput {
     pub started_at: std::time::SystemTime,
     /// The clock that timed the I/Os ([`crate::timer::Timer::describe`]).
     pub clock: String,
-    /// How the engine was set up ([`crate::engine::Engine::describe`]; `None` when no worker
+    /// How the engine was set up ([`crate::engines::Engine::describe`]; `None` when no worker
     /// got as far as setting one up).
     pub engine: Option<String>,
 }
 
-/// Runs the benchmark on an opened target. `on_interval` sees each interval as soon as every
-/// worker has finished it. Returns what was measured even when a worker failed or `stop` was
-/// set (the caller marks the result interrupted).
+/// Runs the benchmark on an opened target with the engine `spec.engine` names. `on_interval`
+/// sees each interval as soon as every worker has finished it. Returns what was measured even
+/// when a worker failed or `stop` was set (the caller marks the result interrupted).
 pub fn run(
     spec: &Spec,
     target: &Target,
     devices: &[String],
     stop: &AtomicBool,
     on_interval: &mut dyn FnMut(&Interval),
+) -> Result<RunOutput, BenchError> {
+    match spec.engine {
+        EngineKind::Sync => run_with(
+            spec,
+            target,
+            devices,
+            stop,
+            on_interval,
+            &engines::sync::Factory,
+        ),
+        EngineKind::Uring => run_with(
+            spec,
+            target,
+            devices,
+            stop,
+            on_interval,
+            &engines::uring::Factory,
+        ),
+        EngineKind::Null => run_with(
+            spec,
+            target,
+            devices,
+            stop,
+            on_interval,
+            &engines::null::Factory,
+        ),
+    }
+}
+
+/// [`run`] with each worker's engine made by `engines` (tests pass a scripted engine).
+/// `spec.engine` still decides which files are handed to the factory (none for `null`).
+pub fn run_with<F: EngineFactory>(
+    spec: &Spec,
+    target: &Target,
+    devices: &[String],
+    stop: &AtomicBool,
+    on_interval: &mut dyn FnMut(&Interval),
+    engines: &F,
 ) -> Result<RunOutput, BenchError> {
     // The counter's calibration runs while the workers set up their engines.
     let calibration = Calibration::begin();
@@ -787,6 +820,7 @@ pub fn run(
             let tx = tx.clone();
             let shared = Shared {
                 spec,
+                engines,
                 gate: &gate,
                 start: &start,
                 stop,
@@ -816,6 +850,10 @@ pub fn run(
         // The device sampler: /proc/diskstats at the start, at every boundary and at the end.
         let (samples, workers_done) = (&samples, &workers_done);
         if !devices.is_empty() {
+            // The first sample is taken here, before the workers are let go: taken by the
+            // sampler thread, it could come after the first I/Os on a busy machine, and the
+            // device would then seem to have done fewer requests than dbio.
+            samples.lock().expect("samples lock").sample(clock.now_ns());
             let spawned = std::thread::Builder::new()
                 .name("dbio-diskstats".into())
                 .spawn_scoped(s, move || {
@@ -823,7 +861,6 @@ pub fn run(
                         let t = clock.now_ns();
                         samples.lock().expect("samples lock").sample(t);
                     };
-                    take();
                     let mut b = clock.next_boundary(0);
                     while !workers_done.load(std::sync::atomic::Ordering::Acquire) {
                         let now = clock.now_ns();
@@ -951,3 +988,6 @@ pub fn run(
         engine,
     })
 }
+
+#[cfg(test)]
+mod tests;

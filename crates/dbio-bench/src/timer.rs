@@ -30,6 +30,10 @@ enum Kind {
     Monotonic {
         start: Instant,
     },
+    /// Tests: reads a counter the test (or its scripted engine) advances. Not compiled into
+    /// the binary, so the hot path's match is the same as without it.
+    #[cfg(test)]
+    Scripted(&'static std::sync::atomic::AtomicU64),
 }
 
 /// A calibration under way: the first (monotonic, counter) pair.
@@ -141,6 +145,16 @@ impl Timer {
                 ((ticks as u128 * mult as u128) >> 32) as u64
             }
             Kind::Monotonic { start } => start.elapsed().as_nanos() as u64,
+            #[cfg(test)]
+            Kind::Scripted(now) => now.load(std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// Tests: a timer that reads `now`, which moves only when the test moves it.
+    #[cfg(test)]
+    pub(crate) fn scripted(now: &'static std::sync::atomic::AtomicU64) -> Self {
+        Timer {
+            kind: Kind::Scripted(now),
         }
     }
 
@@ -154,6 +168,8 @@ impl Timer {
                 (1u64 << 32) as f64 / mult as f64 * 1000.0
             ),
             Kind::Monotonic { .. } => "CLOCK_MONOTONIC".to_string(),
+            #[cfg(test)]
+            Kind::Scripted(_) => "scripted (tests)".to_string(),
         }
     }
 }
