@@ -3,7 +3,7 @@
 use crate::cli::{parse_size_arg, usage};
 use anyhow::Context;
 use dbio_report::units::format_size;
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::{Document, Exporter, JsonExporter};
 use dbio_storage::align::{self, CalcInput, CalcResult, GeometryCheck, RaidLevel, StartAlign};
 use dbio_storage::fs::Superblock;
 use dbio_storage::source::{FileSource, ReadAt, Slice};
@@ -130,13 +130,6 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
 }
 
-#[derive(Serialize)]
-struct CalcOut<'a> {
-    schema: &'static str,
-    #[serde(flatten)]
-    result: &'a CalcResult,
-}
-
 fn calc(a: CalcArgs) -> anyhow::Result<u8> {
     let input = CalcInput {
         stripe_bytes: a.stripe,
@@ -155,10 +148,7 @@ fn calc(a: CalcArgs) -> anyhow::Result<u8> {
     })?;
     let bytes = match a.format {
         Format::Json => JsonExporter
-            .to_string(&CalcOut {
-                schema: "dbio-align-calc/1",
-                result: &r,
-            })?
+            .to_string(&Document::new(dbio_report::doc::ALIGN_CALC, &r))?
             .into_bytes(),
         Format::Text => calc_text(&r).into_bytes(),
     };
@@ -304,7 +294,6 @@ struct PartOut {
 
 #[derive(Serialize)]
 struct CheckOut {
-    schema: &'static str,
     target: String,
     block_device: bool,
     size_bytes: u64,
@@ -373,7 +362,6 @@ fn check(a: CheckArgs) -> anyhow::Result<u8> {
         .sector
         .or_else(|| kernel.as_ref().and_then(|k| k.logical_block_size));
     let mut out = CheckOut {
-        schema: "dbio-align-check/1",
         target: path.display().to_string(),
         block_device: sys_dir.is_some(),
         size_bytes: src.size(),
@@ -422,7 +410,9 @@ fn check(a: CheckArgs) -> anyhow::Result<u8> {
         }
     }
     let bytes = match a.format {
-        Format::Json => JsonExporter.to_string(&out)?.into_bytes(),
+        Format::Json => JsonExporter
+            .to_string(&Document::new(dbio_report::doc::ALIGN_CHECK, &out))?
+            .into_bytes(),
         Format::Text => check_text(&out).into_bytes(),
     };
     crate::output::emit(a.output.as_deref(), &bytes)?;
