@@ -60,6 +60,9 @@ fn validate(file: &str, name: &str, docs: &[Value]) {
             errors.join("\n")
         );
     }
+    for d in docs {
+        unit_rule(d, "");
+    }
     let stamped: Vec<&Value> = docs.iter().filter(|d| d.get("schema").is_some()).collect();
     assert!(!stamped.is_empty(), "no document names its schema");
     for d in stamped {
@@ -67,6 +70,147 @@ fn validate(file: &str, name: &str, docs: &[Value]) {
         assert_eq!(d["dbio_version"], env!("CARGO_PKG_VERSION"));
         let keys: Vec<&String> = d.as_object().unwrap().keys().take(2).collect();
         assert_eq!(keys, ["schema", "dbio_version"], "the two come first");
+    }
+}
+
+/// Numbers whose key carries no unit because they have none: counts, ids, ratios, levels,
+/// indexes (`jq` users read the unit from the key, so a new key must join this list
+/// deliberately or end in a unit).
+const UNITLESS: &[&str] = &[
+    // counts
+    "count",
+    "cpus",
+    "events",
+    "events_mean",
+    "events_stddev",
+    "file_num",
+    "fsync_every",
+    "fsyncs",
+    "iodepth",
+    "reap_batch",
+    "submit_batch",
+    "reads",
+    "writes",
+    "syscalls",
+    "syscr",
+    "syscw",
+    "threads",
+    "sigfig",
+    "app_ios",
+    "device_flushes",
+    "device_merged",
+    "device_requests",
+    "ok",
+    "warn",
+    "crit",
+    "unknown",
+    "advice",
+    "hit_count",
+    "hits_in_pages",
+    "pages",
+    "pages_found",
+    "pages_written",
+    "duplicates_dropped",
+    "records",
+    "deleted_records",
+    "levels",
+    "intact",
+    "torn",
+    "heuristic",
+    "nr_requests",
+    "disks",
+    "data_disks",
+    "ag_count",
+    "blocks",
+    "sectors_per_stripe_unit",
+    // mean numbers of requests (queue sizes, concurrency)
+    "aqu_sz",
+    "device_aqu_sz",
+    "app_in_flight",
+    "in_flight",
+    "rd_cnc",
+    "wr_cnc",
+    // ids, numbers, positions in a list, ratios
+    "seed",
+    "thread",
+    "depth",
+    "number",
+    "space_id",
+    "page_no",
+    "index_id",
+    "level",
+    "heap_no",
+    "rw_ratio",
+];
+
+/// Keys of `dbio align` that break the rule and keep their names while align's result types
+/// move into dbio-storage (see the README's JSON contract: to be renamed in align/2).
+const ALIGN_KEPT: &[&str] = &[
+    "sector_size",
+    "start_sector",
+    "end_sector",
+    "first_usable",
+    "last_usable",
+    "backup_lba",
+    "block_size",
+    "raid_stride",
+    "raid_stripe_width",
+    "label_sector",
+    "logical_block_size",
+    "physical_block_size",
+    "minimum_io_size",
+    "optimal_io_size",
+    "alignment_offset",
+    "start_sector_512",
+    "recommended_start_sector",
+    "smallest_start_sector_mbr",
+    "smallest_start_sector_gpt",
+    "stride",
+    "stripe_width",
+    "mount_sunit",
+    "mount_swidth",
+];
+
+/// Every key is a jq dot path (no `.`), and every number's key ends in its unit (`_ns`, `_us`,
+/// `_ms`, `_s`, `_bytes`, `_kb`, `_per_s`, `_pct`, `_sectors`, `_blocks`, `_iops`; `bytes` and `iops`
+/// are units themselves; a statistics object such as `lat_ns` carries the unit for its
+/// `min`/`mean`/`max`/`pNN_N`), or is unitless (listed above). Maps keyed by names (page
+/// types, checksum algorithms) are skipped.
+fn unit_rule(v: &Value, path: &str) {
+    const UNITS: &[&str] = &[
+        "_ns", "_us", "_ms", "_s", "_bytes", "_kb", "_per_s", "_pct", "_sectors", "_blocks",
+        "_iops",
+    ];
+    let stats = |k: &str| {
+        ["min", "mean", "max"].contains(&k)
+            || (k.starts_with('p') && k[1..].split('_').all(|d| d.parse::<u32>().is_ok()))
+    };
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = format!("{path}.{k}");
+                assert!(
+                    !k.contains('.'),
+                    "{p}: a key with a `.` is not a jq dot path"
+                );
+                if ["other_pages", "checksum_algorithms", "labels"].contains(&k.as_str()) {
+                    continue;
+                }
+                let unit = UNITS.iter().any(|u| k.ends_with(u))
+                    || ["bytes", "iops"].contains(&k.as_str())
+                    || (stats(k) && path.ends_with("_ns"));
+                if x.is_number() && !unit && !UNITLESS.contains(&k.as_str()) {
+                    assert!(
+                        ALIGN_KEPT.contains(&k.as_str()),
+                        "{p} = {x}: a number's key ends in its unit (_ns, _bytes, _per_s, _pct, \
+                         _sectors, ...) or is a count listed in UNITLESS"
+                    );
+                }
+                unit_rule(x, &p);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| unit_rule(x, &format!("{path}[]"))),
+        _ => {}
     }
 }
 
