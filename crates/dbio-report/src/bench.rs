@@ -791,6 +791,19 @@ mod tests {
         let back: LatStats = serde_json::from_value(json).unwrap();
         assert_eq!(back, s);
         assert_eq!(back.get(99.9), s.get(99.9));
+        // Results written before the keys became jq paths still read back.
+        let old: LatStats =
+            serde_json::from_str(r#"{"min":1,"mean":2.0,"p50":2,"p99.9":3,"p99.99":4,"max":5}"#)
+                .unwrap();
+        assert_eq!((old.get(99.9), old.get(99.99)), (Some(3), Some(4)));
+        let io: ProcessIo = serde_json::from_str(
+            r#"{"rchar":1,"wchar":2,"syscr":3,"syscw":4,"read_bytes":5,"write_bytes":6}"#,
+        )
+        .unwrap();
+        assert_eq!((io.rchar, io.wchar), (1, 2));
+        assert!(serde_json::to_string(&io)
+            .unwrap()
+            .contains(r#""rchar_bytes":1"#));
     }
 
     #[test]
