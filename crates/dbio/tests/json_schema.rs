@@ -141,6 +141,7 @@ const UNITLESS: &[&str] = &[
     "level",
     "heap_no",
     "rw_ratio",
+    "theta",
 ];
 
 /// Keys of `dbio align` that break the rule and keep their names while align's result types
@@ -229,6 +230,24 @@ fn bench_json_validates() {
     for extra in [
         &["--engine", "null", "--events", "500"][..],
         &["--engine", "null", "--events", "300", "--rate", "5000"],
+        &[
+            "--engine",
+            "null",
+            "--time",
+            "300ms",
+            "--distribution",
+            "zipf:1.2",
+            "--percentiles",
+            "50,99.999",
+        ],
+        &[
+            "--engine",
+            "null",
+            "--events",
+            "300",
+            "--distribution",
+            "hotspot:90/10",
+        ],
         &["--events", "200", "--dir", d],
         &["--events", "50", "--mode", "commit", "--dir", d],
     ] {
