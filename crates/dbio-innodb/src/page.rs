@@ -272,7 +272,8 @@ pub fn system_records(p: &[u8]) -> Option<RowFormat> {
 /// One record found by walking a page's record lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Record {
-    /// Offset of the record origin within the page.
+    /// Offset of the record origin within the page (JSON `origin_bytes`).
+    #[serde(rename = "origin_bytes")]
     pub origin: u16,
     /// Heap number.
     pub heap_no: u16,

@@ -353,7 +353,8 @@ pub fn scan_sources<G>(
 pub struct SpaceRow {
     /// Space id.
     pub space_id: u32,
-    /// Page size.
+    /// Page size (JSON `page_size_bytes`).
+    #[serde(rename = "page_size_bytes")]
     pub page_size: u32,
     /// "fsp_flags" (page 0 found) or "checksum" (inferred from the pages found).
     pub page_size_from: &'static str,
@@ -460,7 +461,8 @@ pub struct PagesReport {
     pub out_dir: String,
     /// One row per source.
     pub sources: Vec<SourceRow>,
-    /// Bytes of all sources.
+    /// Bytes of all sources (JSON `scanned_bytes`).
+    #[serde(rename = "scanned_bytes")]
     pub bytes_scanned: u64,
     /// Scan time.
     pub elapsed_s: f64,

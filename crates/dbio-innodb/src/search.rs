@@ -276,7 +276,8 @@ pub struct HitRow {
     pub kind: Option<&'static str>,
     /// Source path.
     pub source: String,
-    /// Offset in the source.
+    /// Offset in the source (JSON `offset_bytes`).
+    #[serde(rename = "offset_bytes")]
     pub offset: u64,
     /// Label of the pattern.
     pub pattern: String,
@@ -291,9 +292,11 @@ pub struct HitRow {
 /// The page holding a hit.
 #[derive(Clone, Debug, Serialize)]
 pub struct HitPage {
-    /// Offset of the page in the source.
+    /// Offset of the page in the source (JSON `page_offset_bytes`).
+    #[serde(rename = "page_offset_bytes")]
     pub page_offset_in_source: u64,
-    /// Page size.
+    /// Page size (JSON `page_size_bytes`).
+    #[serde(rename = "page_size_bytes")]
     pub page_size: u32,
     /// Space id.
     pub space_id: u32,
@@ -309,7 +312,8 @@ pub struct HitPage {
     pub status: Status,
     /// The checksum algorithm that validates it.
     pub checksum: Option<Algorithm>,
-    /// Offset of the hit in the page.
+    /// Offset of the hit in the page (JSON `offset_in_page_bytes`).
+    #[serde(rename = "offset_in_page_bytes")]
     pub offset_in_page: u32,
     /// The record holding it.
     pub record: Option<Record>,
@@ -345,7 +349,8 @@ pub struct GrepSummary {
     pub hit_count: u64,
     /// Hits inside a recognised page.
     pub hits_in_pages: u64,
-    /// Bytes searched.
+    /// Bytes searched (JSON `searched_bytes`).
+    #[serde(rename = "searched_bytes")]
     pub bytes_searched: u64,
     /// Search time.
     pub elapsed_s: f64,
@@ -515,11 +520,13 @@ fn hexdump_bytes(buf: &[u8], lo: u64) -> String {
     s
 }
 
-/// The start of the `--format json` document, up to the opening of the hits array.
+/// The start of the `--format json` document (schema `dbio.innodb.grep/1`: `schema` and
+/// `dbio_version` first), up to the opening of the hits array.
 pub fn json_head(patterns: &[PatternRow], all_in: Option<AllIn>) -> String {
     let all_in = all_in.map(|a| a.name());
     format!(
-        "{{\n  \"patterns\": {},\n  \"all_in\": {},\n  \"hits\": [",
+        "{}  \"patterns\": {},\n  \"all_in\": {},\n  \"hits\": [",
+        dbio_report::doc::stream_head(dbio_report::doc::INNODB_GREP),
         serde_json::to_string(patterns).unwrap_or_default(),
         serde_json::to_string(&all_in).unwrap_or_default()
     )
@@ -538,7 +545,7 @@ pub fn json_separator(n: u64) -> &'static str {
 pub fn json_tail(s: &GrepSummary) -> String {
     let f = |x: f64| serde_json::to_string(&x).unwrap_or_else(|_| "null".into());
     format!(
-        "\n  ],\n  \"hit_count\": {},\n  \"hits_in_pages\": {},\n  \"bytes_searched\": {},\n  \"elapsed_s\": {},\n  \"bytes_per_s\": {},\n  \"max_count_reached\": {},\n  \"interrupted\": {}\n}}\n",
+        "\n  ],\n  \"hit_count\": {},\n  \"hits_in_pages\": {},\n  \"searched_bytes\": {},\n  \"elapsed_s\": {},\n  \"bytes_per_s\": {},\n  \"max_count_reached\": {},\n  \"interrupted\": {}\n}}\n",
         s.hit_count,
         s.hits_in_pages,
         s.bytes_searched,

@@ -1,5 +1,5 @@
 //! The result of `dbio bench`: the spec that was run, the environment it ran in, every report
-//! interval and the final summary with full histograms. Schema `dbio-bench/1`: field names are
+//! interval and the final summary with full histograms. Schema `dbio.bench/1`: field names are
 //! stable and carry units (`iops`, `bytes_per_s`, `lat_ns`); new fields may be added, existing
 //! ones keep their meaning.
 
@@ -10,8 +10,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The schema name and version of [`BenchResult`].
-pub const BENCH_SCHEMA: &str = "dbio-bench/1";
+/// The schema name and version of [`BenchResult`] (see [`crate::doc`]).
+pub const BENCH_SCHEMA: &str = crate::doc::BENCH;
 
 /// The percentiles reported when `--percentiles` is not given.
 pub const DEFAULT_PERCENTILES: [f64; 6] = [50.0, 90.0, 95.0, 99.0, 99.9, 99.99];
@@ -466,7 +466,8 @@ pub struct DeviceCheck {
 }
 
 /// Latency statistics: exact min, mean and max, percentiles within the histogram's 1% error.
-/// Serialised flat: `{"min": .., "mean": .., "p50": .., "p99.9": .., "max": ..}`.
+/// Serialised flat: `{"min": .., "mean": .., "p50": .., "p99_9": .., "max": ..}` (the
+/// percentile's point is an underscore, so `jq .lat_ns.p99_9` addresses it).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LatStats {
     /// Smallest value.
@@ -499,9 +500,14 @@ impl LatStats {
     }
 }
 
-/// The JSON key of a percentile: `p50`, `p99.9`.
+/// The name of a percentile for people (text headers): `p50`, `p99.9`.
 pub fn percentile_key(p: f64) -> String {
     format!("p{p}")
+}
+
+/// The JSON key of a percentile: `p50`, `p99_9` (a jq dot path cannot hold a `.`).
+pub fn percentile_json_key(p: f64) -> String {
+    percentile_key(p).replace('.', "_")
 }
 
 impl Serialize for LatStats {
@@ -510,7 +516,7 @@ impl Serialize for LatStats {
         m.serialize_entry("min", &self.min)?;
         m.serialize_entry("mean", &self.mean)?;
         for (p, v) in &self.percentiles {
-            m.serialize_entry(&percentile_key(*p), v)?;
+            m.serialize_entry(&percentile_json_key(*p), v)?;
         }
         m.serialize_entry("max", &self.max)?;
         m.end()
@@ -538,7 +544,9 @@ impl<'de> Deserialize<'de> for LatStats {
         };
         for (k, v) in &map {
             if let Some(p) = k.strip_prefix('p') {
+                // `p99_9`; `p99.9` as results before schema dbio.bench/1 wrote it.
                 let p: f64 = p
+                    .replace('_', ".")
                     .parse()
                     .map_err(|_| D::Error::custom(format!("bad percentile key {k}")))?;
                 out.percentiles.push((p, as_u64(v)?));
@@ -659,9 +667,11 @@ impl EngineCalls {
 /// an independent check of what the engine claims it did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcessIo {
-    /// Bytes passed to read-like system calls (rchar).
+    /// Bytes passed to read-like system calls (rchar; JSON `rchar_bytes`).
+    #[serde(rename = "rchar_bytes", alias = "rchar")]
     pub rchar: u64,
-    /// Bytes passed to write-like system calls (wchar).
+    /// Bytes passed to write-like system calls (wchar; JSON `wchar_bytes`).
+    #[serde(rename = "wchar_bytes", alias = "wchar")]
     pub wchar: u64,
     /// Read-like system calls (syscr).
     pub syscr: u64,
@@ -774,13 +784,26 @@ mod tests {
             .collect();
         assert_eq!(
             keys,
-            ["min", "mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"]
+            ["min", "mean", "p50", "p90", "p95", "p99", "p99_9", "p99_99", "max"]
         );
         assert_eq!(json["min"], 1000);
         assert_eq!(json["max"], 1_000_000);
         let back: LatStats = serde_json::from_value(json).unwrap();
         assert_eq!(back, s);
         assert_eq!(back.get(99.9), s.get(99.9));
+        // Results written before the keys became jq paths still read back.
+        let old: LatStats =
+            serde_json::from_str(r#"{"min":1,"mean":2.0,"p50":2,"p99.9":3,"p99.99":4,"max":5}"#)
+                .unwrap();
+        assert_eq!((old.get(99.9), old.get(99.99)), (Some(3), Some(4)));
+        let io: ProcessIo = serde_json::from_str(
+            r#"{"rchar":1,"wchar":2,"syscr":3,"syscw":4,"read_bytes":5,"write_bytes":6}"#,
+        )
+        .unwrap();
+        assert_eq!((io.rchar, io.wchar), (1, 2));
+        assert!(serde_json::to_string(&io)
+            .unwrap()
+            .contains(r#""rchar_bytes":1"#));
     }
 
     #[test]

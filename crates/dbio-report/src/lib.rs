@@ -6,9 +6,11 @@ pub mod bench;
 pub mod bench_csv;
 pub mod bench_sysbench;
 pub mod bench_text;
+pub mod doc;
 pub mod export;
 pub mod hist;
 pub mod units;
 
+pub use doc::Document;
 pub use export::{Exporter, JsonExporter};
 pub use hist::LatencyHistogram;

@@ -480,7 +480,7 @@ fn json_round_trips_and_has_the_promised_keys() {
             );
         }
         assert_eq!(
-            v["summary"]["read"]["lat_ns"]["p99.9"],
+            v["summary"]["read"]["lat_ns"]["p99_9"],
             r.summary.read.lat_ns.get(99.9).unwrap()
         );
         // Everything reads back, floats to the last bit (serde_json's `float_roundtrip`).

@@ -35,8 +35,6 @@ pub struct DeviceGroup {
 /// The whole audit.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CheckReport {
-    /// Schema name and version.
-    pub schema: &'static str,
     /// Worst status overall.
     pub status: Status,
     /// Counts per status.
@@ -87,7 +85,6 @@ impl CheckReport {
             .max_by_key(|s| s.severity())
             .unwrap_or(Status::Ok);
         CheckReport {
-            schema: "dbio-check/1",
             status,
             counts,
             devices: groups,

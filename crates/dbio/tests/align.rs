@@ -122,7 +122,7 @@ fn calc_article_examples() {
         ],
         dir.path(),
     );
-    assert_eq!(v["schema"], "dbio-align-calc/1");
+    assert_eq!(v["schema"], "dbio.align.calc/1");
     assert_eq!(v["sectors_per_stripe_unit"], 128);
     assert_eq!(v["data_disks"], 4);
     assert_eq!(v["recommended_start_sector"], 2048);

@@ -105,7 +105,7 @@ fn full_run_prepares_runs_and_removes_only_its_files() {
         &dir,
         &[&SMALL[..], &["--mode", "rndrw", "--events", "2000"]].concat(),
     );
-    assert_eq!(r["schema"], "dbio-bench/1");
+    assert_eq!(r["schema"], "dbio.bench/1");
     let s = &r["summary"];
     assert_eq!(u(&s["read"]["count"]) + u(&s["write"]["count"]), 2000);
     assert!(
@@ -121,7 +121,7 @@ fn full_run_prepares_runs_and_removes_only_its_files() {
             assert!(s[op].get(k).is_some(), "summary.{op}.{k}");
         }
         for k in [
-            "min", "mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max",
+            "min", "mean", "p50", "p90", "p95", "p99", "p99_9", "p99_99", "max",
         ] {
             assert!(s[op]["lat_ns"].get(k).is_some(), "summary.{op}.lat_ns.{k}");
         }
@@ -161,7 +161,7 @@ fn sync_engine_counts_agree_with_the_kernels_accounting() {
         // also reads a few small files of its own: /proc, the marker).
         assert!(u(&io["syscr"]) >= 3000 && u(&io["syscr"]) < 3100, "{io}");
         assert!(
-            u(&io["rchar"]) >= 3000 * 4096 && u(&io["rchar"]) < 3000 * 4096 + 1_000_000,
+            u(&io["rchar_bytes"]) >= 3000 * 4096 && u(&io["rchar_bytes"]) < 3000 * 4096 + 1_000_000,
             "{io}"
         );
         assert_eq!(u(&s["write"]["count"]), 0);

@@ -426,7 +426,7 @@ fn live_root_filesystem() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["schema"], "dbio-check/1");
+    assert_eq!(v["schema"], "dbio.check/1");
     for rule in [
         "mount.atime",
         "mount.barrier",

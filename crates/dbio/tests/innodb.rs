@@ -102,7 +102,7 @@ fn finds_every_page_of_each_tablespace() {
         let (v, _d) = pages_json(&[fixture(name)], &[]);
         assert_eq!(v["sources"][0]["pages_found"], expect, "{name}: {v}");
         let space = &v["spaces"][0];
-        assert_eq!(space["page_size"], page_size_of(name), "{name}");
+        assert_eq!(space["page_size_bytes"], page_size_of(name), "{name}");
         assert_eq!(space["page_size_from"], "fsp_flags", "{name}");
         let algo = if matches!(
             name,
@@ -171,7 +171,7 @@ fn row_format_compressed_pages_are_found_by_their_zip_checksum() {
     let (v, _d) = pages_json(&[fixture("shop_zipped.ibd")], &[]);
     assert_eq!(v["pages_found"], 4, "{v}");
     assert_eq!(v["checksum_algorithms"]["crc32"], 4);
-    assert_eq!(v["spaces"][0]["page_size"], 8192);
+    assert_eq!(v["spaces"][0]["page_size_bytes"], 8192);
     let row = index_row(&v, 10);
     assert_eq!(row["format"], "COMPRESSED");
     assert_eq!(row["records"], 2);
@@ -443,7 +443,7 @@ fn grep_int_finds_the_lost_row_in_an_image() {
         .unwrap()
         .1;
     assert_eq!(
-        p["page_offset_in_source"].as_u64().unwrap() as usize,
+        p["page_offset_bytes"].as_u64().unwrap() as usize,
         base + 3 * 16384
     );
     assert_eq!(v["patterns"][0]["hex"], "B1 EB 1F 9C");
@@ -599,7 +599,7 @@ fn missing_page_zero_falls_back_to_checksums() {
     std::fs::write(&f, &data[8192..]).unwrap();
     let (v, _d) = pages_json(&[f], &[]);
     assert_eq!(v["pages_found"], written_pages(&data[8192..], 8192));
-    assert_eq!(v["spaces"][0]["page_size"], 8192);
+    assert_eq!(v["spaces"][0]["page_size_bytes"], 8192);
     assert_eq!(v["spaces"][0]["page_size_from"], "checksum");
     assert!(
         v["warnings"].to_string().contains("page 0 not found"),
@@ -1061,7 +1061,7 @@ fn grep_max_count_stops_after_n_hits() {
         let offsets: Vec<u64> = lines[..3]
             .iter()
             .map(|l| {
-                serde_json::from_str::<Value>(l).unwrap()["offset"]
+                serde_json::from_str::<Value>(l).unwrap()["offset_bytes"]
                     .as_u64()
                     .unwrap()
             })
@@ -1072,7 +1072,7 @@ fn grep_max_count_stops_after_n_hits() {
         assert_eq!(sum["hit_count"], 3);
         assert_eq!(sum["max_count_reached"], true);
         // It stopped early: far less than the 32 MiB was searched.
-        assert!(sum["bytes_searched"].as_u64().unwrap() < 16 << 20, "{sum}");
+        assert!(sum["searched_bytes"].as_u64().unwrap() < 16 << 20, "{sum}");
     }
 }
 

@@ -1074,7 +1074,10 @@ fn closed_pipe_ends_quietly() {
     BufReader::new(child.stdout.as_mut().unwrap())
         .read_line(&mut first)
         .unwrap();
-    assert!(first.starts_with("{\"ts\":"), "{first}");
+    assert!(
+        first.starts_with("{\"schema\":\"dbio.iostat/1\",\"dbio_version\":"),
+        "{first}"
+    );
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     assert_eq!(
@@ -1232,7 +1235,7 @@ fn same_figures_as_pt_diskstats_published_expected_output() {
     let at = |ts: &str| -> &Value {
         reports
             .iter()
-            .find(|r| format!("{:.1}", r["ts"].as_f64().unwrap() - first_ts) == ts)
+            .find(|r| format!("{:.1}", r["ts_s"].as_f64().unwrap() - first_ts) == ts)
             .unwrap_or_else(|| panic!("no report at +{ts} s"))
     };
     let mut rows: Vec<(String, String, Vec<String>)> = pt_rows(by_device_and_sample);
@@ -1650,7 +1653,7 @@ fn pt_stalk_capture_same_figures_as_pt_diskstats() {
     for (ts, dev, vals) in &theirs {
         let r = ours
             .iter()
-            .find(|r| format!("{:.1}", r["ts"].as_f64().unwrap() - first_ts) == *ts)
+            .find(|r| format!("{:.1}", r["ts_s"].as_f64().unwrap() - first_ts) == *ts)
             .unwrap_or_else(|| panic!("no report at +{ts}"));
         let d = device(r, dev);
         for ((col, key, scale, prec), want) in PT_COLUMNS.iter().zip(vals) {

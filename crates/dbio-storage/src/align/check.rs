@@ -12,9 +12,6 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-/// Schema name and version of [`DiskCheck`]'s JSON.
-pub const SCHEMA: &str = "dbio-align-check/1";
-
 /// What to check.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckOptions {
@@ -167,8 +164,6 @@ pub struct TableSummary {
 /// The result of `dbio align check`.
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
 pub struct DiskCheck {
-    /// [`SCHEMA`].
-    pub schema: &'static str,
     /// The target as given.
     pub target: String,
     /// A live block device (the kernel's view was read).
@@ -316,7 +311,6 @@ pub fn check_source(
         .sector_bytes
         .or_else(|| kernel.as_ref().and_then(|k| k.logical_block_size));
     let mut out = DiskCheck {
-        schema: SCHEMA,
         target: path.display().to_string(),
         block_device: disk_dir.is_some(),
         size_bytes: src.size(),
@@ -625,7 +619,6 @@ mod tests {
         assert!(!r.block_device);
         assert_eq!(r.kernel, None);
         assert_eq!(r.partitions[0].kernel, None);
-        assert_eq!(r.schema, SCHEMA);
         assert_eq!(r.target, "disk.img");
         assert!(r.problems().is_empty(), "{:?}", r.problems());
     }

@@ -97,7 +97,8 @@ pub struct DeviceRow {
 /// One report: the figures of every shown device over one interval.
 #[derive(Serialize, Debug, Clone)]
 pub struct Report {
-    /// End of the interval, seconds since the epoch.
+    /// End of the interval, seconds since the epoch (JSON `ts_s`).
+    #[serde(rename = "ts_s")]
     pub ts: f64,
     /// The same, as `YYYY-MM-DD HH:MM:SS` UTC.
     pub time: String,

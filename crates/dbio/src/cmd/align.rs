@@ -1,11 +1,10 @@
 //! `dbio align`: alignment math (`calc`) and the alignment of a real disk or image (`check`).
 
 use crate::cli::{parse_size_arg, usage};
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::{Document, Exporter, JsonExporter};
 use dbio_storage::align::check::{self as disk, CheckOptions};
-use dbio_storage::align::{self, text, CalcInput, CalcResult, RaidLevel};
+use dbio_storage::align::{self, text, CalcInput, RaidLevel};
 use dbio_sys::sysfs::Sys;
-use serde::Serialize;
 use std::path::PathBuf;
 
 /// Output formats of `dbio align`.
@@ -132,13 +131,6 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
 }
 
-#[derive(Serialize)]
-struct CalcOut<'a> {
-    schema: &'static str,
-    #[serde(flatten)]
-    result: &'a CalcResult,
-}
-
 fn calc(a: CalcArgs) -> anyhow::Result<u8> {
     let input = CalcInput {
         stripe_bytes: a.stripe,
@@ -157,10 +149,7 @@ fn calc(a: CalcArgs) -> anyhow::Result<u8> {
     })?;
     let bytes = match a.format {
         Format::Json => JsonExporter
-            .to_string(&CalcOut {
-                schema: "dbio-align-calc/1",
-                result: &r,
-            })?
+            .to_string(&Document::new(dbio_report::doc::ALIGN_CALC, &r))?
             .into_bytes(),
         Format::Text => text::calc(&r).into_bytes(),
     };
@@ -177,7 +166,9 @@ fn check(a: CheckArgs) -> anyhow::Result<u8> {
     };
     let r = disk::check_disk(&Sys::live(), &opts)?;
     let bytes = match a.format {
-        Format::Json => JsonExporter.to_string(&r)?.into_bytes(),
+        Format::Json => JsonExporter
+            .to_string(&Document::new(dbio_report::doc::ALIGN_CHECK, &r))?
+            .into_bytes(),
         Format::Text => text::check(&r).into_bytes(),
     };
     crate::output::emit(a.output.as_deref(), &bytes)?;

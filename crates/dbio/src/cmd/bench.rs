@@ -45,7 +45,7 @@ fn named<T: Named + Send + Sync>() -> impl clap::builder::TypedValueParser<Value
 pub enum Format {
     /// For people.
     Text,
-    /// Versioned JSON (schema dbio-bench/1) with full histograms.
+    /// Versioned JSON (schema dbio.bench/1) with full histograms.
     Json,
     /// The time series, one row per interval.
     Csv,
@@ -766,7 +766,7 @@ fn run_phase(
     environment.engine = out.engine;
     let result = BenchResult {
         schema: BENCH_SCHEMA.into(),
-        dbio_version: env!("CARGO_PKG_VERSION").into(),
+        dbio_version: dbio_report::doc::DBIO_VERSION.into(),
         started_at: rfc3339(out.started_at),
         spec: spec.clone(),
         environment,

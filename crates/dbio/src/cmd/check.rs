@@ -5,7 +5,7 @@
 
 use crate::cli::{parse_size_arg, usage};
 use crate::cmd::align::Geometry;
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::{Document, Exporter, JsonExporter};
 use dbio_storage::check::{self as gather, Options};
 use dbio_storage::report::{self, CheckReport};
 use std::ffi::OsString;
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 pub enum Format {
     /// Grouped by device, worst first.
     Text,
-    /// The whole report as JSON (schema dbio-check/1).
+    /// The whole report as JSON (schema dbio.check/1).
     Json,
     /// Prometheus text format for the node_exporter textfile collector.
     Prometheus,
@@ -86,7 +86,7 @@ fn audit_and_render(a: &Args) -> anyhow::Result<u8> {
     } else {
         match a.format {
             Format::Text => report::render_text(&r),
-            Format::Json => JsonExporter.to_string(&r)?,
+            Format::Json => JsonExporter.to_string(&Document::new(dbio_report::doc::CHECK, &r))?,
             Format::Prometheus => report::render_prometheus(&r),
         }
     };

@@ -7,6 +7,7 @@ use dbio_innodb::recover::{self, OutDirError, Source};
 use dbio_innodb::scan::ScanOptions;
 use dbio_innodb::search::{self, PatternSpec, SearchOptions};
 use dbio_report::export::{Exporter, JsonExporter};
+use dbio_report::Document;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -220,7 +221,9 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         eprintln!("dbio: warning: {w}");
     }
     let bytes = match a.scan.format {
-        Format::Json | Format::Jsonl => JsonExporter.to_string(&report)?.into_bytes(),
+        Format::Json | Format::Jsonl => JsonExporter
+            .to_string(&Document::new(dbio_report::doc::INNODB_PAGES, &report))?
+            .into_bytes(),
         Format::Text => recover::render_text(&report).into_bytes(),
     };
     crate::output::emit(a.scan.output.as_deref(), &bytes)?;
@@ -315,7 +318,8 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
         Format::Text => {}
         Format::Json => out.write_all(search::json_tail(&summary).as_bytes())?,
         Format::Jsonl => {
-            serde_json::to_writer(&mut out, &summary)?;
+            let doc = Document::new(dbio_report::doc::INNODB_GREP_JSONL, &summary);
+            serde_json::to_writer(&mut out, &doc)?;
             out.write_all(b"\n")?;
         }
     }

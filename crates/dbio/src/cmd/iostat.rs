@@ -4,7 +4,7 @@
 use crate::cli::{parse_duration_arg, parse_size_arg, usage};
 use anyhow::Context;
 use dbio_report::export::{csv_row, JsonLinesExporter};
-use dbio_report::Exporter;
+use dbio_report::{Document, Exporter};
 use dbio_sys::diskstats::{self, DiskStat};
 use dbio_sys::iostat::prometheus::Exposition;
 use dbio_sys::iostat::table::{render_text, Columns};
@@ -167,7 +167,9 @@ impl Sink {
     fn write(&mut self, r: &Report, cur: &[DiskStat]) -> anyhow::Result<()> {
         let text = match self.format {
             Format::Text => render_text(r, &self.columns),
-            Format::Json => JsonLinesExporter.to_string(r)?,
+            Format::Json => {
+                JsonLinesExporter.to_string(&Document::new(dbio_report::doc::IOSTAT, r))?
+            }
             Format::Csv => {
                 let t = render_csv(r, !self.csv_header_done)?;
                 self.csv_header_done = true;

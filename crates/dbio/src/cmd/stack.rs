@@ -4,7 +4,7 @@
 use crate::output;
 use anyhow::Context;
 use dbio_report::units::{format_size, format_size_short};
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::{Document, Exporter, JsonExporter};
 use dbio_sys::stack::{Device, DeviceKind, Stack};
 use std::fmt::Write as _;
 use std::os::unix::fs::FileTypeExt;
@@ -62,7 +62,9 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         })?
     };
     let bytes = match args.format {
-        Format::Json => JsonExporter.to_string(&stack)?.into_bytes(),
+        Format::Json => JsonExporter
+            .to_string(&Document::new(dbio_report::doc::STACK, &stack))?
+            .into_bytes(),
         Format::Text => render_text(&stack).into_bytes(),
     };
     output::emit(args.output.as_deref(), &bytes)?;
