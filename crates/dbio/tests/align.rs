@@ -3,7 +3,7 @@
 //! `parted -m unit s print`).
 
 mod common;
-use common::{is_root, skip};
+use common::{is_root, skip, LoopDev};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -493,17 +493,9 @@ fn lvm_pv_data_area_alignment() {
     }
     let dir = tempfile::tempdir().unwrap();
     sh(dir.path(), "truncate -s 64M pv.img");
-    let loopdev = Std::new("losetup")
-        .args(["-f", "--show", "pv.img"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        loopdev.status.success(),
-        "{}",
-        String::from_utf8_lossy(&loopdev.stderr)
-    );
-    let dev = String::from_utf8_lossy(&loopdev.stdout).trim().to_string();
+    // Detached on drop, also when an assertion below fails.
+    let lo = LoopDev::attach(&dir.path().join("pv.img"), &[]);
+    let dev = lo.dev.clone();
     let created = Std::new("pvcreate")
         .args(["-q", "-y", "--dataalignment", "192k", &dev])
         .env("LVM_SUPPRESS_FD_WARNINGS", "1")
@@ -519,7 +511,7 @@ fn lvm_pv_data_area_alignment() {
     } else {
         None
     };
-    let _ = Std::new("losetup").args(["-d", &dev]).output();
+    drop(lo);
     assert!(
         created.status.success(),
         "pvcreate: {}",
@@ -579,17 +571,9 @@ fn live_device_kernel_view_and_disagreement() {
     }
     let dir = tempfile::tempdir().unwrap();
     sh(dir.path(), "truncate -s 64M k.img && printf 'label: dos\\nstart=2048, size=20480, type=83\\nstart=22528, size=20480, type=83\\n' | sfdisk -q k.img");
-    let out = Std::new("losetup")
-        .args(["-f", "--show", "-P", "k.img"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    // Detached on drop, also when an assertion below fails.
+    let lo = LoopDev::attach(&dir.path().join("k.img"), &["-P"]);
+    let dev = lo.dev.clone();
     // Some containers do not scan partitions on attach: ask for it, then wait for sysfs.
     let _ = Std::new("partx").args(["-a", &dev]).output();
     let name = dev.trim_start_matches("/dev/").to_string();
@@ -606,7 +590,7 @@ fn live_device_kernel_view_and_disagreement() {
         .output()
         .unwrap();
     let second = json_failed(&["align", "check", &dev, "--stripe", "64k"], dir.path());
-    let _ = Std::new("losetup").args(["-d", &dev]).output();
+    drop(lo);
     assert!(
         moved.status.success(),
         "{}",
@@ -657,17 +641,9 @@ fn gpt_with_4k_sectors_from_an_image() {
     }
     let dir = tempfile::tempdir().unwrap();
     sh(dir.path(), "truncate -s 64M s4k.img");
-    let out = Std::new("losetup")
-        .args(["-f", "--show", "--sector-size", "4096", "s4k.img"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    // Detached on drop, also when an assertion below fails.
+    let lo = LoopDev::attach(&dir.path().join("s4k.img"), &["--sector-size", "4096"]);
+    let dev = lo.dev.clone();
     let made = Std::new("sgdisk")
         .args([
             "-a",
@@ -682,7 +658,7 @@ fn gpt_with_4k_sectors_from_an_image() {
         ])
         .output()
         .unwrap();
-    let _ = Std::new("losetup").args(["-d", &dev]).output();
+    drop(lo);
     assert!(
         made.status.success(),
         "{}",
