@@ -29,7 +29,7 @@ pub(crate) fn command() -> clap::Command {
 fn main() -> ExitCode {
     let cli: Cli = cli::parse_command_line();
     match cmd::run(cli.command) {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => ExitCode::from(signals::exit_code(code)),
         Err(err) => cli::report_error(&err),
     }
 }

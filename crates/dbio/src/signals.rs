@@ -1,16 +1,32 @@
 //! Ctrl-C (SIGINT) and SIGTERM end a run cleanly: the first one sets a flag the workers poll,
 //! so the partial result is still printed and written; a second one kills as usual.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-/// Exit code of a command that a signal stopped (128 + SIGINT, as a shell reports it).
+/// What a command returns when a signal stopped it; [`exit_code`] turns it into 128 + the
+/// signal's number, as a shell reports a process the signal killed (130 for SIGINT, 143 for
+/// SIGTERM).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Set when SIGINT or SIGTERM arrived.
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_signal(_sig: libc::c_int) {
+/// The first signal that arrived (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    let _ = SIGNAL.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
     STOP.store(true, Ordering::SeqCst);
+}
+
+/// The process's exit code for a command's `code`: an interrupted command exits 128 + the
+/// number of the signal that stopped it (SIGTERM: 143; SIGINT: 130), every other code is
+/// kept.
+pub fn exit_code(code: u8) -> u8 {
+    match SIGNAL.load(Ordering::SeqCst) {
+        sig if code == EXIT_INTERRUPTED && sig > 0 && sig < 128 => 128 + sig as u8,
+        _ => code,
+    }
 }
 
 /// Installs the handlers (once per process). SA_RESETHAND: the second signal is fatal.

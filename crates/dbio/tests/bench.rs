@@ -1938,8 +1938,8 @@ fn io_errors_name_the_file_and_offset_and_the_os_error_once() {
 }
 
 /// Starts `dbio bench [phase]` preparing a big file set in `dir`, waits until the first data
-/// file exists (prepare is under way), sends SIGINT, and returns the output.
-fn interrupt_prepare(dir: &Path, phase: &[&str]) -> std::process::Output {
+/// file exists (prepare is under way), sends `sig`, and returns the output.
+fn interrupt_prepare(dir: &Path, phase: &[&str], sig: libc::c_int) -> std::process::Output {
     let bin = assert_cmd::cargo::cargo_bin("dbio");
     let child = std::process::Command::new(bin)
         .arg("bench")
@@ -1959,7 +1959,7 @@ fn interrupt_prepare(dir: &Path, phase: &[&str]) -> std::process::Output {
     }
     assert!(first.exists(), "prepare did not start within a minute");
     // SAFETY: sending a signal to our own child process.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, sig) };
     child.wait_with_output().unwrap()
 }
 
@@ -1968,7 +1968,7 @@ fn ctrl_c_during_prepare_exits_130() {
     let tmp = shm();
     // `bench prepare` alone: the partial set stays for cleanup, and the exit code says why.
     let dir = tmp.path().join("set");
-    let o = interrupt_prepare(&dir, &["prepare"]);
+    let o = interrupt_prepare(&dir, &["prepare"], libc::SIGINT);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("prepare interrupted"), "{out}");
     assert_eq!(
@@ -1984,10 +1984,26 @@ fn ctrl_c_during_prepare_exits_130() {
         .success();
     assert!(!dir.exists());
     // A full `bench`: interrupted in prepare, it cleans up and exits 130.
-    let o = interrupt_prepare(&dir, &[]);
+    let o = interrupt_prepare(&dir, &[], libc::SIGINT);
     assert_eq!(
         o.status.code(),
         Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!dir.exists(), "the partial file set was removed");
+}
+
+/// SIGTERM (a service manager stopping dbio) ends it as cleanly as Ctrl-C, and the exit code
+/// is 128 + 15, as a shell reports a process SIGTERM killed.
+#[test]
+fn sigterm_exits_143() {
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    let o = interrupt_prepare(&dir, &[], libc::SIGTERM);
+    assert_eq!(
+        o.status.code(),
+        Some(143),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );

@@ -227,7 +227,11 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         Format::Text => recover::render_text(&report).into_bytes(),
     };
     crate::output::emit(a.scan.output.as_deref(), &bytes)?;
-    Ok(if report.interrupted { 130 } else { 0 })
+    Ok(if report.interrupted {
+        crate::signals::EXIT_INTERRUPTED
+    } else {
+        0
+    })
 }
 
 fn pattern_spec(a: &GrepArgs) -> PatternSpec {
@@ -325,5 +329,9 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
     }
     out.finish()?;
     eprintln!("dbio: {}", search::summary_line(&summary));
-    Ok(if summary.interrupted { 130 } else { 0 })
+    Ok(if summary.interrupted {
+        crate::signals::EXIT_INTERRUPTED
+    } else {
+        0
+    })
 }
