@@ -86,6 +86,32 @@ fn close(got: &Value, key: &str, want: f64) {
     );
 }
 
+/// sysstat's JSON key for each iostat -x figure, and dbio's JSON key for it.
+const SYSSTAT_KEYS: [(&str, &str); 22] = [
+    ("r/s", "r_per_s"),
+    ("w/s", "w_per_s"),
+    ("d/s", "d_per_s"),
+    ("f/s", "f_per_s"),
+    ("rkB/s", "rkb_per_s"),
+    ("wkB/s", "wkb_per_s"),
+    ("dkB/s", "dkb_per_s"),
+    ("rrqm/s", "rrqm_per_s"),
+    ("wrqm/s", "wrqm_per_s"),
+    ("drqm/s", "drqm_per_s"),
+    ("rrqm", "rrqm_pct"),
+    ("wrqm", "wrqm_pct"),
+    ("drqm", "drqm_pct"),
+    ("r_await", "r_await_ms"),
+    ("w_await", "w_await_ms"),
+    ("d_await", "d_await_ms"),
+    ("f_await", "f_await_ms"),
+    ("rareq-sz", "rareq_sz_kb"),
+    ("wareq-sz", "wareq_sz_kb"),
+    ("dareq-sz", "dareq_sz_kb"),
+    ("aqu-sz", "aqu_sz"),
+    ("util", "util_pct"),
+];
+
 #[test]
 fn fourteen_fields_by_hand() {
     let r = replay_json("pair-14.txt", &[]);
@@ -365,30 +391,7 @@ fn same_numbers_as_sysstat_iostat_on_the_same_two_samples() {
             "100777 2001 1008000 99704 4000 520 36011 2911 1 1600 9400 105 3 8080 303 17 25",
         ),
     ];
-    let map = [
-        ("r/s", "r_per_s"),
-        ("w/s", "w_per_s"),
-        ("d/s", "d_per_s"),
-        ("f/s", "f_per_s"),
-        ("rkB/s", "rkb_per_s"),
-        ("wkB/s", "wkb_per_s"),
-        ("dkB/s", "dkb_per_s"),
-        ("rrqm/s", "rrqm_per_s"),
-        ("wrqm/s", "wrqm_per_s"),
-        ("drqm/s", "drqm_per_s"),
-        ("rrqm", "rrqm_pct"),
-        ("wrqm", "wrqm_pct"),
-        ("drqm", "drqm_pct"),
-        ("r_await", "r_await_ms"),
-        ("w_await", "w_await_ms"),
-        ("d_await", "d_await_ms"),
-        ("f_await", "f_await_ms"),
-        ("rareq-sz", "rareq_sz_kb"),
-        ("wareq-sz", "wareq_sz_kb"),
-        ("dareq-sz", "dareq_sz_kb"),
-        ("aqu-sz", "aqu_sz"),
-        ("util", "util_pct"),
-    ];
+    let map = SYSSTAT_KEYS;
     // The three iostat runs take 1 s each: run them side by side.
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = cases
@@ -1501,30 +1504,7 @@ fn same_figures_as_sysstat_on_pt_diskstats_samples() {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let map = [
-        ("r/s", "r_per_s"),
-        ("w/s", "w_per_s"),
-        ("d/s", "d_per_s"),
-        ("f/s", "f_per_s"),
-        ("rkB/s", "rkb_per_s"),
-        ("wkB/s", "wkb_per_s"),
-        ("dkB/s", "dkb_per_s"),
-        ("rrqm/s", "rrqm_per_s"),
-        ("wrqm/s", "wrqm_per_s"),
-        ("drqm/s", "drqm_per_s"),
-        ("rrqm", "rrqm_pct"),
-        ("wrqm", "wrqm_pct"),
-        ("drqm", "drqm_pct"),
-        ("r_await", "r_await_ms"),
-        ("w_await", "w_await_ms"),
-        ("d_await", "d_await_ms"),
-        ("f_await", "f_await_ms"),
-        ("rareq-sz", "rareq_sz_kb"),
-        ("wareq-sz", "wareq_sz_kb"),
-        ("dareq-sz", "dareq_sz_kb"),
-        ("aqu-sz", "aqu_sz"),
-        ("util", "util_pct"),
-    ];
+    let map = SYSSTAT_KEYS;
     // 29 iostat runs of 1 s each, side by side (they mostly sleep).
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = samples
