@@ -9,6 +9,7 @@ pub mod engines;
 pub mod env;
 pub mod error;
 pub mod fileset;
+pub mod options;
 pub mod rng;
 pub mod run;
 pub mod spec;

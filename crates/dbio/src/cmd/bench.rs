@@ -4,10 +4,11 @@ use crate::cli::{parse_duration_arg, parse_size_arg, usage};
 use crate::{output, signals};
 use anyhow::Context;
 use clap::ValueEnum;
+use dbio_bench::options::{self, engine_spec, n_files, Options};
 use dbio_bench::{fileset, run as brun, BenchError};
 use dbio_report::bench::{
     BenchResult, DeviceEnv, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode,
-    Named, Spec, Target, BENCH_SCHEMA, DEFAULT_PERCENTILES,
+    Named, Spec, Target, BENCH_SCHEMA,
 };
 use dbio_report::bench_csv::CsvExporter;
 use dbio_report::bench_sysbench::{self, SysbenchExporter};
@@ -147,7 +148,7 @@ pub struct Args {
     #[arg(long, default_value = "0", value_parser = parse_size_arg)]
     pub misalign: u64,
     /// uniform, zipf:THETA, or hotspot:P/Q (P% of I/Os go to Q% of the data).
-    #[arg(long, default_value = "uniform", value_parser = parse_distribution)]
+    #[arg(long, default_value = "uniform", value_parser = options::parse_distribution)]
     pub distribution: Distribution,
     /// Open loop at this many I/Os per second over all threads; latency is then measured from
     /// each I/O's intended start (and, separately, from its submission).
@@ -174,163 +175,39 @@ pub struct Args {
     pub keep: bool,
 }
 
-/// Parses `uniform`, `zipf:1.2`, `hotspot:90/10`.
-pub fn parse_distribution(s: &str) -> Result<Distribution, String> {
-    let bad = || {
-        format!("'{s}' is not a distribution: use uniform, zipf:THETA (e.g. zipf:1.2) or hotspot:P/Q (e.g. hotspot:90/10)")
-    };
-    if s == "uniform" {
-        return Ok(Distribution::Uniform);
-    }
-    if let Some(t) = s.strip_prefix("zipf:") {
-        return t
-            .parse()
-            .map(|theta| Distribution::Zipf { theta })
-            .map_err(|_| bad());
-    }
-    if let Some(pq) = s.strip_prefix("hotspot:") {
-        let (p, q) = pq.split_once('/').ok_or_else(bad)?;
-        return Ok(Distribution::Hotspot {
-            io_pct: p.trim_end_matches('%').parse().map_err(|_| bad())?,
-            data_pct: q.trim_end_matches('%').parse().map_err(|_| bad())?,
-        });
-    }
-    Err(bad())
-}
-
-/// `--file-num` when not given.
-const DEFAULT_FILE_NUM: u64 = 64;
-/// `--file-total-size` when not given (file sets).
-const DEFAULT_FILE_TOTAL_SIZE: u64 = 1 << 30;
-
-/// The geometry of a run on the file set prepared in `dir` (marker `m`): the flags given, the
-/// set's own figures for the ones not given. A run may use the first files of a set (fewer
-/// files of the same size); any other difference is refused, naming the set and what to do.
-fn set_geometry(
-    dir: &std::path::Path,
-    m: &fileset::Marker,
-    file_num: Option<u64>,
-    file_total_size: Option<u64>,
-) -> anyhow::Result<(u64, u64)> {
-    let n = file_num.unwrap_or(m.file_num);
-    let total = file_total_size.unwrap_or(n.saturating_mul(m.file_size_bytes));
-    let size = (total / n.max(1)) / 4096 * 4096;
-    if n <= m.file_num && size == m.file_size_bytes {
-        return Ok((n, total));
-    }
-    let mut given = Vec::new();
-    if let Some(v) = file_num {
-        given.push(format!("--file-num {v}"));
-    }
-    if let Some(v) = file_total_size {
-        given.push(format!("--file-total-size {}", format_size(v)));
-    }
-    Err(usage(format!(
-        "{} ask{} for {} of {}, but the file set in {} was prepared as {} of {} ({} in all, see {}): omit --file-num and --file-total-size to run on the prepared set, or run `dbio bench cleanup --dir {}` and prepare it again with the new sizes",
-        given.join(" "),
-        if given.len() == 1 { "s" } else { "" },
-        n_files(n),
-        format_size(size),
-        dir.display(),
-        n_files(m.file_num),
-        format_size(m.file_size_bytes),
-        format_size(m.file_num * m.file_size_bytes),
-        fileset::MARKER,
-        dir.display(),
-    )))
-}
-
-/// `1 file`, `2 files`.
-fn n_files(n: u64) -> String {
-    format!("{n} file{}", if n == 1 { "" } else { "s" })
-}
-
 impl Args {
-    /// The spec of the flags as given, with the defaults for the sizes not given.
-    fn spec(&self) -> Spec {
-        self.spec_with(
-            self.file_num.unwrap_or(DEFAULT_FILE_NUM),
-            self.file_total_size.unwrap_or(if self.device.is_some() {
-                0
-            } else {
-                DEFAULT_FILE_TOTAL_SIZE
-            }),
-        )
-    }
-
-    /// The spec of a run on the file set in `dir` (marker `m`): its geometry, unless the set
-    /// holds no data files (prepared for commit logs) or the mode needs none (commit). The null
-    /// engine opens no file: the sizes given are taken as they are, the set's fill the others.
-    fn spec_on_set(&self, dir: &std::path::Path, m: &fileset::Marker) -> anyhow::Result<Spec> {
-        if self.mode == Mode::Commit || m.file_num == 0 {
-            return Ok(self.spec());
-        }
-        if self.engine == EngineKind::Null {
-            let n = self.file_num.unwrap_or(m.file_num);
-            let total = self
-                .file_total_size
-                .unwrap_or(n.saturating_mul(m.file_size_bytes));
-            return Ok(self.spec_with(n, total));
-        }
-        let (n, total) = set_geometry(dir, m, self.file_num, self.file_total_size)?;
-        Ok(self.spec_with(n, total))
-    }
-
-    fn spec_with(&self, file_num: u64, file_total_size: u64) -> Spec {
-        let target = match &self.device {
-            Some(d) => Target::Device(d.clone()),
-            None => Target::Dir(self.dir.clone()),
-        };
-        let is_dev = self.device.is_some();
-        Spec {
-            target,
+    /// The workload flags as plain values.
+    fn options(&self) -> Options {
+        Options {
+            dir: self.dir.clone(),
+            device: self.device.clone(),
             mode: self.mode,
+            rw_ratio: self.rw_ratio,
             engine: self.engine,
-            block_size_bytes: self.block_size,
-            file_num: if is_dev { 1 } else { file_num },
-            file_total_size_bytes: file_total_size,
-            threads: self.threads,
             iodepth: self.iodepth,
             submit_batch: self.submit_batch,
-            reap_batch: self.reap_batch.unwrap_or(self.submit_batch),
-            time_s: match (self.time, self.events) {
-                (Some(t), _) => Some(t),
-                (None, 0) => Some(Duration::from_secs(10)),
-                (None, _) => None,
-            },
-            events: self.events,
-            warmup_s: self.warmup,
-            direct: !self.buffered,
+            reap_batch: self.reap_batch,
+            buffered: self.buffered,
             dsync: self.dsync,
             sync: self.sync,
-            noatime: !self.atime,
+            atime: self.atime,
             fsync_every: self.fsync_every,
             fsync_mode: self.fsync_mode,
             fsync_end: self.fsync_end,
-            misalign_bytes: self.misalign,
+            block_size: self.block_size,
+            file_num: self.file_num,
+            file_total_size: self.file_total_size,
+            threads: self.threads,
+            time: self.time,
+            events: self.events,
+            warmup: self.warmup,
+            misalign: self.misalign,
             distribution: self.distribution,
-            rate_iops: self.rate,
-            rw_ratio: self.rw_ratio,
+            rate: self.rate,
             seed: self.seed,
-            report_interval_s: self.report_interval,
-            percentiles: if self.percentiles.is_empty() {
-                DEFAULT_PERCENTILES.to_vec()
-            } else {
-                self.percentiles.clone()
-            },
+            report_interval: self.report_interval,
+            percentiles: self.percentiles.clone(),
         }
-    }
-}
-
-/// The spec the engine runs: `--report-interval 0` (sysbench format: no interval lines) still
-/// runs the engine's clock at 1s; the result keeps 0, so no interval line is printed.
-fn engine_spec(spec: &Spec) -> std::borrow::Cow<'_, Spec> {
-    if spec.report_interval_s.is_zero() {
-        let mut s = spec.clone();
-        s.report_interval_s = Duration::from_secs(1);
-        std::borrow::Cow::Owned(s)
-    } else {
-        std::borrow::Cow::Borrowed(spec)
     }
 }
 
@@ -381,9 +258,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         (None | Some(Phase::Run), None) => fileset::read_marker(&args.dir).map_err(bench_err)?,
         _ => None,
     };
+    let options = args.options();
     let spec = match &set {
-        Some(m) => args.spec_on_set(&args.dir, m)?,
-        None => args.spec(),
+        Some(m) => options.spec_on_set(&args.dir, m).map_err(bench_err)?,
+        None => options.spec(),
     };
     if spec.report_interval_s.is_zero() && args.format != Format::Sysbench {
         return Err(usage(format!(
@@ -845,24 +723,6 @@ pub fn rfc3339(t: std::time::SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn distributions_parse() {
-        assert_eq!(parse_distribution("uniform"), Ok(Distribution::Uniform));
-        assert_eq!(
-            parse_distribution("zipf:1.2"),
-            Ok(Distribution::Zipf { theta: 1.2 })
-        );
-        assert_eq!(
-            parse_distribution("hotspot:90/10"),
-            Ok(Distribution::Hotspot {
-                io_pct: 90.0,
-                data_pct: 10.0
-            })
-        );
-        assert!(parse_distribution("zipf").is_err());
-        assert!(parse_distribution("pareto:0.3").is_err());
-    }
 
     #[test]
     fn rfc3339_formats_utc() {
