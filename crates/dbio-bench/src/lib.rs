@@ -7,6 +7,7 @@ pub mod devmon;
 pub mod dist;
 pub mod engines;
 pub mod env;
+pub mod environment;
 pub mod error;
 pub mod fileset;
 pub mod options;

@@ -7,8 +7,8 @@ use clap::ValueEnum;
 use dbio_bench::options::{self, engine_spec, n_files, Options};
 use dbio_bench::{fileset, run as brun, BenchError};
 use dbio_report::bench::{
-    BenchResult, DeviceEnv, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode,
-    Named, Spec, Target, BENCH_SCHEMA,
+    BenchResult, Distribution, EngineKind, FsyncMode, Interval, Mode, Named, Spec, Target,
+    BENCH_SCHEMA,
 };
 use dbio_report::bench_csv::CsvExporter;
 use dbio_report::bench_sysbench::{self, SysbenchExporter};
@@ -468,107 +468,6 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
     console.line(&(msg + "\n"))
 }
 
-/// The device stack under the target, as far as a benchmark result needs it.
-fn stack_env(spec: &Spec) -> (Option<dbio_sys::stack::Mount>, Vec<DeviceEnv>) {
-    let stack = match &spec.target {
-        Target::Dir(d) => dbio_sys::stack::resolve(d),
-        Target::Device(d) => dbio_sys::stack::resolve_device(d),
-    };
-    let Ok(stack) = stack else {
-        return (None, Vec::new());
-    };
-    let devices = stack
-        .devices
-        .iter()
-        .map(|d| {
-            let q = d.queue.as_ref();
-            DeviceEnv {
-                name: d.name.clone(),
-                kind: serde_json::to_value(d.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                scheduler: q.and_then(|q| q.scheduler.clone()),
-                rotational: q.and_then(|q| q.rotational),
-                write_cache: q.and_then(|q| q.write_cache.clone()),
-                logical_block_size_bytes: q.and_then(|q| q.logical_block_size_bytes),
-                physical_block_size_bytes: q.and_then(|q| q.physical_block_size_bytes),
-            }
-        })
-        .collect();
-    (stack.mount, devices)
-}
-
-/// What the run can say about the page cache: tmpfs/ramfs files always live in it; elsewhere,
-/// how prepare left it (when it ran just before).
-fn page_cache(spec: &Spec, fs: &str, prepared: Option<&fileset::Prepared>) -> Option<String> {
-    if spec.engine == EngineKind::Null {
-        return None;
-    }
-    if matches!(spec.target, Target::Dir(_)) && dbio_bench::env::is_memory_fs(fs) {
-        return Some(format!("in memory: {fs} files live in the page cache"));
-    }
-    if spec.mode == Mode::Commit {
-        return None;
-    }
-    prepared.map(|p| match p.resident_bytes {
-        Some(0) => "dropped after prepare: the run started cold".into(),
-        Some(r) => format!(
-            "dropped after prepare, but {} stayed cached: the run started partly warm",
-            format_size_approx(r as f64)
-        ),
-        None => "dropped after prepare (not verified)".into(),
-    })
-}
-
-fn environment(
-    spec: &Spec,
-    open_flags: Vec<String>,
-    fs: &str,
-    prepared: Option<&fileset::Prepared>,
-) -> Environment {
-    use dbio_bench::env;
-    // The null engine touches no file and no device: their filesystem, devices and the
-    // device check do not apply.
-    let null = spec.engine == EngineKind::Null;
-    let (mount, devices) = if null {
-        (None, Vec::new())
-    } else {
-        stack_env(spec)
-    };
-    Environment {
-        mount_point: mount.as_ref().map(|m| m.mountpoint.clone()),
-        mount_options: mount.as_ref().map(|m| {
-            // Per-mount options, then the filesystem's own (super) options, each once.
-            let mut seen: Vec<&str> = Vec::new();
-            for o in m.mount_options.split(',').chain(m.super_options.split(',')) {
-                if !o.is_empty() && !seen.contains(&o) {
-                    seen.push(o);
-                }
-            }
-            seen.join(",")
-        }),
-        devices,
-        hostname: env::hostname(),
-        kernel: env::kernel(),
-        cpus: env::cpus(),
-        mem_total_bytes: env::meminfo("MemTotal").unwrap_or(0),
-        filesystem: match spec.target {
-            Target::Dir(_) if null => None,
-            Target::Dir(_) => Some(
-                mount
-                    .as_ref()
-                    .map_or_else(|| fs.to_string(), |m| m.fstype.clone()),
-            ),
-            Target::Device(_) => None,
-        },
-        open_flags,
-        page_cache: page_cache(spec, fs, prepared),
-        clock: None,
-        engine: None,
-    }
-}
-
 fn run_phase(
     args: &Args,
     spec: &Spec,
@@ -577,7 +476,8 @@ fn run_phase(
     prepared: Option<&fileset::Prepared>,
 ) -> anyhow::Result<u8> {
     let target = brun::open_target(spec, args.allow_device_writes).map_err(bench_err)?;
-    let environment = environment(spec, target.open_flags.clone(), &target.fs, prepared);
+    let environment =
+        dbio_bench::environment::environment(spec, target.open_flags.clone(), &target.fs, prepared);
     let warnings =
         dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
     for w in &warnings {
@@ -626,14 +526,7 @@ fn run_phase(
             .flatten(),
     ) {
         let moved = out.summary.read.bytes + out.summary.write.bytes;
-        let grew = after.saturating_sub(before);
-        if moved > 0 && grew > moved / 10 {
-            let w = format!(
-                "O_DIRECT looks silently unsupported on this {} filesystem: {} of the file set entered the page cache during an O_DIRECT run that moved {}; the figures may be page-cache speed",
-                target.fs,
-                format_size_approx(grew as f64),
-                format_size_approx(moved as f64)
-            );
+        if let Some(w) = dbio_bench::warn::direct_ignored(&target.fs, before, after, moved) {
             to_stderr(&format!("warning: {w}\n"));
             warnings.push(w);
         }
