@@ -6,6 +6,7 @@ use crate::fileset;
 use dbio_report::bench::{
     Distribution, EngineKind, FsyncMode, Mode, Spec, Target, DEFAULT_PERCENTILES,
 };
+pub use dbio_report::bench_fileset::n_files;
 use dbio_report::units::format_size;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -101,11 +102,6 @@ pub fn parse_distribution(s: &str) -> Result<Distribution, String> {
         });
     }
     Err(bad())
-}
-
-/// `1 file`, `2 files`.
-pub fn n_files(n: u64) -> String {
-    format!("{n} file{}", if n == 1 { "" } else { "s" })
 }
 
 /// The geometry of a run on the file set prepared in `dir` (marker `m`): the flags given, the

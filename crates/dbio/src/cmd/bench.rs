@@ -4,16 +4,16 @@ use crate::cli::{parse_duration_arg, parse_size_arg, usage};
 use crate::{output, signals};
 use anyhow::Context;
 use clap::ValueEnum;
-use dbio_bench::options::{self, engine_spec, n_files, Options};
+use dbio_bench::options::{self, engine_spec, Options};
 use dbio_bench::{fileset, run as brun, BenchError};
 use dbio_report::bench::{
     BenchResult, Distribution, EngineKind, FsyncMode, Interval, Mode, Named, Spec, Target,
     BENCH_SCHEMA,
 };
 use dbio_report::bench_csv::CsvExporter;
+use dbio_report::bench_fileset;
 use dbio_report::bench_sysbench::{self, SysbenchExporter};
 use dbio_report::bench_text::{self, TextExporter};
-use dbio_report::units::{format_size, format_size_approx};
 use dbio_report::{Exporter, JsonExporter};
 use std::io::Write;
 use std::path::PathBuf;
@@ -320,14 +320,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 let p = prepare(&spec, d, &notes, stop)?;
                 (p.is_some(), p)
             };
-            notes.line(&format!(
-                "{} the file set {} in {} ({}): it stays after the run (dbio bench cleanup --dir {} removes it)\n",
-                if complete { "using" } else { "completed" },
-                if complete { "already prepared" } else { "of an interrupted prepare" },
-                d.display(),
-                set_summary(&spec),
-                d.display(),
-            ))?;
+            let summary = bench_fileset::set_summary(
+                spec.mode,
+                spec.file_num,
+                dbio_bench::spec::file_size(&spec),
+            );
+            notes.line(&bench_fileset::using_set(complete, d, &summary))?;
             if prepared {
                 run_phase(&args, &spec, &console, stop, fresh.as_ref())
             } else {
@@ -378,54 +376,23 @@ fn prepare(
     let p = fileset::prepare(dir, files, size, spec.seed, stop, &progress).map_err(bench_err)?;
     bar.finish();
     if p.interrupted {
-        console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
+        console.line(bench_fileset::PREPARE_INTERRUPTED)?;
         return Ok(None);
     }
     if files > 0 {
-        let secs = p.elapsed.as_secs_f64();
-        // What is true of the page cache depends on the filesystem: tmpfs and ramfs files live
-        // in it; elsewhere they were dropped, and mincore says whether the kernel obliged.
-        let cache = match (p.in_memory, p.resident_bytes) {
-            (true, _) => format!(
-                "{} keeps files in memory (the page cache is where they live, nothing to drop): every read of the run is served from memory",
-                p.fs
-            ),
-            (false, Some(0)) => "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED): the run starts cold".into(),
-            (false, Some(r)) => format!(
-                "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED), but {} stayed cached (mincore): the run starts partly warm",
-                format_size_approx(r as f64)
-            ),
-            (false, None) => "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED; not verified: mincore failed)".into(),
-        };
-        console.line(&format!(
-            "prepared {} x {} = {} of random data in {} in {:.2}s ({}/s); {cache}\n",
-            n_files(p.files),
-            format_size(p.file_size_bytes),
-            format_size(p.bytes),
-            dir.display(),
-            secs,
-            format_size_approx(p.bytes as f64 / secs.max(1e-9)),
+        let cache = bench_fileset::prepared_cache(&p.fs, p.in_memory, p.resident_bytes);
+        console.line(&bench_fileset::prepared(
+            p.files,
+            p.file_size_bytes,
+            p.bytes,
+            dir,
+            p.elapsed.as_secs_f64(),
+            &cache,
         ))?;
     } else {
-        console.line(&format!(
-            "prepared {} for commit logs (created by the run, one per thread)\n",
-            dir.display()
-        ))?;
+        console.line(&bench_fileset::prepared_for_commit(dir))?;
     }
     Ok(Some(p))
-}
-
-/// `4 files of 1MiB` (or the commit logs), for the line about a prepared set.
-fn set_summary(spec: &Spec) -> String {
-    if spec.mode == Mode::Commit {
-        "commit logs: one per thread".into()
-    } else {
-        format!(
-            "{} of {}",
-            n_files(spec.file_num),
-            format_size(dbio_bench::spec::file_size(spec))
-        )
-    }
 }
 
 fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
@@ -433,39 +400,21 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
         Ok(c) => c,
         // Nothing of dbio's there (a second cleanup, or none prepared): nothing to do.
         Err(BenchError::NoFileSet { path, marker }) => {
-            return console.line(&format!(
-                "nothing to clean up: no dbio file set in {} (no {marker}), so dbio removed nothing\n",
-                path.display()
-            ));
+            return console.line(&bench_fileset::nothing_to_clean(&path, marker));
         }
         Err(e) => return Err(bench_err(e)),
     };
-    let mut msg = format!(
-        "removed {} ({}) that dbio created in {}",
-        n_files(c.removed.len() as u64),
-        format_size_approx(c.bytes as f64),
-        dir.display()
+    let line = bench_fileset::cleaned(
+        c.removed.len() as u64,
+        c.bytes,
+        dir,
+        c.removed_dir,
+        c.foreign_left,
     );
-    if c.removed_dir {
-        msg.push_str(", and the directory");
-    }
-    if c.foreign_left > 0 {
-        msg.push_str(&format!(
-            "; left {} dbio did not create",
-            if c.foreign_left == 1 {
-                "1 entry".to_string()
-            } else {
-                format!("{} entries", c.foreign_left)
-            }
-        ));
-    }
     for p in &c.replaced {
-        eprintln!(
-            "warning: left {}: it is not the file dbio created under that name (replaced since, or a link now), so dbio did not delete it",
-            p.display()
-        );
+        eprintln!("warning: {}", bench_fileset::left_replaced(p));
     }
-    console.line(&(msg + "\n"))
+    console.line(&line)
 }
 
 fn run_phase(
