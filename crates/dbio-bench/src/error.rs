@@ -10,6 +10,9 @@ pub enum BenchError {
     /// A spec value is out of range.
     #[error("{0}")]
     InvalidSpec(String),
+    /// The open-file limit cannot be read or raised.
+    #[error("cannot read the open-file limit (getrlimit RLIMIT_NOFILE): {0}")]
+    OpenFileLimit(std::io::Error),
     /// The target directory does not exist and cannot be created.
     #[error("directory {path} does not exist (nor its parent): create it or pick another --dir")]
     DirMissing {

@@ -7,8 +7,7 @@ use clap::ValueEnum;
 use dbio_bench::options::{self, engine_spec, Options};
 use dbio_bench::{fileset, run as brun, BenchError};
 use dbio_report::bench::{
-    BenchResult, Distribution, EngineKind, FsyncMode, Interval, Mode, Named, Spec, Target,
-    BENCH_SCHEMA,
+    Distribution, EngineKind, FsyncMode, Interval, Mode, Named, Spec, Target,
 };
 use dbio_report::bench_csv::CsvExporter;
 use dbio_report::bench_fileset;
@@ -276,14 +275,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     dbio_bench::spec::validate(&engine_spec(&spec)).map_err(bench_err)?;
     if matches!(args.phase, None | Some(Phase::Run)) {
-        // A run opens every data file at once: take all the open files the system allows,
-        // and refuse before preparing anything when that is still too few.
-        let (soft, hard) = dbio_bench::env::raise_open_file_limit()
-            .context("cannot read the open-file limit (getrlimit RLIMIT_NOFILE)")?;
-        dbio_bench::spec::check_open_files(&spec, soft, hard).map_err(bench_err)?;
-        if let Some((available, source)) = dbio_bench::env::memory_available() {
-            dbio_bench::spec::check_memory(&spec, available, &source).map_err(bench_err)?;
-        }
+        dbio_bench::spec::check_resources(&spec).map_err(bench_err)?;
     }
     let console = Console {
         to_stdout: matches!(args.format, Format::Text | Format::Sysbench),
@@ -481,20 +473,8 @@ fn run_phase(
         }
     }
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
-    let mut environment = environment;
-    environment.clock = Some(out.clock);
-    environment.engine = out.engine;
-    let result = BenchResult {
-        schema: BENCH_SCHEMA.into(),
-        dbio_version: dbio_report::doc::DBIO_VERSION.into(),
-        started_at: rfc3339(out.started_at),
-        spec: spec.clone(),
-        environment,
-        warnings,
-        interrupted,
-        intervals: out.intervals,
-        summary: out.summary,
-    };
+    let (result, run_error) =
+        dbio_bench::result::bench_result(out, spec, environment, warnings, interrupted);
     // stdout: the summary after the live lines (text, sysbench), or the whole result (JSON,
     // CSV). --output FILE: the whole result in the chosen format.
     let (tail, whole) = match args.format {
@@ -532,7 +512,7 @@ fn run_phase(
         })?;
     }
     printed?;
-    if let Some(e) = out.error {
+    if let Some(e) = run_error {
         return Err(bench_err(e))
             .context("the run stopped early; the partial result above covers what ran");
     }
@@ -548,30 +528,4 @@ fn run_phase(
     } else {
         0
     })
-}
-
-/// Formats a wall-clock time as RFC 3339 UTC to the second (`2026-11-22T07:55:43Z`); a clock
-/// set before 1970 prints as the epoch.
-pub fn rfc3339(t: std::time::SystemTime) -> String {
-    let secs = t
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    jiff::Timestamp::from_second(i64::try_from(secs).unwrap_or(i64::MAX))
-        .unwrap_or(jiff::Timestamp::MAX)
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rfc3339_formats_utc() {
-        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_334_143);
-        assert_eq!(rfc3339(t), "2026-11-22T07:55:43Z");
-        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        let leap = std::time::UNIX_EPOCH + Duration::from_millis(951_782_399_999);
-        assert_eq!(rfc3339(leap), "2000-02-28T23:59:59Z");
-    }
 }

@@ -1,0 +1,59 @@
+//! The result document of a run: what the run measured, with its spec, environment and
+//! warnings.
+
+use crate::error::BenchError;
+use crate::run::RunOutput;
+use dbio_report::bench::{BenchResult, Environment, Spec, BENCH_SCHEMA};
+use std::time::SystemTime;
+
+/// Formats a wall-clock time as RFC 3339 UTC to the second (`2026-11-22T07:55:43Z`); a clock
+/// set before 1970 prints as the epoch.
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    jiff::Timestamp::from_second(i64::try_from(secs).unwrap_or(i64::MAX))
+        .unwrap_or(jiff::Timestamp::MAX)
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// The result of run `out` of `spec` in `environment` (its clock and engine filled from the
+/// run), and the worker error that stopped the run early, if one did.
+pub fn bench_result(
+    out: RunOutput,
+    spec: &Spec,
+    mut environment: Environment,
+    warnings: Vec<String>,
+    interrupted: bool,
+) -> (BenchResult, Option<BenchError>) {
+    environment.clock = Some(out.clock);
+    environment.engine = out.engine;
+    let result = BenchResult {
+        schema: BENCH_SCHEMA.into(),
+        dbio_version: dbio_report::doc::DBIO_VERSION.into(),
+        started_at: rfc3339(out.started_at),
+        spec: spec.clone(),
+        environment,
+        warnings,
+        interrupted,
+        intervals: out.intervals,
+        summary: out.summary,
+    };
+    (result, out.error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn rfc3339_formats_utc() {
+        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_334_143);
+        assert_eq!(rfc3339(t), "2026-11-22T07:55:43Z");
+        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let leap = std::time::UNIX_EPOCH + Duration::from_millis(951_782_399_999);
+        assert_eq!(rfc3339(leap), "2000-02-28T23:59:59Z");
+    }
+}
