@@ -11,6 +11,7 @@ pub mod environment;
 pub mod error;
 pub mod fileset;
 pub mod options;
+pub mod plan;
 pub mod result;
 pub mod rng;
 pub mod run;

@@ -5,10 +5,9 @@ use crate::{output, signals};
 use anyhow::Context;
 use clap::ValueEnum;
 use dbio_bench::options::{self, engine_spec, Options};
+use dbio_bench::plan::{self, Plan};
 use dbio_bench::{fileset, run as brun, BenchError};
-use dbio_report::bench::{
-    Distribution, EngineKind, FsyncMode, Interval, Mode, Named, Spec, Target,
-};
+use dbio_report::bench::{Distribution, EngineKind, FsyncMode, Interval, Mode, Named, Spec};
 use dbio_report::bench_csv::CsvExporter;
 use dbio_report::bench_fileset;
 use dbio_report::bench_sysbench::{self, SysbenchExporter};
@@ -252,16 +251,13 @@ fn to_stderr(s: &str) {
 /// Runs `dbio bench`.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let stop = signals::install();
+    let phase = args.phase.map(|p| match p {
+        Phase::Prepare => plan::Phase::Prepare,
+        Phase::Run => plan::Phase::Run,
+        Phase::Cleanup => plan::Phase::Cleanup,
+    });
     // A run on a prepared file set takes its geometry from the set's marker.
-    let set = match (args.phase, &args.device) {
-        (None | Some(Phase::Run), None) => fileset::read_marker(&args.dir).map_err(bench_err)?,
-        _ => None,
-    };
-    let options = args.options();
-    let spec = match &set {
-        Some(m) => options.spec_on_set(&args.dir, m).map_err(bench_err)?,
-        None => options.spec(),
-    };
+    let (spec, set) = plan::spec_and_set(phase, &args.options()).map_err(bench_err)?;
     if spec.report_interval_s.is_zero() && args.format != Format::Sysbench {
         return Err(usage(format!(
             "--report-interval 0 (no interval lines, sysbench's default) goes with --format sysbench; \
@@ -285,31 +281,16 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let notes = Console {
         to_stdout: args.format == Format::Text,
     };
-    let dir = match &spec.target {
-        Target::Dir(d) => Some(d.clone()),
-        Target::Device(_) => None,
-    };
-    let code = match (args.phase, &dir) {
-        (Some(Phase::Prepare), Some(d)) => prepare(&spec, d, &notes, stop).map(|_| 0),
-        (Some(Phase::Cleanup), Some(d)) => cleanup(d, &notes).map(|_| 0),
-        (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
-            "prepare and cleanup work on a --dir file set; a --device is used as it is (nothing to prepare or remove)",
-        )),
-        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, None),
-        // The null engine opens no file: a full run prepares and removes nothing (its warning
-        // says so).
-        (None, Some(_)) if spec.engine == EngineKind::Null => {
-            run_phase(&args, &spec, &console, stop, None)
-        }
-        (None, Some(d)) if set.is_some() => {
-            // A set prepared before (bench prepare, or kept with --keep): run on it and keep
-            // it; a set whose prepare was interrupted is completed first.
-            let m = set.as_ref().expect("matched");
-            let complete = spec.mode == Mode::Commit || m.is_complete(d);
+    let code = match plan::plan(phase, &spec, set.as_ref()).map_err(bench_err)? {
+        Plan::Prepare(d) => prepare(&spec, &d, &notes, stop).map(|_| 0),
+        Plan::Cleanup(d) => cleanup(&d, &notes).map(|_| 0),
+        Plan::Run => run_phase(&args, &spec, &console, stop, None),
+        Plan::Reuse { dir: d, complete } => {
+            // Run on the set and keep it; an interrupted prepare is completed first.
             let (prepared, fresh) = if complete {
                 (true, None)
             } else {
-                let p = prepare(&spec, d, &notes, stop)?;
+                let p = prepare(&spec, &d, &notes, stop)?;
                 (p.is_some(), p)
             };
             let summary = bench_fileset::set_summary(
@@ -317,22 +298,22 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 spec.file_num,
                 dbio_bench::spec::file_size(&spec),
             );
-            notes.line(&bench_fileset::using_set(complete, d, &summary))?;
+            notes.line(&bench_fileset::using_set(complete, &d, &summary))?;
             if prepared {
                 run_phase(&args, &spec, &console, stop, fresh.as_ref())
             } else {
                 Ok(signals::EXIT_INTERRUPTED)
             }
         }
-        (None, Some(d)) => {
-            let prepared = prepare(&spec, d, &notes, stop);
+        Plan::Full(d) => {
+            let prepared = prepare(&spec, &d, &notes, stop);
             let result = match prepared {
                 Ok(Some(p)) => run_phase(&args, &spec, &console, stop, Some(&p)),
                 Ok(None) => Ok(signals::EXIT_INTERRUPTED),
                 Err(e) => Err(e),
             };
             if !args.keep && d.join(fileset::MARKER).exists() {
-                let c = cleanup(d, &notes);
+                let c = cleanup(&d, &notes);
                 if let (Ok(_), Err(e)) = (&result, c) {
                     return Err(e);
                 }
