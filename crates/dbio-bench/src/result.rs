@@ -2,9 +2,41 @@
 //! warnings.
 
 use crate::error::BenchError;
-use crate::run::RunOutput;
-use dbio_report::bench::{BenchResult, Environment, Spec, BENCH_SCHEMA};
+use crate::run::{self, RunOutput, Target};
+use dbio_report::bench::{BenchResult, Environment, Interval, Spec, BENCH_SCHEMA};
+use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
+
+/// Runs `spec` on the opened `target` ([`run::run`], with [`crate::options::engine_spec`]),
+/// watching every block device of `environment` (top first) through /proc/diskstats. Also
+/// returns the warning of [`crate::warn::direct_ignored`] when file pages entered the page
+/// cache during an O_DIRECT run (tmpfs pages always are the page cache: not checked there).
+pub fn run_checked(
+    spec: &Spec,
+    target: &Target,
+    environment: &Environment,
+    stop: &AtomicBool,
+    on_interval: &mut dyn FnMut(&Interval),
+) -> Result<(RunOutput, Option<String>), BenchError> {
+    let check_cache = spec.direct && target.fs != "tmpfs" && !target.files.is_empty();
+    let resident = || {
+        check_cache
+            .then(|| crate::env::resident_bytes(&target.paths))
+            .flatten()
+    };
+    let cached_before = resident();
+    let watch: Vec<String> = environment.devices.iter().map(|d| d.name.clone()).collect();
+    let spec = crate::options::engine_spec(spec);
+    let out = run::run(&spec, target, &watch, stop, on_interval)?;
+    let warning = match (cached_before, resident()) {
+        (Some(before), Some(after)) => {
+            let moved = out.summary.read.bytes + out.summary.write.bytes;
+            crate::warn::direct_ignored(&target.fs, before, after, moved)
+        }
+        _ => None,
+    };
+    Ok((out, warning))
+}
 
 /// Formats a wall-clock time as RFC 3339 UTC to the second (`2026-11-22T07:55:43Z`); a clock
 /// set before 1970 prints as the epoch.

@@ -431,27 +431,14 @@ fn run_phase(
         }
     };
     // O_DIRECT that a filesystem silently ignores shows up as file pages entering the page
-    // cache during the run (tmpfs pages always are the page cache: not checked there).
-    let check_cache = spec.direct && target.fs != "tmpfs" && !target.files.is_empty();
-    let cached_before = check_cache
-        .then(|| dbio_bench::env::resident_bytes(&target.paths))
-        .flatten();
-    // Watch every block device under the target (top first) through /proc/diskstats.
-    let watch: Vec<String> = environment.devices.iter().map(|d| d.name.clone()).collect();
-    let out = brun::run(&engine_spec(spec), &target, &watch, stop, &mut on_interval)
-        .map_err(bench_err)?;
+    // cache during the run: a warning.
+    let (out, direct_ignored) =
+        dbio_bench::result::run_checked(spec, &target, &environment, stop, &mut on_interval)
+            .map_err(bench_err)?;
     let mut warnings = warnings;
-    if let (Some(before), Some(after)) = (
-        cached_before,
-        check_cache
-            .then(|| dbio_bench::env::resident_bytes(&target.paths))
-            .flatten(),
-    ) {
-        let moved = out.summary.read.bytes + out.summary.write.bytes;
-        if let Some(w) = dbio_bench::warn::direct_ignored(&target.fs, before, after, moved) {
-            to_stderr(&format!("warning: {w}\n"));
-            warnings.push(w);
-        }
+    if let Some(w) = direct_ignored {
+        to_stderr(&format!("warning: {w}\n"));
+        warnings.push(w);
     }
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
     let (result, run_error) =
