@@ -152,6 +152,12 @@ pub enum BenchError {
         /// Why.
         source: std::io::Error,
     },
+    /// A run limited by `--time` ended before any I/O was done.
+    #[error("the run measured no I/O: --time {time} ended before any I/O was done; give a longer --time (e.g. 1s)")]
+    NothingMeasured {
+        /// The `--time` given, as people write it.
+        time: String,
+    },
     /// A worker stopped on an I/O error.
     #[error("worker {thread} stopped: {msg}")]
     Worker {

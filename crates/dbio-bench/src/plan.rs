@@ -84,12 +84,12 @@ pub fn plan(phase: Option<Phase>, spec: &Spec, set: Option<&Marker>) -> Result<P
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use dbio_report::bench::{Distribution, FsyncMode};
     use std::time::Duration;
 
-    fn options(dir: &std::path::Path) -> Options {
+    pub(crate) fn options(dir: &std::path::Path) -> Options {
         Options {
             dir: dir.into(),
             device: None,

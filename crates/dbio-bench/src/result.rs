@@ -75,6 +75,17 @@ pub fn bench_result(
     (result, out.error)
 }
 
+/// The error of a run of `spec` that was not interrupted, was limited by `--time` and yet
+/// did no I/O (`ios`: reads, writes and syncs it completed).
+pub fn nothing_measured(spec: &Spec, ios: u64, interrupted: bool) -> Option<BenchError> {
+    match (spec.time_s, ios, interrupted) {
+        (Some(t), 0, false) => Some(BenchError::NothingMeasured {
+            time: dbio_report::units::format_duration(t),
+        }),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +98,24 @@ mod tests {
         assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
         let leap = std::time::UNIX_EPOCH + Duration::from_millis(951_782_399_999);
         assert_eq!(rfc3339(leap), "2000-02-28T23:59:59Z");
+    }
+
+    #[test]
+    fn a_timed_run_without_io_is_an_error() {
+        let mut o = crate::plan::tests::options(std::path::Path::new("/x"));
+        o.time = Some(Duration::from_micros(1500));
+        let spec = o.spec();
+        let e = nothing_measured(&spec, 0, false).unwrap();
+        assert!(!e.is_usage());
+        assert!(
+            e.to_string()
+                .starts_with("the run measured no I/O: --time "),
+            "{e}"
+        );
+        assert!(nothing_measured(&spec, 1, false).is_none());
+        assert!(nothing_measured(&spec, 0, true).is_none(), "interrupted");
+        o.time = None;
+        o.events = 10;
+        assert!(nothing_measured(&o.spec(), 0, false).is_none(), "--events");
     }
 }

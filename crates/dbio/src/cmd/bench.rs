@@ -484,12 +484,9 @@ fn run_phase(
         return Err(bench_err(e))
             .context("the run stopped early; the partial result above covers what ran");
     }
-    let moved = result.summary.total.count + result.summary.fsync.count;
-    if let (Some(t), 0, false) = (spec.time_s, moved, interrupted) {
-        anyhow::bail!(
-            "the run measured no I/O: --time {} ended before any I/O was done; give a longer --time (e.g. 1s)",
-            dbio_report::units::format_duration(t)
-        );
+    let ios = result.summary.total.count + result.summary.fsync.count;
+    if let Some(e) = dbio_bench::result::nothing_measured(spec, ios, interrupted) {
+        return Err(bench_err(e));
     }
     Ok(if interrupted {
         signals::EXIT_INTERRUPTED
