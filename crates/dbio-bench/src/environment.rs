@@ -116,42 +116,13 @@ pub fn environment(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::Options;
-    use dbio_report::bench::{Distribution, FsyncMode};
     use std::time::Duration;
 
     fn spec(mode: Mode, engine: EngineKind) -> Spec {
-        Options {
-            dir: "/x".into(),
-            device: None,
-            mode,
-            rw_ratio: 1.5,
-            engine,
-            iodepth: 1,
-            submit_batch: 1,
-            reap_batch: None,
-            buffered: false,
-            dsync: false,
-            sync: false,
-            atime: false,
-            fsync_every: 0,
-            fsync_mode: FsyncMode::Fdatasync,
-            fsync_end: false,
-            block_size: 4096,
-            file_num: None,
-            file_total_size: None,
-            threads: 1,
-            time: None,
-            events: 0,
-            warmup: Duration::ZERO,
-            misalign: 0,
-            distribution: Distribution::Uniform,
-            rate: None,
-            seed: 1,
-            report_interval: Duration::from_secs(1),
-            percentiles: Vec::new(),
-        }
-        .spec()
+        let mut o = crate::options::tests::opts();
+        o.mode = mode;
+        o.engine = engine;
+        o.spec()
     }
 
     fn prepared(resident_bytes: Option<u64>) -> Prepared {

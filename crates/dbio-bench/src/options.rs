@@ -231,10 +231,11 @@ pub fn engine_spec(spec: &Spec) -> Cow<'_, Spec> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn opts() -> Options {
+    /// The flags' defaults (`--submit-batch 2`), for the tests of this crate.
+    pub(crate) fn opts() -> Options {
         Options {
             dir: "d".into(),
             device: None,

@@ -86,40 +86,15 @@ pub fn plan(phase: Option<Phase>, spec: &Spec, set: Option<&Marker>) -> Result<P
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use dbio_report::bench::{Distribution, FsyncMode};
-    use std::time::Duration;
 
     pub(crate) fn options(dir: &std::path::Path) -> Options {
-        Options {
-            dir: dir.into(),
-            device: None,
-            mode: Mode::Rndrd,
-            rw_ratio: 1.5,
-            engine: EngineKind::Sync,
-            iodepth: 1,
-            submit_batch: 1,
-            reap_batch: None,
-            buffered: false,
-            dsync: false,
-            sync: false,
-            atime: false,
-            fsync_every: 0,
-            fsync_mode: FsyncMode::Fdatasync,
-            fsync_end: false,
-            block_size: 4096,
-            file_num: Some(2),
-            file_total_size: Some(8192),
-            threads: 1,
-            time: None,
-            events: 0,
-            warmup: Duration::ZERO,
-            misalign: 0,
-            distribution: Distribution::Uniform,
-            rate: None,
-            seed: 1,
-            report_interval: Duration::from_secs(1),
-            percentiles: Vec::new(),
-        }
+        let mut o = crate::options::tests::opts();
+        o.dir = dir.into();
+        o.mode = Mode::Rndrd;
+        o.block_size = 4096;
+        o.file_num = Some(2);
+        o.file_total_size = Some(8192);
+        o
     }
 
     #[test]
