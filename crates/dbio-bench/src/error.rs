@@ -10,6 +10,9 @@ pub enum BenchError {
     /// A spec value is out of range.
     #[error("{0}")]
     InvalidSpec(String),
+    /// The open-file limit cannot be read or raised.
+    #[error("cannot read the open-file limit (getrlimit RLIMIT_NOFILE): {0}")]
+    OpenFileLimit(std::io::Error),
     /// The target directory does not exist and cannot be created.
     #[error("directory {path} does not exist (nor its parent): create it or pick another --dir")]
     DirMissing {
@@ -148,6 +151,12 @@ pub enum BenchError {
         what: String,
         /// Why.
         source: std::io::Error,
+    },
+    /// A run limited by `--time` ended before any I/O was done.
+    #[error("the run measured no I/O: --time {time} ended before any I/O was done; give a longer --time (e.g. 1s)")]
+    NothingMeasured {
+        /// The `--time` given, as people write it.
+        time: String,
     },
     /// A worker stopped on an I/O error.
     #[error("worker {thread} stopped: {msg}")]

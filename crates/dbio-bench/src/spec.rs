@@ -82,6 +82,18 @@ pub fn check_memory(spec: &Spec, available: u64, source: &str) -> Result<(), Ben
     )))
 }
 
+/// Refuses, before anything is prepared, a run that needs more open files or more memory for
+/// its buffers than this process may have. A run opens every data file at once: the open-file
+/// limit is raised to all the system allows first.
+pub fn check_resources(spec: &Spec) -> Result<(), BenchError> {
+    let (soft, hard) = crate::env::raise_open_file_limit().map_err(BenchError::OpenFileLimit)?;
+    check_open_files(spec, soft, hard)?;
+    if let Some((available, source)) = crate::env::memory_available() {
+        check_memory(spec, available, &source)?;
+    }
+    Ok(())
+}
+
 /// Checks every value of the spec; the error names the flag and says what is allowed.
 pub fn validate(spec: &Spec) -> Result<(), BenchError> {
     let bad = |m: String| Err(BenchError::InvalidSpec(m));

@@ -1,6 +1,7 @@
 //! Warnings for runs that measure something other than what the user probably thinks.
 
 use dbio_report::bench::{Environment, Mode, Spec, Target};
+use dbio_report::units::format_size_approx;
 
 /// Everything about this spec in this environment that deserves a warning.
 pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> Vec<String> {
@@ -50,6 +51,20 @@ pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> V
         }
     }
     w
+}
+
+/// The warning for O_DIRECT that a filesystem silently ignores: more than a tenth of the
+/// `moved` bytes of an O_DIRECT run entered the page cache (`before`/`after`: resident bytes
+/// of the file set, per mincore) on filesystem `fs`.
+pub fn direct_ignored(fs: &str, before: u64, after: u64, moved: u64) -> Option<String> {
+    let grew = after.saturating_sub(before);
+    (moved > 0 && grew > moved / 10).then(|| {
+        format!(
+            "O_DIRECT looks silently unsupported on this {fs} filesystem: {} of the file set entered the page cache during an O_DIRECT run that moved {}; the figures may be page-cache speed",
+            format_size_approx(grew as f64),
+            format_size_approx(moved as f64)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -122,5 +137,17 @@ mod tests {
         assert!(w.iter().any(|m| m.contains("page cache")), "{w:?}");
         env.filesystem = Some("tmpfs".into());
         assert!(warnings(&durable, &env, None)[0].contains("tmpfs"));
+    }
+
+    #[test]
+    fn direct_ignored_when_a_tenth_of_the_io_entered_the_cache() {
+        assert_eq!(direct_ignored("zfs", 0, 100 << 20, 0), None, "no I/O");
+        assert_eq!(direct_ignored("zfs", 0, 1 << 20, 100 << 20), None);
+        assert_eq!(direct_ignored("zfs", 5 << 20, 1 << 20, 100 << 20), None);
+        let w = direct_ignored("zfs", 0, 50 << 20, 100 << 20).unwrap();
+        assert!(
+            w.starts_with("O_DIRECT looks silently unsupported on this zfs filesystem: "),
+            "{w}"
+        );
     }
 }

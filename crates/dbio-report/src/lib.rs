@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod bench_csv;
+pub mod bench_fileset;
 pub mod bench_sysbench;
 pub mod bench_text;
 pub mod doc;

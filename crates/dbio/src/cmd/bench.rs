@@ -4,15 +4,14 @@ use crate::cli::{parse_duration_arg, parse_size_arg, usage};
 use crate::{output, signals};
 use anyhow::Context;
 use clap::ValueEnum;
+use dbio_bench::options::{self, engine_spec, Options};
+use dbio_bench::plan::{self, Plan};
 use dbio_bench::{fileset, run as brun, BenchError};
-use dbio_report::bench::{
-    BenchResult, DeviceEnv, Distribution, EngineKind, Environment, FsyncMode, Interval, Mode,
-    Named, Spec, Target, BENCH_SCHEMA, DEFAULT_PERCENTILES,
-};
+use dbio_report::bench::{Distribution, EngineKind, FsyncMode, Interval, Mode, Named, Spec};
 use dbio_report::bench_csv::CsvExporter;
+use dbio_report::bench_fileset;
 use dbio_report::bench_sysbench::{self, SysbenchExporter};
 use dbio_report::bench_text::{self, TextExporter};
-use dbio_report::units::{format_size, format_size_approx};
 use dbio_report::{Exporter, JsonExporter};
 use std::io::Write;
 use std::path::PathBuf;
@@ -147,7 +146,7 @@ pub struct Args {
     #[arg(long, default_value = "0", value_parser = parse_size_arg)]
     pub misalign: u64,
     /// uniform, zipf:THETA, or hotspot:P/Q (P% of I/Os go to Q% of the data).
-    #[arg(long, default_value = "uniform", value_parser = parse_distribution)]
+    #[arg(long, default_value = "uniform", value_parser = options::parse_distribution)]
     pub distribution: Distribution,
     /// Open loop at this many I/Os per second over all threads; latency is then measured from
     /// each I/O's intended start (and, separately, from its submission).
@@ -174,163 +173,39 @@ pub struct Args {
     pub keep: bool,
 }
 
-/// Parses `uniform`, `zipf:1.2`, `hotspot:90/10`.
-pub fn parse_distribution(s: &str) -> Result<Distribution, String> {
-    let bad = || {
-        format!("'{s}' is not a distribution: use uniform, zipf:THETA (e.g. zipf:1.2) or hotspot:P/Q (e.g. hotspot:90/10)")
-    };
-    if s == "uniform" {
-        return Ok(Distribution::Uniform);
-    }
-    if let Some(t) = s.strip_prefix("zipf:") {
-        return t
-            .parse()
-            .map(|theta| Distribution::Zipf { theta })
-            .map_err(|_| bad());
-    }
-    if let Some(pq) = s.strip_prefix("hotspot:") {
-        let (p, q) = pq.split_once('/').ok_or_else(bad)?;
-        return Ok(Distribution::Hotspot {
-            io_pct: p.trim_end_matches('%').parse().map_err(|_| bad())?,
-            data_pct: q.trim_end_matches('%').parse().map_err(|_| bad())?,
-        });
-    }
-    Err(bad())
-}
-
-/// `--file-num` when not given.
-const DEFAULT_FILE_NUM: u64 = 64;
-/// `--file-total-size` when not given (file sets).
-const DEFAULT_FILE_TOTAL_SIZE: u64 = 1 << 30;
-
-/// The geometry of a run on the file set prepared in `dir` (marker `m`): the flags given, the
-/// set's own figures for the ones not given. A run may use the first files of a set (fewer
-/// files of the same size); any other difference is refused, naming the set and what to do.
-fn set_geometry(
-    dir: &std::path::Path,
-    m: &fileset::Marker,
-    file_num: Option<u64>,
-    file_total_size: Option<u64>,
-) -> anyhow::Result<(u64, u64)> {
-    let n = file_num.unwrap_or(m.file_num);
-    let total = file_total_size.unwrap_or(n.saturating_mul(m.file_size_bytes));
-    let size = (total / n.max(1)) / 4096 * 4096;
-    if n <= m.file_num && size == m.file_size_bytes {
-        return Ok((n, total));
-    }
-    let mut given = Vec::new();
-    if let Some(v) = file_num {
-        given.push(format!("--file-num {v}"));
-    }
-    if let Some(v) = file_total_size {
-        given.push(format!("--file-total-size {}", format_size(v)));
-    }
-    Err(usage(format!(
-        "{} ask{} for {} of {}, but the file set in {} was prepared as {} of {} ({} in all, see {}): omit --file-num and --file-total-size to run on the prepared set, or run `dbio bench cleanup --dir {}` and prepare it again with the new sizes",
-        given.join(" "),
-        if given.len() == 1 { "s" } else { "" },
-        n_files(n),
-        format_size(size),
-        dir.display(),
-        n_files(m.file_num),
-        format_size(m.file_size_bytes),
-        format_size(m.file_num * m.file_size_bytes),
-        fileset::MARKER,
-        dir.display(),
-    )))
-}
-
-/// `1 file`, `2 files`.
-fn n_files(n: u64) -> String {
-    format!("{n} file{}", if n == 1 { "" } else { "s" })
-}
-
 impl Args {
-    /// The spec of the flags as given, with the defaults for the sizes not given.
-    fn spec(&self) -> Spec {
-        self.spec_with(
-            self.file_num.unwrap_or(DEFAULT_FILE_NUM),
-            self.file_total_size.unwrap_or(if self.device.is_some() {
-                0
-            } else {
-                DEFAULT_FILE_TOTAL_SIZE
-            }),
-        )
-    }
-
-    /// The spec of a run on the file set in `dir` (marker `m`): its geometry, unless the set
-    /// holds no data files (prepared for commit logs) or the mode needs none (commit). The null
-    /// engine opens no file: the sizes given are taken as they are, the set's fill the others.
-    fn spec_on_set(&self, dir: &std::path::Path, m: &fileset::Marker) -> anyhow::Result<Spec> {
-        if self.mode == Mode::Commit || m.file_num == 0 {
-            return Ok(self.spec());
-        }
-        if self.engine == EngineKind::Null {
-            let n = self.file_num.unwrap_or(m.file_num);
-            let total = self
-                .file_total_size
-                .unwrap_or(n.saturating_mul(m.file_size_bytes));
-            return Ok(self.spec_with(n, total));
-        }
-        let (n, total) = set_geometry(dir, m, self.file_num, self.file_total_size)?;
-        Ok(self.spec_with(n, total))
-    }
-
-    fn spec_with(&self, file_num: u64, file_total_size: u64) -> Spec {
-        let target = match &self.device {
-            Some(d) => Target::Device(d.clone()),
-            None => Target::Dir(self.dir.clone()),
-        };
-        let is_dev = self.device.is_some();
-        Spec {
-            target,
+    /// The workload flags as plain values.
+    fn options(&self) -> Options {
+        Options {
+            dir: self.dir.clone(),
+            device: self.device.clone(),
             mode: self.mode,
+            rw_ratio: self.rw_ratio,
             engine: self.engine,
-            block_size_bytes: self.block_size,
-            file_num: if is_dev { 1 } else { file_num },
-            file_total_size_bytes: file_total_size,
-            threads: self.threads,
             iodepth: self.iodepth,
             submit_batch: self.submit_batch,
-            reap_batch: self.reap_batch.unwrap_or(self.submit_batch),
-            time_s: match (self.time, self.events) {
-                (Some(t), _) => Some(t),
-                (None, 0) => Some(Duration::from_secs(10)),
-                (None, _) => None,
-            },
-            events: self.events,
-            warmup_s: self.warmup,
-            direct: !self.buffered,
+            reap_batch: self.reap_batch,
+            buffered: self.buffered,
             dsync: self.dsync,
             sync: self.sync,
-            noatime: !self.atime,
+            atime: self.atime,
             fsync_every: self.fsync_every,
             fsync_mode: self.fsync_mode,
             fsync_end: self.fsync_end,
-            misalign_bytes: self.misalign,
+            block_size: self.block_size,
+            file_num: self.file_num,
+            file_total_size: self.file_total_size,
+            threads: self.threads,
+            time: self.time,
+            events: self.events,
+            warmup: self.warmup,
+            misalign: self.misalign,
             distribution: self.distribution,
-            rate_iops: self.rate,
-            rw_ratio: self.rw_ratio,
+            rate: self.rate,
             seed: self.seed,
-            report_interval_s: self.report_interval,
-            percentiles: if self.percentiles.is_empty() {
-                DEFAULT_PERCENTILES.to_vec()
-            } else {
-                self.percentiles.clone()
-            },
+            report_interval: self.report_interval,
+            percentiles: self.percentiles.clone(),
         }
-    }
-}
-
-/// The spec the engine runs: `--report-interval 0` (sysbench format: no interval lines) still
-/// runs the engine's clock at 1s; the result keeps 0, so no interval line is printed.
-fn engine_spec(spec: &Spec) -> std::borrow::Cow<'_, Spec> {
-    if spec.report_interval_s.is_zero() {
-        let mut s = spec.clone();
-        s.report_interval_s = Duration::from_secs(1);
-        std::borrow::Cow::Owned(s)
-    } else {
-        std::borrow::Cow::Borrowed(spec)
     }
 }
 
@@ -376,15 +251,13 @@ fn to_stderr(s: &str) {
 /// Runs `dbio bench`.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     let stop = signals::install();
+    let phase = args.phase.map(|p| match p {
+        Phase::Prepare => plan::Phase::Prepare,
+        Phase::Run => plan::Phase::Run,
+        Phase::Cleanup => plan::Phase::Cleanup,
+    });
     // A run on a prepared file set takes its geometry from the set's marker.
-    let set = match (args.phase, &args.device) {
-        (None | Some(Phase::Run), None) => fileset::read_marker(&args.dir).map_err(bench_err)?,
-        _ => None,
-    };
-    let spec = match &set {
-        Some(m) => args.spec_on_set(&args.dir, m)?,
-        None => args.spec(),
-    };
+    let (spec, set) = plan::spec_and_set(phase, &args.options()).map_err(bench_err)?;
     if spec.report_interval_s.is_zero() && args.format != Format::Sysbench {
         return Err(usage(format!(
             "--report-interval 0 (no interval lines, sysbench's default) goes with --format sysbench; \
@@ -398,14 +271,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     dbio_bench::spec::validate(&engine_spec(&spec)).map_err(bench_err)?;
     if matches!(args.phase, None | Some(Phase::Run)) {
-        // A run opens every data file at once: take all the open files the system allows,
-        // and refuse before preparing anything when that is still too few.
-        let (soft, hard) = dbio_bench::env::raise_open_file_limit()
-            .context("cannot read the open-file limit (getrlimit RLIMIT_NOFILE)")?;
-        dbio_bench::spec::check_open_files(&spec, soft, hard).map_err(bench_err)?;
-        if let Some((available, source)) = dbio_bench::env::memory_available() {
-            dbio_bench::spec::check_memory(&spec, available, &source).map_err(bench_err)?;
-        }
+        dbio_bench::spec::check_resources(&spec).map_err(bench_err)?;
     }
     let console = Console {
         to_stdout: matches!(args.format, Format::Text | Format::Sysbench),
@@ -415,56 +281,39 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let notes = Console {
         to_stdout: args.format == Format::Text,
     };
-    let dir = match &spec.target {
-        Target::Dir(d) => Some(d.clone()),
-        Target::Device(_) => None,
-    };
-    let code = match (args.phase, &dir) {
-        (Some(Phase::Prepare), Some(d)) => prepare(&spec, d, &notes, stop).map(|_| 0),
-        (Some(Phase::Cleanup), Some(d)) => cleanup(d, &notes).map(|_| 0),
-        (Some(Phase::Prepare | Phase::Cleanup), None) => Err(usage(
-            "prepare and cleanup work on a --dir file set; a --device is used as it is (nothing to prepare or remove)",
-        )),
-        (Some(Phase::Run), _) | (None, None) => run_phase(&args, &spec, &console, stop, None),
-        // The null engine opens no file: a full run prepares and removes nothing (its warning
-        // says so).
-        (None, Some(_)) if spec.engine == EngineKind::Null => {
-            run_phase(&args, &spec, &console, stop, None)
-        }
-        (None, Some(d)) if set.is_some() => {
-            // A set prepared before (bench prepare, or kept with --keep): run on it and keep
-            // it; a set whose prepare was interrupted is completed first.
-            let m = set.as_ref().expect("matched");
-            let complete = spec.mode == Mode::Commit || m.is_complete(d);
+    let code = match plan::plan(phase, &spec, set.as_ref()).map_err(bench_err)? {
+        Plan::Prepare(d) => prepare(&spec, &d, &notes, stop).map(|_| 0),
+        Plan::Cleanup(d) => cleanup(&d, &notes).map(|_| 0),
+        Plan::Run => run_phase(&args, &spec, &console, stop, None),
+        Plan::Reuse { dir: d, complete } => {
+            // Run on the set and keep it; an interrupted prepare is completed first.
             let (prepared, fresh) = if complete {
                 (true, None)
             } else {
-                let p = prepare(&spec, d, &notes, stop)?;
+                let p = prepare(&spec, &d, &notes, stop)?;
                 (p.is_some(), p)
             };
-            notes.line(&format!(
-                "{} the file set {} in {} ({}): it stays after the run (dbio bench cleanup --dir {} removes it)\n",
-                if complete { "using" } else { "completed" },
-                if complete { "already prepared" } else { "of an interrupted prepare" },
-                d.display(),
-                set_summary(&spec),
-                d.display(),
-            ))?;
+            let summary = bench_fileset::set_summary(
+                spec.mode,
+                spec.file_num,
+                dbio_bench::spec::file_size(&spec),
+            );
+            notes.line(&bench_fileset::using_set(complete, &d, &summary))?;
             if prepared {
                 run_phase(&args, &spec, &console, stop, fresh.as_ref())
             } else {
                 Ok(signals::EXIT_INTERRUPTED)
             }
         }
-        (None, Some(d)) => {
-            let prepared = prepare(&spec, d, &notes, stop);
+        Plan::Full(d) => {
+            let prepared = prepare(&spec, &d, &notes, stop);
             let result = match prepared {
                 Ok(Some(p)) => run_phase(&args, &spec, &console, stop, Some(&p)),
                 Ok(None) => Ok(signals::EXIT_INTERRUPTED),
                 Err(e) => Err(e),
             };
             if !args.keep && d.join(fileset::MARKER).exists() {
-                let c = cleanup(d, &notes);
+                let c = cleanup(&d, &notes);
                 if let (Ok(_), Err(e)) = (&result, c) {
                     return Err(e);
                 }
@@ -500,54 +349,23 @@ fn prepare(
     let p = fileset::prepare(dir, files, size, spec.seed, stop, &progress).map_err(bench_err)?;
     bar.finish();
     if p.interrupted {
-        console.line("prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n")?;
+        console.line(bench_fileset::PREPARE_INTERRUPTED)?;
         return Ok(None);
     }
     if files > 0 {
-        let secs = p.elapsed.as_secs_f64();
-        // What is true of the page cache depends on the filesystem: tmpfs and ramfs files live
-        // in it; elsewhere they were dropped, and mincore says whether the kernel obliged.
-        let cache = match (p.in_memory, p.resident_bytes) {
-            (true, _) => format!(
-                "{} keeps files in memory (the page cache is where they live, nothing to drop): every read of the run is served from memory",
-                p.fs
-            ),
-            (false, Some(0)) => "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED): the run starts cold".into(),
-            (false, Some(r)) => format!(
-                "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED), but {} stayed cached (mincore): the run starts partly warm",
-                format_size_approx(r as f64)
-            ),
-            (false, None) => "dropped them from the page cache (fdatasync + POSIX_FADV_DONTNEED; not verified: mincore failed)".into(),
-        };
-        console.line(&format!(
-            "prepared {} x {} = {} of random data in {} in {:.2}s ({}/s); {cache}\n",
-            n_files(p.files),
-            format_size(p.file_size_bytes),
-            format_size(p.bytes),
-            dir.display(),
-            secs,
-            format_size_approx(p.bytes as f64 / secs.max(1e-9)),
+        let cache = bench_fileset::prepared_cache(&p.fs, p.in_memory, p.resident_bytes);
+        console.line(&bench_fileset::prepared(
+            p.files,
+            p.file_size_bytes,
+            p.bytes,
+            dir,
+            p.elapsed.as_secs_f64(),
+            &cache,
         ))?;
     } else {
-        console.line(&format!(
-            "prepared {} for commit logs (created by the run, one per thread)\n",
-            dir.display()
-        ))?;
+        console.line(&bench_fileset::prepared_for_commit(dir))?;
     }
     Ok(Some(p))
-}
-
-/// `4 files of 1MiB` (or the commit logs), for the line about a prepared set.
-fn set_summary(spec: &Spec) -> String {
-    if spec.mode == Mode::Commit {
-        "commit logs: one per thread".into()
-    } else {
-        format!(
-            "{} of {}",
-            n_files(spec.file_num),
-            format_size(dbio_bench::spec::file_size(spec))
-        )
-    }
 }
 
 fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
@@ -555,140 +373,21 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
         Ok(c) => c,
         // Nothing of dbio's there (a second cleanup, or none prepared): nothing to do.
         Err(BenchError::NoFileSet { path, marker }) => {
-            return console.line(&format!(
-                "nothing to clean up: no dbio file set in {} (no {marker}), so dbio removed nothing\n",
-                path.display()
-            ));
+            return console.line(&bench_fileset::nothing_to_clean(&path, marker));
         }
         Err(e) => return Err(bench_err(e)),
     };
-    let mut msg = format!(
-        "removed {} ({}) that dbio created in {}",
-        n_files(c.removed.len() as u64),
-        format_size_approx(c.bytes as f64),
-        dir.display()
+    let line = bench_fileset::cleaned(
+        c.removed.len() as u64,
+        c.bytes,
+        dir,
+        c.removed_dir,
+        c.foreign_left,
     );
-    if c.removed_dir {
-        msg.push_str(", and the directory");
-    }
-    if c.foreign_left > 0 {
-        msg.push_str(&format!(
-            "; left {} dbio did not create",
-            if c.foreign_left == 1 {
-                "1 entry".to_string()
-            } else {
-                format!("{} entries", c.foreign_left)
-            }
-        ));
-    }
     for p in &c.replaced {
-        eprintln!(
-            "warning: left {}: it is not the file dbio created under that name (replaced since, or a link now), so dbio did not delete it",
-            p.display()
-        );
+        eprintln!("warning: {}", bench_fileset::left_replaced(p));
     }
-    console.line(&(msg + "\n"))
-}
-
-/// The device stack under the target, as far as a benchmark result needs it.
-fn stack_env(spec: &Spec) -> (Option<dbio_sys::stack::Mount>, Vec<DeviceEnv>) {
-    let stack = match &spec.target {
-        Target::Dir(d) => dbio_sys::stack::resolve(d),
-        Target::Device(d) => dbio_sys::stack::resolve_device(d),
-    };
-    let Ok(stack) = stack else {
-        return (None, Vec::new());
-    };
-    let devices = stack
-        .devices
-        .iter()
-        .map(|d| {
-            let q = d.queue.as_ref();
-            DeviceEnv {
-                name: d.name.clone(),
-                kind: serde_json::to_value(d.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                scheduler: q.and_then(|q| q.scheduler.clone()),
-                rotational: q.and_then(|q| q.rotational),
-                write_cache: q.and_then(|q| q.write_cache.clone()),
-                logical_block_size_bytes: q.and_then(|q| q.logical_block_size_bytes),
-                physical_block_size_bytes: q.and_then(|q| q.physical_block_size_bytes),
-            }
-        })
-        .collect();
-    (stack.mount, devices)
-}
-
-/// What the run can say about the page cache: tmpfs/ramfs files always live in it; elsewhere,
-/// how prepare left it (when it ran just before).
-fn page_cache(spec: &Spec, fs: &str, prepared: Option<&fileset::Prepared>) -> Option<String> {
-    if spec.engine == EngineKind::Null {
-        return None;
-    }
-    if matches!(spec.target, Target::Dir(_)) && dbio_bench::env::is_memory_fs(fs) {
-        return Some(format!("in memory: {fs} files live in the page cache"));
-    }
-    if spec.mode == Mode::Commit {
-        return None;
-    }
-    prepared.map(|p| match p.resident_bytes {
-        Some(0) => "dropped after prepare: the run started cold".into(),
-        Some(r) => format!(
-            "dropped after prepare, but {} stayed cached: the run started partly warm",
-            format_size_approx(r as f64)
-        ),
-        None => "dropped after prepare (not verified)".into(),
-    })
-}
-
-fn environment(
-    spec: &Spec,
-    open_flags: Vec<String>,
-    fs: &str,
-    prepared: Option<&fileset::Prepared>,
-) -> Environment {
-    use dbio_bench::env;
-    // The null engine touches no file and no device: their filesystem, devices and the
-    // device check do not apply.
-    let null = spec.engine == EngineKind::Null;
-    let (mount, devices) = if null {
-        (None, Vec::new())
-    } else {
-        stack_env(spec)
-    };
-    Environment {
-        mount_point: mount.as_ref().map(|m| m.mountpoint.clone()),
-        mount_options: mount.as_ref().map(|m| {
-            // Per-mount options, then the filesystem's own (super) options, each once.
-            let mut seen: Vec<&str> = Vec::new();
-            for o in m.mount_options.split(',').chain(m.super_options.split(',')) {
-                if !o.is_empty() && !seen.contains(&o) {
-                    seen.push(o);
-                }
-            }
-            seen.join(",")
-        }),
-        devices,
-        hostname: env::hostname(),
-        kernel: env::kernel(),
-        cpus: env::cpus(),
-        mem_total_bytes: env::meminfo("MemTotal").unwrap_or(0),
-        filesystem: match spec.target {
-            Target::Dir(_) if null => None,
-            Target::Dir(_) => Some(
-                mount
-                    .as_ref()
-                    .map_or_else(|| fs.to_string(), |m| m.fstype.clone()),
-            ),
-            Target::Device(_) => None,
-        },
-        open_flags,
-        page_cache: page_cache(spec, fs, prepared),
-        clock: None,
-        engine: None,
-    }
+    console.line(&line)
 }
 
 fn run_phase(
@@ -699,7 +398,8 @@ fn run_phase(
     prepared: Option<&fileset::Prepared>,
 ) -> anyhow::Result<u8> {
     let target = brun::open_target(spec, args.allow_device_writes).map_err(bench_err)?;
-    let environment = environment(spec, target.open_flags.clone(), &target.fs, prepared);
+    let environment =
+        dbio_bench::environment::environment(spec, target.open_flags.clone(), &target.fs, prepared);
     let warnings =
         dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
     for w in &warnings {
@@ -731,50 +431,18 @@ fn run_phase(
         }
     };
     // O_DIRECT that a filesystem silently ignores shows up as file pages entering the page
-    // cache during the run (tmpfs pages always are the page cache: not checked there).
-    let check_cache = spec.direct && target.fs != "tmpfs" && !target.files.is_empty();
-    let cached_before = check_cache
-        .then(|| dbio_bench::env::resident_bytes(&target.paths))
-        .flatten();
-    // Watch every block device under the target (top first) through /proc/diskstats.
-    let watch: Vec<String> = environment.devices.iter().map(|d| d.name.clone()).collect();
-    let out = brun::run(&engine_spec(spec), &target, &watch, stop, &mut on_interval)
-        .map_err(bench_err)?;
+    // cache during the run: a warning.
+    let (out, direct_ignored) =
+        dbio_bench::result::run_checked(spec, &target, &environment, stop, &mut on_interval)
+            .map_err(bench_err)?;
     let mut warnings = warnings;
-    if let (Some(before), Some(after)) = (
-        cached_before,
-        check_cache
-            .then(|| dbio_bench::env::resident_bytes(&target.paths))
-            .flatten(),
-    ) {
-        let moved = out.summary.read.bytes + out.summary.write.bytes;
-        let grew = after.saturating_sub(before);
-        if moved > 0 && grew > moved / 10 {
-            let w = format!(
-                "O_DIRECT looks silently unsupported on this {} filesystem: {} of the file set entered the page cache during an O_DIRECT run that moved {}; the figures may be page-cache speed",
-                target.fs,
-                format_size_approx(grew as f64),
-                format_size_approx(moved as f64)
-            );
-            to_stderr(&format!("warning: {w}\n"));
-            warnings.push(w);
-        }
+    if let Some(w) = direct_ignored {
+        to_stderr(&format!("warning: {w}\n"));
+        warnings.push(w);
     }
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
-    let mut environment = environment;
-    environment.clock = Some(out.clock);
-    environment.engine = out.engine;
-    let result = BenchResult {
-        schema: BENCH_SCHEMA.into(),
-        dbio_version: dbio_report::doc::DBIO_VERSION.into(),
-        started_at: rfc3339(out.started_at),
-        spec: spec.clone(),
-        environment,
-        warnings,
-        interrupted,
-        intervals: out.intervals,
-        summary: out.summary,
-    };
+    let (result, run_error) =
+        dbio_bench::result::bench_result(out, spec, environment, warnings, interrupted);
     // stdout: the summary after the live lines (text, sysbench), or the whole result (JSON,
     // CSV). --output FILE: the whole result in the chosen format.
     let (tail, whole) = match args.format {
@@ -812,64 +480,17 @@ fn run_phase(
         })?;
     }
     printed?;
-    if let Some(e) = out.error {
+    if let Some(e) = run_error {
         return Err(bench_err(e))
             .context("the run stopped early; the partial result above covers what ran");
     }
-    let moved = result.summary.total.count + result.summary.fsync.count;
-    if let (Some(t), 0, false) = (spec.time_s, moved, interrupted) {
-        anyhow::bail!(
-            "the run measured no I/O: --time {} ended before any I/O was done; give a longer --time (e.g. 1s)",
-            dbio_report::units::format_duration(t)
-        );
+    let ios = result.summary.total.count + result.summary.fsync.count;
+    if let Some(e) = dbio_bench::result::nothing_measured(spec, ios, interrupted) {
+        return Err(bench_err(e));
     }
     Ok(if interrupted {
         signals::EXIT_INTERRUPTED
     } else {
         0
     })
-}
-
-/// Formats a wall-clock time as RFC 3339 UTC to the second (`2026-11-22T07:55:43Z`); a clock
-/// set before 1970 prints as the epoch.
-pub fn rfc3339(t: std::time::SystemTime) -> String {
-    let secs = t
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    jiff::Timestamp::from_second(i64::try_from(secs).unwrap_or(i64::MAX))
-        .unwrap_or(jiff::Timestamp::MAX)
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distributions_parse() {
-        assert_eq!(parse_distribution("uniform"), Ok(Distribution::Uniform));
-        assert_eq!(
-            parse_distribution("zipf:1.2"),
-            Ok(Distribution::Zipf { theta: 1.2 })
-        );
-        assert_eq!(
-            parse_distribution("hotspot:90/10"),
-            Ok(Distribution::Hotspot {
-                io_pct: 90.0,
-                data_pct: 10.0
-            })
-        );
-        assert!(parse_distribution("zipf").is_err());
-        assert!(parse_distribution("pareto:0.3").is_err());
-    }
-
-    #[test]
-    fn rfc3339_formats_utc() {
-        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_334_143);
-        assert_eq!(rfc3339(t), "2026-11-22T07:55:43Z");
-        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        let leap = std::time::UNIX_EPOCH + Duration::from_millis(951_782_399_999);
-        assert_eq!(rfc3339(leap), "2000-02-28T23:59:59Z");
-    }
 }
