@@ -141,3 +141,15 @@ fn negative_count(e: &clap::Error) -> Option<clap::Error> {
         )
     })
 }
+
+/// A clap parser for a schema enum, by its result names, with their help lines.
+pub fn named<T: dbio_report::bench::Named + Send + Sync>(
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        T::ALL
+            .iter()
+            .map(|v| PossibleValue::new(v.name()).help(v.help())),
+    )
+    .map(|s| T::from_name(&s).expect("clap checked the name"))
+}

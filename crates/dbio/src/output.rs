@@ -107,3 +107,32 @@ impl Stream {
         Ok(())
     }
 }
+
+/// Where human-readable lines go: stdout for text output, stderr when stdout carries JSON/CSV.
+pub struct Console {
+    /// stdout (text output) or stderr (stdout carries JSON/CSV).
+    pub to_stdout: bool,
+}
+
+impl Console {
+    /// Writes a line. A failed write to stdout is an error (a closed stdout ends the run);
+    /// one to stderr is not (see [`to_stderr`]).
+    pub fn line(&self, s: &str) -> anyhow::Result<()> {
+        if self.to_stdout {
+            let mut o = std::io::stdout().lock();
+            o.write_all(s.as_bytes())?;
+            o.flush()?;
+        } else {
+            to_stderr(s);
+        }
+        Ok(())
+    }
+}
+
+/// Writes progress, warnings or a summary to stderr. A write error there (a reader of `2>&1`
+/// that went away) never stops the run nor loses the result on stdout: it is ignored, where
+/// `eprint!` would panic.
+pub fn to_stderr(s: &str) {
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_all(s.as_bytes()).and_then(|()| e.flush());
+}

@@ -218,7 +218,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let stopped = || stop.load(Ordering::SeqCst);
     let report = recover::recover(scanned, &sources, &a.out, a.force, elapsed, &stopped)?;
     for w in &report.warnings {
-        eprintln!("dbio: warning: {w}");
+        crate::output::to_stderr(&format!("dbio: warning: {w}\n"));
     }
     let bytes = match a.scan.format {
         Format::Json | Format::Jsonl => JsonExporter
@@ -266,7 +266,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
             crate::output::emit(None, s.as_bytes())?;
             return Ok(0);
         }
-        eprint!("{s}");
+        crate::output::to_stderr(&s);
     }
     if source_names.is_empty() {
         return Err(usage(
@@ -328,7 +328,7 @@ fn grep_cmd(a: GrepArgs) -> anyhow::Result<u8> {
         }
     }
     out.finish()?;
-    eprintln!("dbio: {}", search::summary_line(&summary));
+    crate::output::to_stderr(&format!("dbio: {}\n", search::summary_line(&summary)));
     Ok(if summary.interrupted {
         crate::signals::EXIT_INTERRUPTED
     } else {

@@ -1,213 +1,21 @@
 //! `dbio bench [prepare|run|cleanup]`: database-shaped I/O with exact latency histograms.
 
-use crate::cli::{parse_duration_arg, parse_size_arg, usage};
-use crate::{output, signals};
+use crate::cli::usage;
+use crate::output::{self, to_stderr, Console};
+use crate::signals;
+
+mod args;
 use anyhow::Context;
-use clap::ValueEnum;
-use dbio_bench::options::{self, engine_spec, Options};
+pub use args::{Args, Format, Phase};
+use dbio_bench::options::engine_spec;
 use dbio_bench::plan::{self, Plan};
 use dbio_bench::{fileset, run as brun, BenchError};
-use dbio_report::bench::{Distribution, EngineKind, FsyncMode, Interval, Mode, Named, Spec};
+use dbio_report::bench::{Interval, Mode, Spec};
 use dbio_report::bench_csv::CsvExporter;
 use dbio_report::bench_fileset;
 use dbio_report::bench_sysbench::{self, SysbenchExporter};
 use dbio_report::bench_text::{self, TextExporter};
 use dbio_report::{Exporter, JsonExporter};
-use std::io::Write;
-use std::path::PathBuf;
-use std::time::Duration;
-
-/// Which phase to run; without one, `dbio bench` prepares, runs and cleans up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Phase {
-    /// Write the file set (random data), then drop it from the page cache.
-    Prepare,
-    /// Run the workload on a prepared file set (or a device).
-    Run,
-    /// Remove the files dbio created (and nothing else).
-    Cleanup,
-}
-
-/// A clap parser for a schema enum, by its result names, with their help lines.
-fn named<T: Named + Send + Sync>() -> impl clap::builder::TypedValueParser<Value = T> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(
-        T::ALL
-            .iter()
-            .map(|v| PossibleValue::new(v.name()).help(v.help())),
-    )
-    .map(|s| T::from_name(&s).expect("clap checked the name"))
-}
-
-/// Output format of the result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// For people.
-    Text,
-    /// Versioned JSON (schema dbio.bench/1) with full histograms.
-    Json,
-    /// The time series, one row per interval.
-    Csv,
-    /// The sysbench 1.0.20 fileio layout.
-    Sysbench,
-}
-
-/// Arguments of `dbio bench`.
-#[derive(clap::Args, Debug)]
-#[command(
-    after_help = "Without a phase, dbio bench prepares the file set, runs, and removes the files (--keep keeps them); \
-on a file set already prepared in --dir (by bench prepare, or kept with --keep) it runs on that set and keeps it.\n\
-bench run (and bench on a prepared set) takes --file-num and --file-total-size from the set; given, they must match it.\n\
-Defaults: 16 KiB random read/write mix (1.5 reads per write), 64 files, 1 GiB in ./dbio-data, O_DIRECT, 1 thread, 10 s."
-)]
-pub struct Args {
-    /// prepare, run or cleanup; omit for all three.
-    #[arg(value_enum)]
-    pub phase: Option<Phase>,
-    /// Directory of the file set.
-    #[arg(long, default_value = "dbio-data", conflicts_with = "device")]
-    pub dir: PathBuf,
-    /// Benchmark this block device instead of files (reads only, unless --allow-device-writes).
-    #[arg(long)]
-    pub device: Option<PathBuf>,
-    /// Allow write modes on --device (destroys its data; refused while it is mounted).
-    #[arg(long)]
-    pub allow_device_writes: bool,
-    /// Workload.
-    #[arg(long, default_value = "rndrw", value_parser = named::<Mode>())]
-    pub mode: Mode,
-    /// Reads per write in rndrw (sysbench's --file-rw-ratio).
-    #[arg(long, default_value = "1.5")]
-    pub rw_ratio: f64,
-    /// I/O engine.
-    #[arg(long, default_value = "sync", value_parser = named::<EngineKind>())]
-    pub engine: EngineKind,
-    /// I/Os in flight per thread (uring, null).
-    #[arg(long, default_value = "1")]
-    pub iodepth: u32,
-    /// Async engines: submit once this many I/Os are queued (1: each as soon as it is queued,
-    /// like fio's iodepth_batch_submit=1; --iodepth: one submission per refill).
-    #[arg(long, default_value = "1")]
-    pub submit_batch: u32,
-    /// Async engines: completions handled per pass, at most (1: each finished I/O is replaced
-    /// before the next completion is looked at, like fio's iodepth_batch_complete_max=1, so
-    /// --iodepth I/Os stay in flight; N: up to N finished I/Os are taken and refilled together)
-    /// [default: --submit-batch, so that a submit batch has that many free slots to fill].
-    #[arg(long)]
-    pub reap_batch: Option<u32>,
-    /// Open with O_DIRECT (the default): bypass the page cache as InnoDB does.
-    #[arg(long, overrides_with = "buffered")]
-    pub direct: bool,
-    /// Go through the page cache instead of O_DIRECT.
-    #[arg(long)]
-    pub buffered: bool,
-    /// Open with O_DSYNC: every write is durable when it returns.
-    #[arg(long)]
-    pub dsync: bool,
-    /// Open with O_SYNC.
-    #[arg(long)]
-    pub sync: bool,
-    /// Let reads update the files' access times (by default dbio opens with O_NOATIME, so
-    /// atime bookkeeping, which a datadir mounted noatime never does, stays out of the figures).
-    #[arg(long)]
-    pub atime: bool,
-    /// Sync a file after every N writes to it by the same thread (0: never).
-    #[arg(long, default_value = "0")]
-    pub fsync_every: u64,
-    /// fsync or fdatasync (for --fsync-every, --fsync-end and commit).
-    #[arg(long, default_value = "fdatasync", value_parser = named::<FsyncMode>())]
-    pub fsync_mode: FsyncMode,
-    /// Sync every written file when the run ends.
-    #[arg(long)]
-    pub fsync_end: bool,
-    /// Bytes per I/O (16k is an InnoDB page).
-    #[arg(long, default_value = "16k", value_parser = parse_size_arg)]
-    pub block_size: u64,
-    /// Number of files [default: 64; on a prepared file set: its number of files].
-    #[arg(long)]
-    pub file_num: Option<u64>,
-    /// Size of the whole file set [default: 1G; on a prepared file set: its size; for --device:
-    /// the whole device].
-    #[arg(long, value_parser = parse_size_arg)]
-    pub file_total_size: Option<u64>,
-    /// Worker threads.
-    #[arg(long, default_value = "1")]
-    pub threads: u32,
-    /// Measured run time (after --warmup) [default: 10s, or none when --events is given].
-    #[arg(long, value_parser = parse_duration_arg)]
-    pub time: Option<Duration>,
-    /// Stop after this many reads+writes over all threads (0: no limit).
-    #[arg(long, default_value = "0")]
-    pub events: u64,
-    /// Run this long before measuring (shown, excluded from the summary).
-    #[arg(long, default_value = "0s", value_parser = parse_duration_arg)]
-    pub warmup: Duration,
-    /// Add this many bytes to every offset (what a misaligned partition costs).
-    #[arg(long, default_value = "0", value_parser = parse_size_arg)]
-    pub misalign: u64,
-    /// uniform, zipf:THETA, or hotspot:P/Q (P% of I/Os go to Q% of the data).
-    #[arg(long, default_value = "uniform", value_parser = options::parse_distribution)]
-    pub distribution: Distribution,
-    /// Open loop at this many I/Os per second over all threads; latency is then measured from
-    /// each I/O's intended start (and, separately, from its submission).
-    #[arg(long)]
-    pub rate: Option<f64>,
-    /// Seed of every random choice.
-    #[arg(long, default_value = "1")]
-    pub seed: u64,
-    /// Report interval (fractions allowed: 0.5, 250ms); 0 with --format sysbench: no interval
-    /// lines, as sysbench's default.
-    #[arg(long, default_value = "1s", value_parser = parse_duration_arg)]
-    pub report_interval: Duration,
-    /// Percentiles of the summary, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "50,90,95,99,99.9,99.99")]
-    pub percentiles: Vec<f64>,
-    /// Result format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
-    /// Also write the result to this file (in --format).
-    #[arg(long)]
-    pub output: Option<PathBuf>,
-    /// Keep the file set after a full run.
-    #[arg(long)]
-    pub keep: bool,
-}
-
-impl Args {
-    /// The workload flags as plain values.
-    fn options(&self) -> Options {
-        Options {
-            dir: self.dir.clone(),
-            device: self.device.clone(),
-            mode: self.mode,
-            rw_ratio: self.rw_ratio,
-            engine: self.engine,
-            iodepth: self.iodepth,
-            submit_batch: self.submit_batch,
-            reap_batch: self.reap_batch,
-            buffered: self.buffered,
-            dsync: self.dsync,
-            sync: self.sync,
-            atime: self.atime,
-            fsync_every: self.fsync_every,
-            fsync_mode: self.fsync_mode,
-            fsync_end: self.fsync_end,
-            block_size: self.block_size,
-            file_num: self.file_num,
-            file_total_size: self.file_total_size,
-            threads: self.threads,
-            time: self.time,
-            events: self.events,
-            warmup: self.warmup,
-            misalign: self.misalign,
-            distribution: self.distribution,
-            rate: self.rate,
-            seed: self.seed,
-            report_interval: self.report_interval,
-            percentiles: self.percentiles.clone(),
-        }
-    }
-}
 
 /// Turns an engine error into an anyhow error with the right exit code. The engine's messages
 /// already quote the OS error they wrap, so the error becomes one message: kept as a chain,
@@ -218,34 +26,6 @@ fn bench_err(e: BenchError) -> anyhow::Error {
     } else {
         anyhow::Error::msg(e.to_string())
     }
-}
-
-/// Where human-readable lines go: stdout for text output, stderr when stdout carries JSON/CSV.
-struct Console {
-    to_stdout: bool,
-}
-
-impl Console {
-    /// Writes a line. A failed write to stdout is an error (a closed stdout ends the run);
-    /// one to stderr is not (see [`to_stderr`]).
-    fn line(&self, s: &str) -> anyhow::Result<()> {
-        if self.to_stdout {
-            let mut o = std::io::stdout().lock();
-            o.write_all(s.as_bytes())?;
-            o.flush()?;
-        } else {
-            to_stderr(s);
-        }
-        Ok(())
-    }
-}
-
-/// Writes progress, warnings or a summary to stderr. A write error there (a reader of `2>&1`
-/// that went away) never stops the run nor loses the result on stdout: it is ignored, where
-/// `eprint!` would panic.
-fn to_stderr(s: &str) {
-    let mut e = std::io::stderr().lock();
-    let _ = e.write_all(s.as_bytes()).and_then(|()| e.flush());
 }
 
 /// Runs `dbio bench`.
@@ -385,7 +165,7 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
         c.foreign_left,
     );
     for p in &c.replaced {
-        eprintln!("warning: {}", bench_fileset::left_replaced(p));
+        to_stderr(&format!("warning: {}\n", bench_fileset::left_replaced(p)));
     }
     console.line(&line)
 }
