@@ -8,10 +8,12 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod cpu;
 pub mod diskstats;
 pub mod inuse;
 pub mod iostat;
 pub mod mounts;
+pub mod netdev;
 pub mod stack;
 pub mod sysfs;
 
