@@ -445,6 +445,15 @@ pub fn analyse(points: &[Point], opts: &Options) -> Result<UslResult, ModelError
     })
 }
 
+/// Four significant figures (the reading is a sentence, not a table).
+fn sig4(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let decimals = (3 - v.abs().log10().floor() as i32).max(0) as usize;
+    format!("{v:.decimals$}")
+}
+
 /// The reading: linear so far when the model loses under 10% of linear scaling at the
 /// largest measured N; coherency-bound when kappa > 0 puts the peak within twice the
 /// measured range; contention-bound otherwise.
@@ -462,9 +471,9 @@ fn read(
         return (
             UslReading::LinearSoFar,
             format!(
-                "linear so far: at N = {max_n} the fitted curve is within {:.1}% of linear scaling ({:.4} per unit of N); measure at higher concurrency to find the limit",
+                "linear so far: at N = {max_n} the fitted curve is within {:.1}% of linear scaling (lambda = {} per unit of N); measure at higher concurrency to find the limit",
                 100.0 * loss,
-                p.lambda
+                sig4(p.lambda)
             ),
         );
     }
@@ -478,14 +487,14 @@ fn read(
             return (
                 UslReading::CoherencyBound,
                 format!(
-                    "coherency-bound: throughput peaks at N = {m:.1} (X = {x:.4}) and falls beyond it{passed}; contention (sigma = {:.4}) flattens the curve, coherency (kappa = {:.3e}) makes it retrograde",
-                    p.sigma, p.kappa
+                    "coherency-bound: throughput peaks at N = {m:.1} (X = {}) and falls beyond it{passed}; contention (sigma = {:.4}) flattens the curve, coherency (kappa = {:.3e}) makes it retrograde",
+                    sig4(x), p.sigma, p.kappa
                 ),
             );
         }
     }
     let ceiling = match (x_ceiling, n_max) {
-        (Some(c), _) => format!("throughput approaches lambda / sigma = {c:.4}"),
+        (Some(c), _) => format!("throughput approaches lambda / sigma = {}", sig4(c)),
         (None, Some(m)) => format!(
             "the coherency term only peaks far out, at N = {m:.0}, beyond twice the measured range"
         ),

@@ -29,6 +29,15 @@ pub const INNODB_GREP: &str = "dbio.innodb.grep/1";
 /// (`"type": "summary"`), which alone carries `schema` and `dbio_version`.
 pub const INNODB_GREP_JSONL: &str = "dbio.innodb.grep.jsonl/1";
 
+/// `dbio model bounds --format json`.
+pub const MODEL_BOUNDS: &str = "dbio.model.bounds/1";
+/// `dbio model mva --format json`.
+pub const MODEL_MVA: &str = "dbio.model.mva/1";
+/// `dbio model usl --format json`.
+pub const MODEL_USL: &str = "dbio.model.usl/1";
+/// `dbio model live --format json`.
+pub const MODEL_LIVE: &str = "dbio.model.live/1";
+
 /// A result as a JSON document: `schema` and `dbio_version` first, then the result's own
 /// fields (the result must serialise as a map: a struct or a map).
 #[derive(Debug, Serialize)]

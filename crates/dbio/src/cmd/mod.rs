@@ -6,6 +6,7 @@ pub mod bench;
 pub mod check;
 pub mod innodb;
 pub mod iostat;
+pub mod model;
 pub mod packaging;
 pub mod stack;
 
@@ -26,6 +27,9 @@ pub enum Command {
     Stack(stack::Args),
     /// Where did my rows go: find InnoDB pages and values on devices, images and tablespaces.
     Innodb(innodb::Args),
+    /// How far will it scale: operational-law bounds, mean value analysis, a Universal
+    /// Scalability Law fit, and the live elements of response time of a running server.
+    Model(model::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     Completions(packaging::CompletionsArgs),
     /// Print dbio's manual page (or a subcommand's) in roff, or write them all with --out-dir.
@@ -41,6 +45,7 @@ pub fn run(command: Command) -> anyhow::Result<u8> {
         Command::Iostat(args) => iostat::run(args),
         Command::Stack(args) => stack::run(args),
         Command::Innodb(args) => innodb::run(args),
+        Command::Model(args) => model::run(args),
         Command::Completions(args) => packaging::completions(args),
         Command::Man(args) => packaging::man(args),
     }

@@ -1,0 +1,176 @@
+//! `dbio model`: how far will it scale. `bounds` and `mva` from service demands, `usl` from
+//! measured (N, X) points, `live` from a running server. The math is in dbio-model; this
+//! module parses flags, reads the input file and renders.
+
+mod live;
+
+use crate::cli::usage;
+use crate::output::OutputArgs;
+use anyhow::Context;
+use dbio_model::ModelError;
+use dbio_report::export::{csv::model::CsvExporter, text::model::TextExporter, Format};
+use dbio_report::{doc, Document, Exporter, JsonExporter};
+use serde::Serialize;
+use std::path::PathBuf;
+
+crate::formats!(ModelFormats: Text, Json, Csv);
+
+/// Arguments of `dbio model`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    pub what: What,
+}
+
+/// The models.
+#[derive(clap::Subcommand, Debug)]
+pub enum What {
+    /// Operational-law bounds: X(N) <= min(N/(D+Z), 1/Dmax), R(N) >= max(D, N Dmax - Z),
+    /// Nsat and the bottleneck, for N = 1..max-n.
+    Bounds(DemandArgs),
+    /// Exact mean value analysis: X(N), R(N), and each centre's queue length and utilisation.
+    Mva(DemandArgs),
+    /// Fit the Universal Scalability Law to measured points (CSV or JSON of N, X[, R], or
+    /// `dbio bench --format json` results): sigma, kappa, lambda, Nmax, Xmax.
+    Usl(UslArgs),
+    /// The elements of response time of a running server: TPS, the demand at the CPUs, each
+    /// disk under the datadir and each network link; Dmax, Nsat and the response-time floor.
+    Live(live::LiveArgs),
+}
+
+/// The demands of `bounds` and `mva`.
+#[derive(clap::Args, Debug)]
+pub struct DemandArgs {
+    /// Service demand per transaction at a queueing centre, NAME=TIME (`cpu=2.1ms`,
+    /// `disk=0.0045`: plain numbers are seconds); comma-separated or repeated.
+    #[arg(long, value_name = "NAME=TIME", value_delimiter = ',', required = true, value_parser = parse_demand)]
+    pub demand: Vec<(String, f64)>,
+    /// A delay centre (no queue: a fixed network round trip, a sleep), NAME=TIME; repeatable.
+    #[arg(long, value_name = "NAME=TIME", value_delimiter = ',', value_parser = parse_demand)]
+    pub delay: Vec<(String, f64)>,
+    /// Think time Z between a user's transactions.
+    #[arg(long, short = 'Z', value_name = "TIME", default_value = "0", value_parser = crate::cli::parse_duration_arg)]
+    pub think: std::time::Duration,
+    /// Largest population N in the table (default: twice Nsat, at least 4).
+    #[arg(long, value_name = "N")]
+    pub max_n: Option<u64>,
+    #[command(flatten)]
+    pub out: OutputArgs<ModelFormats>,
+}
+
+/// Arguments of `dbio model usl`.
+#[derive(clap::Args, Debug)]
+pub struct UslArgs {
+    /// The measured points: CSV (N, X[, R in seconds], a header line may name the columns),
+    /// JSON ([[N, X], ...] or [{"n": .., "x": ..}, ...]), or dbio bench JSON results
+    /// (N = threads x iodepth, X = IOPS, R = mean latency); `-` reads stdin.
+    pub file: PathBuf,
+    /// Also predict X (and R, when the points have R) at these concurrencies.
+    #[arg(long, value_name = "N", value_delimiter = ',')]
+    pub predict: Vec<f64>,
+    #[command(flatten)]
+    pub out: OutputArgs<ModelFormats>,
+}
+
+/// `NAME=TIME` with the shared duration parser (`2.1ms`, `0.0021`).
+fn parse_demand(s: &str) -> Result<(String, f64), String> {
+    let (name, t) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: give NAME=TIME, e.g. cpu=2.1ms"))?;
+    if name.is_empty() {
+        return Err(format!("{s:?}: the centre needs a name before ="));
+    }
+    let d = crate::cli::parse_duration_arg(t)?;
+    Ok((name.to_string(), d.as_secs_f64()))
+}
+
+/// Runs `dbio model`.
+pub fn run(args: Args) -> anyhow::Result<u8> {
+    match args.what {
+        What::Bounds(a) => {
+            let (d, n) = demands(&a)?;
+            let r = dbio_model::bounds::bounds(d, n).map_err(model_usage)?;
+            emit(&a.out, doc::MODEL_BOUNDS, &r)
+        }
+        What::Mva(a) => {
+            let (d, n) = demands(&a)?;
+            let r = dbio_model::mva::mva(d, n).map_err(model_usage)?;
+            emit(&a.out, doc::MODEL_MVA, &r)
+        }
+        What::Usl(a) => usl(a),
+        What::Live(a) => live::run(a),
+    }
+}
+
+/// A model's refusal of the values given: a usage error (exit 2).
+fn model_usage(e: ModelError) -> anyhow::Error {
+    usage(e.to_string())
+}
+
+fn demands(a: &DemandArgs) -> anyhow::Result<(dbio_report::model::Demands, u64)> {
+    let mut centres: Vec<_> = a
+        .demand
+        .iter()
+        .map(|(n, d)| dbio_model::queueing(n, *d))
+        .collect();
+    centres.extend(a.delay.iter().map(|(n, d)| dbio_model::delay(n, *d)));
+    let d = dbio_model::demands(centres, a.think.as_secs_f64()).map_err(model_usage)?;
+    let n = match a.max_n {
+        Some(0) => return Err(usage("--max-n 0: give a population of 1 or more")),
+        Some(n) if n > 10_000_000 => {
+            return Err(usage(format!(
+                "--max-n {n}: at most 10000000 rows (the table is kept in memory)"
+            )))
+        }
+        Some(n) => n,
+        None => dbio_model::bounds::default_max_n(&d),
+    };
+    Ok((d, n))
+}
+
+fn usl(a: UslArgs) -> anyhow::Result<u8> {
+    let (text, source) = if a.file.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .context("cannot read the points from stdin")?;
+        (s, "stdin".to_string())
+    } else {
+        let s = std::fs::read_to_string(&a.file).with_context(|| {
+            format!(
+                "cannot read {}: give a CSV or JSON file of N, X[, R] points",
+                a.file.display()
+            )
+        })?;
+        (s, a.file.display().to_string())
+    };
+    let points =
+        dbio_model::points::parse(&text).with_context(|| format!("{source}: no points to fit"))?;
+    let opts = dbio_model::usl::Options {
+        source: source.clone(),
+        predict: a.predict.clone(),
+    };
+    let r = match dbio_model::usl::analyse(&points, &opts) {
+        Ok(r) => r,
+        Err(e @ ModelError::BadPoint(_)) if e.to_string().starts_with("--predict") => {
+            return Err(model_usage(e))
+        }
+        Err(e) => return Err(anyhow::Error::new(e).context(format!("{source}: cannot fit"))),
+    };
+    emit(&a.out, doc::MODEL_USL, &r)
+}
+
+/// Renders a model result in the format asked for and writes it.
+fn emit<T>(out: &OutputArgs<ModelFormats>, schema: &'static str, r: &T) -> anyhow::Result<u8>
+where
+    T: Serialize,
+    TextExporter: Exporter<T>,
+    CsvExporter: Exporter<T>,
+{
+    let s = match out.format {
+        Format::Json => JsonExporter.to_string(&Document::new(schema, r))?,
+        Format::Csv => CsvExporter.to_string(r)?,
+        _ => TextExporter.to_string(r)?,
+    };
+    out.emit(s.as_bytes())?;
+    Ok(0)
+}
