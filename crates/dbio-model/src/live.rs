@@ -116,7 +116,7 @@ pub fn elements(m: Interval) -> Result<LiveResult, ModelError> {
         .map(|n| total.max(n as f64 * dmax - m.think_s));
     Ok(LiveResult {
         interval_s: m.interval_s,
-        tps: m.tps,
+        transactions_per_s: m.tps,
         tps_source: m.tps_source,
         think_s: m.think_s,
         total_demand_s: total,

@@ -261,8 +261,8 @@ pub struct LiveResource {
 pub struct LiveResult {
     /// Length of the measured interval.
     pub interval_s: f64,
-    /// Transactions per second over the interval.
-    pub tps: f64,
+    /// Transactions per second over the interval (TPS).
+    pub transactions_per_s: f64,
     /// Where TPS came from: `Com_commit+Com_rollback`, `Questions` or `--tps`.
     pub tps_source: String,
     /// Each resource with its utilisation and demand.

@@ -144,6 +144,21 @@ const UNITLESS: &[&str] = &[
     "theta",
     "table_id",
     "root_page",
+    // dbio model: populations and concurrencies, queue lengths, fit statistics (a
+    // coefficient's estimate and std_error carry the unit of the key above them:
+    // lambda_per_s.estimate is per second, sigma.estimate has none)
+    "n",
+    "n_sat",
+    "n_max",
+    "max_measured_n",
+    "queue_length",
+    "servers",
+    "threads_running",
+    "df",
+    "r_squared",
+    "efficiency",
+    "estimate",
+    "std_error",
 ];
 
 /// Keys of `dbio align` that break the rule and keep their names while align's result types
@@ -520,4 +535,58 @@ fn align_check_kernel_and_lvm_sections_validate() {
     );
     assert!(docs[0]["kernel"].is_object(), "{}", docs[0]);
     validate("dbio.align.check", "dbio.align.check/1", &docs);
+}
+
+#[test]
+fn model_json_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let demands = ["--demand", "cpu=2.1ms,disk=4.5ms", "--format", "json"];
+    for (cmd, extra) in [
+        ("bounds", &["--think", "100ms"][..]),
+        ("mva", &["--delay", "wan=20ms", "--max-n", "50"]),
+    ] {
+        let mut args = vec!["model", cmd];
+        args.extend(demands);
+        args.extend(extra);
+        validate(
+            &format!("dbio.model.{cmd}"),
+            &format!("dbio.model.{cmd}/1"),
+            &run(&args, dir.path(), false),
+        );
+    }
+    for (data, extra) in [
+        ("model/specsdm91.csv", &["--predict", "100,500"][..]),
+        ("model/raytracer.csv", &[]),
+    ] {
+        let mut args = vec!["model", "usl", "--format", "json"];
+        let path = testdata(data);
+        args.push(&path);
+        args.extend(extra);
+        validate(
+            "dbio.model.usl",
+            "dbio.model.usl/1",
+            &run(&args, dir.path(), false),
+        );
+    }
+    validate(
+        "dbio.model.live",
+        "dbio.model.live/1",
+        &run(
+            &[
+                "model",
+                "live",
+                "--tps",
+                "250",
+                "--interval",
+                "300ms",
+                "--datadir",
+                d,
+                "--format",
+                "json",
+            ],
+            dir.path(),
+            false,
+        ),
+    );
 }

@@ -19,7 +19,7 @@ pub struct TextExporter;
 /// A time in seconds with a unit (`850ns`, `2.10ms`, `1.50s`).
 pub fn time(s: f64) -> String {
     if s == 0.0 {
-        "0".into()
+        "0s".into()
     } else {
         format_ns(s * 1e9)
     }
@@ -251,7 +251,7 @@ impl Exporter<LiveResult> for TextExporter {
             s,
             "interval {:.1}s, {} TPS ({})",
             r.interval_s,
-            sig4(r.tps),
+            sig4(r.transactions_per_s),
             r.tps_source
         );
         let mut t = Table::new(vec![
@@ -315,6 +315,6 @@ mod tests {
         assert_eq!(sig4(1.044e-4), "0.0001044");
         assert_eq!(sig4(1.044e-5), "1.044e-5");
         assert_eq!(time(0.0021), "2.10ms");
-        assert_eq!(time(0.0), "0");
+        assert_eq!(time(0.0), "0s");
     }
 }

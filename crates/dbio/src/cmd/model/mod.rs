@@ -129,6 +129,11 @@ fn demands(a: &DemandArgs) -> anyhow::Result<(dbio_report::model::Demands, u64)>
 }
 
 fn usl(a: UslArgs) -> anyhow::Result<u8> {
+    if let Some(n) = a.predict.iter().find(|n| !(n.is_finite() && **n >= 1.0)) {
+        return Err(usage(format!(
+            "--predict {n}: concurrency must be 1 or more"
+        )));
+    }
     let (text, source) = if a.file.as_os_str() == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
@@ -149,13 +154,8 @@ fn usl(a: UslArgs) -> anyhow::Result<u8> {
         source: source.clone(),
         predict: a.predict.clone(),
     };
-    let r = match dbio_model::usl::analyse(&points, &opts) {
-        Ok(r) => r,
-        Err(e @ ModelError::BadPoint(_)) if e.to_string().starts_with("--predict") => {
-            return Err(model_usage(e))
-        }
-        Err(e) => return Err(anyhow::Error::new(e).context(format!("{source}: cannot fit"))),
-    };
+    let r = dbio_model::usl::analyse(&points, &opts)
+        .with_context(|| format!("{source}: cannot fit"))?;
     emit(&a.out, doc::MODEL_USL, &r)
 }
 
