@@ -257,16 +257,24 @@ fn refine(points: &[Point], mut p: [f64; 3]) -> ([f64; 3], f64) {
 /// Fits the USL to the points (see the module documentation).
 pub fn fit(points: &[Point]) -> Result<Fit, ModelError> {
     check(points)?;
-    let mut best = (f64::INFINITY, [0.0, 0.0, 0.0]);
-    for &s in &grid(-6.0, 48) {
-        for &k in &grid(-10.0, 80) {
+    // Quarter-decade grid; the three best cells are each refined (guarding against a local
+    // minimum next to the best cell) and the lowest sum of squares wins.
+    let mut cells: Vec<(f64, [f64; 3])> = Vec::new();
+    for &s in &grid(-6.0, 24) {
+        for &k in &grid(-10.0, 40) {
             let (l, e) = project(points, s, k);
-            if e < best.0 && l.is_finite() && l > 0.0 {
-                best = (e, [s, k, l]);
+            if e.is_finite() && l.is_finite() && l > 0.0 {
+                cells.push((e, [s, k, l]));
             }
         }
     }
-    let (p, ssr) = refine(points, best.1);
+    cells.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (p, ssr) = cells
+        .iter()
+        .take(3)
+        .map(|c| refine(points, c.1))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .ok_or_else(|| ModelError::BadPoint("no finite fit: check the points".into()))?;
     let n = points.len();
     let std_errors = if n > 3 {
         let s2 = ssr / (n - 3) as f64;
@@ -653,6 +661,35 @@ pub(crate) mod tests {
         assert!((r.sigma.estimate - 0.02).abs() < 1e-4);
         assert!((r.kappa.estimate - 0.02).abs() < 1e-4);
         assert!((r.lambda_per_s.estimate - 1.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn exact_curves_across_the_parameter_range_are_recovered() {
+        // The grid is coarse (quarter decades); refinement must still land on the truth.
+        let ns = [1.0, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0];
+        for sigma in [0.0, 1e-4, 0.01, 0.1, 0.5] {
+            for kappa in [0.0, 1e-6, 1e-4, 1e-2] {
+                let truth = Params {
+                    sigma,
+                    kappa,
+                    lambda: 250.0,
+                };
+                let p: Vec<Point> = ns
+                    .iter()
+                    .map(|&n| Point {
+                        n,
+                        x: truth.x(n),
+                        r: None,
+                    })
+                    .collect();
+                let f = fit(&p).unwrap().params;
+                let ok = |got: f64, want: f64| (got - want).abs() <= 1e-6 + 1e-4 * want;
+                assert!(
+                    ok(f.sigma, sigma) && ok(f.kappa, kappa) && ok(f.lambda, 250.0),
+                    "truth sigma {sigma} kappa {kappa}: got {f:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -250,6 +250,15 @@ mod erased {
 }
 
 #[test]
+fn prometheus_snapshot_of_live() {
+    use dbio_report::export::prometheus::model::PrometheusExporter;
+    insta::assert_snapshot!(
+        "live_prometheus",
+        PrometheusExporter.to_string(&live()).unwrap()
+    );
+}
+
+#[test]
 fn csv_has_one_row_per_table_row_and_empty_cells_for_absent_values() {
     let c = csv(&usl());
     let lines: Vec<&str> = c.lines().collect();

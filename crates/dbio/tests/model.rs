@@ -284,6 +284,7 @@ fn bad_input_is_refused_with_the_right_exit_code() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("s3cret"), "{err}");
     }
     let dir = tempfile::tempdir().unwrap();
     let two = dir.path().join("two.csv");
@@ -421,4 +422,61 @@ fn live_counts_the_transactions_of_a_real_server() {
     // Three statements per transaction: Questions counts at least as many as commits.
     assert_eq!(questions["tps_source"], "Questions");
     assert!(f(&questions["transactions_per_s"]) >= 2.0 * ours * 0.5);
+}
+
+#[test]
+#[ignore = "needs promtool (scripts/setup-test-env.sh installs it)"]
+fn live_prometheus_passes_promtool() {
+    use std::io::Write;
+    let out = dbio()
+        .args([
+            "model",
+            "live",
+            "--tps",
+            "100",
+            "--interval",
+            "200ms",
+            "--net-dev",
+            "lo",
+            "--link-speed",
+            "lo=10000",
+            "--format",
+            "prometheus",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("dbio_model_demand_seconds{resource=\"cpu\",kind=\"cpu\"}"),
+        "{text}"
+    );
+    assert!(
+        text.contains("dbio_model_transactions_per_second{source=\"--tps\"} 100\n"),
+        "{text}"
+    );
+    let mut child = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("promtool is installed");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let res = child.wait_with_output().unwrap();
+    assert!(
+        res.status.success(),
+        "promtool: {}{}\n{text}",
+        String::from_utf8_lossy(&res.stdout),
+        String::from_utf8_lossy(&res.stderr)
+    );
 }

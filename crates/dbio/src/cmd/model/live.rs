@@ -4,13 +4,15 @@
 //! the utilisations to `dbio_model::live`. The MySQL status reader is this file's own small
 //! one (three counters and a variable), not a MySQL library.
 
-use super::{emit, model_usage, ModelFormats};
+use super::{emit, model_usage, LiveFormats};
 use crate::cli::usage;
 use crate::output::OutputArgs;
 use anyhow::Context;
 use dbio_model::live::{cpu_busy, link_busy, Interval, Utilisation};
 use dbio_report::doc;
+use dbio_report::export::prometheus::model::PrometheusExporter;
 use dbio_report::model::ResourceKind;
+use dbio_report::Exporter;
 use mysql::prelude::Queryable;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -59,7 +61,21 @@ pub struct LiveArgs {
     #[arg(long, short = 'Z', value_name = "TIME", default_value = "0", value_parser = crate::cli::parse_duration_arg)]
     pub think: Duration,
     #[command(flatten)]
-    pub out: OutputArgs<ModelFormats>,
+    pub out: OutputArgs<LiveFormats>,
+}
+
+/// The DSN without its password, for messages.
+fn redact(dsn: &str) -> String {
+    let Some((scheme, rest)) = dsn.split_once("://") else {
+        return dsn.to_string();
+    };
+    match rest.rsplit_once('@') {
+        Some((creds, host)) => match creds.split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+            None => dsn.to_string(),
+        },
+        None => dsn.to_string(),
+    }
 }
 
 fn parse_speed(s: &str) -> Result<(String, u64), String> {
@@ -115,21 +131,30 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
         return Err(usage("--interval 0: measure over some time, e.g. 10s"));
     }
     let mut notes = Vec::new();
+    let mut local = true;
     let mut conn = match &a.mysql {
         Some(dsn) => {
+            let shown = redact(dsn);
             let opts = mysql::Opts::from_url(dsn)
-                .map_err(|e| usage(format!("--mysql {dsn}: not a mysql:// URL: {e}")))?;
+                .map_err(|e| usage(format!("--mysql {shown}: not a mysql:// URL: {e}")))?;
+            let host = opts.get_ip_or_hostname().to_string();
+            if opts.get_socket().is_none()
+                && !["localhost", "127.0.0.1", "::1"].contains(&host.as_str())
+            {
+                local = false;
+                notes.push(format!(
+                    "the server is on {host}, not necessarily this machine: the CPU, disk and network figures are this machine's; run dbio on the database host"
+                ));
+            }
             Some(mysql::Conn::new(opts).with_context(|| {
-                format!(
-                    "cannot connect to {dsn}: check that the server runs and the user may connect"
-                )
+                format!("cannot connect to {shown}: check that the server runs and the user may connect")
             })?)
         }
         None => None,
     };
     let datadir = match (&a.datadir, conn.as_mut()) {
         (Some(d), _) => Some(d.clone()),
-        (None, Some(c)) if a.device.is_empty() => c
+        (None, Some(c)) if a.device.is_empty() && local => c
             .query_first::<String, _>("SELECT @@datadir")
             .context("SELECT @@datadir failed")?
             .map(PathBuf::from),
@@ -151,7 +176,7 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
         ));
         st.leaf_disks
     } else {
-        notes.push("no datadir or --device: disks not measured".into());
+        notes.push("no datadir (a remote server's @@datadir is not this machine's) and no --device: disks not measured".into());
         Vec::new()
     };
     let speeds: HashMap<String, u64> = a.link_speed.iter().cloned().collect();
@@ -286,10 +311,35 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
         Err(e @ dbio_model::ModelError::BadThink(_)) => return Err(model_usage(e)),
         Err(e) => return Err(anyhow::Error::new(e).context("no elements of response time")),
     };
-    emit(&a.out, doc::MODEL_LIVE, &result)?;
+    if a.out.format == dbio_report::export::Format::Prometheus {
+        let text = PrometheusExporter.to_string(&result)?;
+        a.out.emit(text.as_bytes())?;
+    } else {
+        emit(&a.out, doc::MODEL_LIVE, &result)?;
+    }
     Ok(if interrupted {
         crate::signals::EXIT_INTERRUPTED
     } else {
         0
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_password_never_reaches_a_message() {
+        assert_eq!(
+            redact("mysql://app:s3cret@db1:3306/shop"),
+            "mysql://app:***@db1:3306/shop"
+        );
+        assert_eq!(
+            redact("mysql://root@127.0.0.1/test"),
+            "mysql://root@127.0.0.1/test"
+        );
+        assert_eq!(parse_speed("eth0=1000"), Ok(("eth0".into(), 1000)));
+        assert!(parse_speed("eth0=0").is_err());
+        assert!(parse_speed("eth0").is_err());
+    }
 }

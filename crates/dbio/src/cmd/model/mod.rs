@@ -14,6 +14,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 crate::formats!(ModelFormats: Text, Json, Csv);
+crate::formats!(LiveFormats: Text, Json, Csv, Prometheus);
 
 /// Arguments of `dbio model`.
 #[derive(clap::Args, Debug)]
@@ -160,8 +161,9 @@ fn usl(a: UslArgs) -> anyhow::Result<u8> {
 }
 
 /// Renders a model result in the format asked for and writes it.
-fn emit<T>(out: &OutputArgs<ModelFormats>, schema: &'static str, r: &T) -> anyhow::Result<u8>
+fn emit<T, F>(out: &OutputArgs<F>, schema: &'static str, r: &T) -> anyhow::Result<u8>
 where
+    F: crate::output::Formats,
     T: Serialize,
     TextExporter: Exporter<T>,
     CsvExporter: Exporter<T>,
