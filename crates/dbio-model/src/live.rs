@@ -41,23 +41,6 @@ pub struct Interval {
     pub notes: Vec<String>,
 }
 
-/// The busy fraction of the CPUs between two /proc/stat samples: (busy jiffies) /
-/// (all jiffies), busy = user + nice + system + irq + softirq + steal.
-pub fn cpu_busy(before: &[u64], after: &[u64]) -> Option<f64> {
-    // Fields of the `cpu` line: user nice system idle iowait irq softirq steal guest guest_nice.
-    // guest and guest_nice are already counted in user and nice.
-    let d = |i: usize| {
-        after
-            .get(i)
-            .copied()
-            .unwrap_or(0)
-            .saturating_sub(before.get(i).copied().unwrap_or(0))
-    };
-    let busy = d(0) + d(1) + d(2) + d(5) + d(6) + d(7);
-    let total = busy + d(3) + d(4);
-    (total > 0).then(|| busy as f64 / total as f64)
-}
-
 /// The utilisation of a link: the busier direction's bits per second over its speed.
 pub fn link_busy(rx_bytes: u64, tx_bytes: u64, interval_s: f64, speed_mbit: u64) -> f64 {
     let bits = rx_bytes.max(tx_bytes) as f64 * 8.0 / interval_s;
@@ -204,16 +187,6 @@ mod tests {
             ..m
         };
         assert!(elements(idle).unwrap_err().to_string().contains("idle"));
-    }
-
-    #[test]
-    fn cpu_busy_counts_irq_and_steal_but_not_iowait() {
-        // user nice system idle iowait irq softirq steal
-        let before = [100, 0, 50, 1000, 10, 5, 5, 0];
-        let after = [160, 0, 80, 1060, 30, 10, 10, 10];
-        // busy = 60 + 0 + 30 + 5 + 5 + 10 = 110; idle + iowait = 60 + 20 = 80.
-        assert!((cpu_busy(&before, &after).unwrap() - 110.0 / 190.0).abs() < 1e-12);
-        assert_eq!(cpu_busy(&before, &before), None);
     }
 
     #[test]

@@ -243,8 +243,8 @@ pub struct LiveResource {
     /// CPU, disk or network.
     pub kind: ResourceKind,
     /// Busy fraction over the interval as a percentage: the CPUs' average busy time
-    /// (user + nice + system + irq + softirq + steal), the device's io_ticks, the busier
-    /// direction of the link against its speed.
+    /// (iostat -c's %user + %system + %steal: user, nice, system, irq, softirq, steal), the
+    /// device's io_ticks, the busier direction of the link against its speed.
     pub utilization_pct: f64,
     /// Service demand U / TPS (the seed's Dcpu = (%usr+%sys)/TPS, Ddisk = %busy/TPS,
     /// Dnet = utilisation/TPS).

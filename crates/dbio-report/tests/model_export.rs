@@ -166,7 +166,7 @@ fn live() -> LiveResult {
                 utilization_pct: 60.0,
                 demand_s: 0.0012,
                 servers: Some(8),
-                detail: "average of 8 CPUs: user+nice+system+irq+softirq+steal".into(),
+                detail: "average of 8 CPUs: 45.0% usr, 12.0% sys, 3.0% steal".into(),
             },
             LiveResource {
                 name: "nvme0n1".into(),

@@ -8,7 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
-pub mod cpu;
+pub mod cpustat;
 pub mod diskstats;
 pub mod inuse;
 pub mod iostat;

@@ -8,7 +8,7 @@ use super::{emit, model_usage, LiveFormats};
 use crate::cli::usage;
 use crate::output::OutputArgs;
 use anyhow::Context;
-use dbio_model::live::{cpu_busy, link_busy, Interval, Utilisation};
+use dbio_model::live::{link_busy, Interval, Utilisation};
 use dbio_report::doc;
 use dbio_report::export::prometheus::model::PrometheusExporter;
 use dbio_report::model::ResourceKind;
@@ -205,7 +205,7 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
 
     // The first samples.
     let s0 = conn.as_mut().map(Status::read).transpose()?;
-    let cpu0 = dbio_sys::cpu::read()?;
+    let (cpu0, _) = dbio_sys::cpustat::read_with_cpus()?;
     let net0 = dbio_sys::netdev::read()?;
     let mut watch = dbio_sys::diskstats::Watch::new(&disks)?;
     let t0 = Instant::now();
@@ -221,7 +221,7 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
         std::thread::sleep((due - Instant::now()).min(Duration::from_millis(50)));
     }
     let s1 = conn.as_mut().map(Status::read).transpose()?;
-    let cpu1 = dbio_sys::cpu::read()?;
+    let (cpu1, ncpu) = dbio_sys::cpustat::read_with_cpus()?;
     let net1 = dbio_sys::netdev::read()?;
     let (_, disk_figs) = watch.tick()?;
     let dt = t0.elapsed().as_secs_f64();
@@ -252,15 +252,16 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
     }
 
     let mut resources = Vec::new();
-    if let Some(busy) = cpu_busy(&cpu0.jiffies, &cpu1.jiffies) {
+    // Busy: every share but idle and iowait (iostat -c's %user + %system + %steal).
+    if let Some(sh) = dbio_sys::cpustat::shares(&cpu0, &cpu1) {
         resources.push(Utilisation {
             name: "cpu".into(),
             kind: ResourceKind::Cpu,
-            busy,
-            servers: Some(cpu1.cpus),
+            busy: ((sh.usr_pct + sh.sys_pct + sh.steal_pct) / 100.0).min(1.0),
+            servers: Some(ncpu),
             detail: format!(
-                "average of {} CPUs: user+nice+system+irq+softirq+steal",
-                cpu1.cpus
+                "average of {ncpu} CPUs: {:.1}% usr, {:.1}% sys, {:.1}% steal",
+                sh.usr_pct, sh.sys_pct, sh.steal_pct
             ),
         });
     }

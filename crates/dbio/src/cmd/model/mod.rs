@@ -64,7 +64,8 @@ pub struct DemandArgs {
 pub struct UslArgs {
     /// The measured points: CSV (N, X[, R in seconds], a header line may name the columns),
     /// JSON ([[N, X], ...] or [{"n": .., "x": ..}, ...]), or dbio bench JSON results
-    /// (N = threads x iodepth, X = IOPS, R = mean latency); `-` reads stdin.
+    /// (N = threads x iodepth, X = IOPS, R = mean latency); `-` or none reads stdin.
+    #[arg(default_value = "-")]
     pub file: PathBuf,
     /// Also predict X (and R, when the points have R) at these concurrencies.
     #[arg(long, value_name = "N", value_delimiter = ',')]
