@@ -36,7 +36,11 @@ pub fn bounds(d: Demands, max_n: u64) -> Result<BoundsResult, ModelError> {
         return Err(ModelError::ZeroPopulation);
     }
     let rows = (1..=max_n).map(|n| row(&d, n)).collect();
-    Ok(BoundsResult { demands: d, rows })
+    Ok(BoundsResult {
+        demands: d,
+        measured: None,
+        rows,
+    })
 }
 
 #[cfg(test)]

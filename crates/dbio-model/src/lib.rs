@@ -2,6 +2,7 @@
 //!
 //! - [`bounds`]: the operational-law bounds of a closed system (X(N) <= min(N/(D+Z), 1/Dmax),
 //!   R(N) >= max(D, N Dmax - Z), Nsat = (D+Z)/Dmax);
+//! - [`bench`]: service demands measured by a `dbio bench` run (utilisation law);
 //! - [`mva`]: exact single-class mean value analysis with queueing and delay centres;
 //! - [`usl`]: the Universal Scalability Law fitted by bounded non-linear least squares;
 //! - [`points`]: (N, X[, R]) points read from CSV, JSON or `dbio bench` results (text in,
@@ -12,6 +13,7 @@
 //! exits: it returns results and [`ModelError`].
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod bounds;
 pub mod live;
 pub mod mva;

@@ -56,6 +56,7 @@ pub fn mva(d: Demands, max_n: u64) -> Result<MvaResult, ModelError> {
         .collect();
     Ok(MvaResult {
         demands: d,
+        measured: None,
         rows,
         n: max_n,
         per_centre,

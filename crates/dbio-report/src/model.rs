@@ -68,12 +68,30 @@ pub struct BoundsRow {
     pub r_lower_s: f64,
 }
 
+/// The benchmark the demands were measured in (`--from-bench`): its concurrency and what it
+/// achieved, to set beside what the model says of that concurrency.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    /// The bench result file.
+    pub source: String,
+    /// Concurrency: threads x iodepth.
+    pub n: f64,
+    /// Operations per second achieved.
+    pub x_per_s: f64,
+    /// Mean latency of all operations.
+    pub r_s: Option<f64>,
+    /// How the demands were taken from it.
+    pub notes: Vec<String>,
+}
+
 /// `dbio model bounds`: the asymptotic bounds for N = 1..max_n.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BoundsResult {
     /// Centres, think time, D, Dmax, the bottleneck, Nsat.
     #[serde(flatten)]
     pub demands: Demands,
+    /// The benchmark the demands came from (`--from-bench`), else null.
+    pub measured: Option<Measured>,
     /// One row per population.
     pub rows: Vec<BoundsRow>,
 }
@@ -118,6 +136,8 @@ pub struct MvaResult {
     /// Centres, think time, D, Dmax, the bottleneck, Nsat.
     #[serde(flatten)]
     pub demands: Demands,
+    /// The benchmark the demands came from (`--from-bench`), else null.
+    pub measured: Option<Measured>,
     /// One row per population.
     pub rows: Vec<MvaRow>,
     /// The largest population solved.

@@ -38,6 +38,13 @@ fn demands() -> Demands {
 fn bounds() -> BoundsResult {
     BoundsResult {
         demands: demands(),
+        measured: Some(Measured {
+            source: "run.json".into(),
+            n: 28.0,
+            x_per_s: 180.5,
+            r_s: Some(0.0551),
+            notes: vec!["disk: 81.2% util on average / 180.5 ops/s".into()],
+        }),
         rows: [1u64, 10, 28, 40]
             .iter()
             .map(|&n| BoundsRow {
@@ -52,6 +59,7 @@ fn bounds() -> BoundsResult {
 fn mva() -> MvaResult {
     MvaResult {
         demands: demands(),
+        measured: None,
         rows: vec![
             MvaRow {
                 n: 1,

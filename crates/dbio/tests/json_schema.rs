@@ -555,6 +555,50 @@ fn model_json_validates() {
             &run(&args, dir.path(), false),
         );
     }
+    // Demands from a real bench run on the disk under the target directory.
+    let run_json = dir.path().join("run.json");
+    let bench = [
+        "bench",
+        "--mode",
+        "rndrd",
+        "--time",
+        "500ms",
+        "--file-num",
+        "1",
+        "--file-total-size",
+        "8M",
+        "--format",
+        "json",
+        "--dir",
+        d,
+        "-o",
+        run_json.to_str().unwrap(),
+    ];
+    assert!(Command::cargo_bin("dbio")
+        .unwrap()
+        .args(bench)
+        .output()
+        .unwrap()
+        .status
+        .success());
+    for cmd in ["bounds", "mva"] {
+        validate(
+            &format!("dbio.model.{cmd}"),
+            &format!("dbio.model.{cmd}/1"),
+            &run(
+                &[
+                    "model",
+                    cmd,
+                    "--from-bench",
+                    run_json.to_str().unwrap(),
+                    "--format",
+                    "json",
+                ],
+                dir.path(),
+                false,
+            ),
+        );
+    }
     for (data, extra) in [
         ("model/specsdm91.csv", &["--predict", "100,500"][..]),
         ("model/raytracer.csv", &[]),

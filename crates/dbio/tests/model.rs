@@ -271,6 +271,7 @@ fn bad_input_is_refused_with_the_right_exit_code() {
             1,
             "/nonexistent/points.csv",
         ),
+        (&["model", "bounds"], 2, "--demand"),
         (&["model", "live"], 2, "--tps"),
         (&["model", "usl", "-", "--predict", "-1"], 2, "--predict -1"),
         (&["model", "live", "--tps", "-5"], 2, "--tps -5"),
@@ -295,6 +296,13 @@ fn bad_input_is_refused_with_the_right_exit_code() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("three concurrencies"));
+    // A file that is not a bench result.
+    let out = dbio()
+        .args(["model", "mva", "--from-bench", two.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not one dbio bench JSON result"));
 }
 
 #[test]
@@ -479,4 +487,112 @@ fn live_prometheus_passes_promtool() {
         String::from_utf8_lossy(&res.stdout),
         String::from_utf8_lossy(&res.stderr)
     );
+}
+
+#[test]
+fn demands_from_a_real_bench_run_follow_the_utilisation_law() {
+    // A real O_DIRECT run on the disk under the target directory: the demands are the
+    // interval-weighted CPU busy share and each disk's %util over the run's IOPS.
+    let dir = tempfile::Builder::new()
+        .prefix("dbio-model")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let run = dir.path().join("run.json");
+    let out = dbio()
+        .args([
+            "bench",
+            "--mode",
+            "rndrd",
+            "--threads",
+            "2",
+            "--time",
+            "1s",
+            "--direct",
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "16M",
+            "--format",
+            "json",
+            "-o",
+        ])
+        .arg(&run)
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let b: Value = serde_json::from_slice(&std::fs::read(&run).unwrap()).unwrap();
+    let x = f(&b["summary"]["total"]["iops"]);
+    let measured: Vec<&Value> = b["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["warmup"] == false)
+        .collect();
+    let w = |i: &Value| f(&i["end_s"]) - f(&i["start_s"]);
+    let t: f64 = measured.iter().map(|i| w(i)).sum();
+    let busy = measured
+        .iter()
+        .map(|i| {
+            w(i) * (f(&i["cpu"]["usr_pct"]) + f(&i["cpu"]["sys_pct"]) + f(&i["cpu"]["steal_pct"]))
+        })
+        .sum::<f64>()
+        / t
+        / 100.0;
+    let j = json(&[
+        "model",
+        "bounds",
+        "--from-bench",
+        run.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let centres = j["centres"].as_array().unwrap();
+    assert_eq!(centres[0]["name"], "cpu");
+    assert!((f(&centres[0]["demand_s"]) - busy / x).abs() <= 1e-12 + 1e-9 * busy / x);
+    // Each disk of the environment is a centre with its own %util over the IOPS.
+    let disks: Vec<&str> = b["environment"]["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "disk")
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    for name in &disks {
+        let util = measured
+            .iter()
+            .map(|i| {
+                let d = i["devices"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|d| d["name"] == *name);
+                w(i) * f(&d.unwrap()["util_pct"])
+            })
+            .sum::<f64>()
+            / t
+            / 100.0;
+        let c = centres.iter().find(|c| c["name"] == *name).unwrap();
+        assert!((f(&c["demand_s"]) - util.min(1.0) / x).abs() <= 1e-12 + 1e-9 * util / x);
+    }
+    assert_eq!(centres.len(), 1 + disks.len());
+    assert_eq!(f(&j["measured"]["n"]), 2.0);
+    assert_eq!(f(&j["measured"]["x_per_s"]), x);
+    // A measured throughput never beats the bound at its own concurrency (the utilisation
+    // law makes X <= 1 / Dmax exact up to rounding).
+    let row = &j["rows"][1];
+    assert_eq!(row["n"], 2);
+    assert!(x <= f(&row["x_upper_per_s"]) * (1.0 + 1e-9));
+    // MVA from the same file says what it makes of N = 2.
+    let text = dbio()
+        .args(["model", "mva", "--from-bench", run.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("MVA at N = 2: X = "), "{text}");
 }

@@ -6,7 +6,7 @@
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
 use crate::model::{
-    BoundsResult, Coefficient, Demands, LiveResult, MvaResult, ResourceKind, UslResult,
+    BoundsResult, Coefficient, Demands, LiveResult, Measured, MvaResult, ResourceKind, UslResult,
 };
 use crate::units::format_ns;
 use std::fmt::Write as _;
@@ -78,10 +78,45 @@ fn demands_text(s: &mut String, d: &Demands) {
     );
 }
 
+/// The benchmark's own point and what the model says of its concurrency (`model`: a line
+/// such as `the bounds at N = 4: X <= 221/s, R >= 6.60ms`).
+fn measured_text(s: &mut String, m: &Measured, model: String) {
+    let r = m
+        .r_s
+        .map(|r| format!(", R = {}", time(r)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "measured N = {} (threads x iodepth): X = {}/s{r} in {}",
+        num(m.n),
+        sig4(m.x_per_s),
+        m.source
+    );
+    let _ = writeln!(s, "         {model}");
+    for n in &m.notes {
+        let _ = writeln!(s, "         {n}");
+    }
+}
+
 impl Exporter<BoundsResult> for TextExporter {
     fn export(&self, r: &BoundsResult, out: &mut dyn Write) -> io::Result<()> {
         let mut s = String::new();
         demands_text(&mut s, &r.demands);
+        if let Some(m) = &r.measured {
+            let d = &r.demands;
+            let x = (m.n / (d.total_demand_s + d.think_s)).min(d.x_limit_per_s);
+            let rt = d.total_demand_s.max(m.n * d.max_demand_s - d.think_s);
+            measured_text(
+                &mut s,
+                m,
+                format!(
+                    "the bounds at N = {}: X <= {}/s, R >= {}",
+                    num(m.n),
+                    sig4(x),
+                    time(rt)
+                ),
+            );
+        }
         let mut t = Table::new(vec![
             Column::right("N"),
             Column::right("X <= (/s)"),
@@ -103,6 +138,18 @@ impl Exporter<MvaResult> for TextExporter {
     fn export(&self, r: &MvaResult, out: &mut dyn Write) -> io::Result<()> {
         let mut s = String::new();
         demands_text(&mut s, &r.demands);
+        if let Some(m) = &r.measured {
+            let model = match r.rows.iter().find(|row| row.n as f64 == m.n) {
+                Some(row) => format!(
+                    "MVA at N = {}: X = {}/s, R = {}",
+                    row.n,
+                    sig4(row.x_per_s),
+                    time(row.r_s)
+                ),
+                None => format!("N = {} is not in the table: raise --max-n", num(m.n)),
+            };
+            measured_text(&mut s, m, model);
+        }
         let mut t = Table::new(vec![
             Column::right("N"),
             Column::right("X (/s)"),

@@ -44,8 +44,12 @@ pub enum What {
 pub struct DemandArgs {
     /// Service demand per transaction at a queueing centre, NAME=TIME (`cpu=2.1ms`,
     /// `disk=0.0045`: plain numbers are seconds); comma-separated or repeated.
-    #[arg(long, value_name = "NAME=TIME", value_delimiter = ',', required = true, value_parser = parse_demand)]
+    #[arg(long, value_name = "NAME=TIME", value_delimiter = ',', required_unless_present = "from_bench", value_parser = parse_demand)]
     pub demand: Vec<(String, f64)>,
+    /// Take the demands from a `dbio bench --format json` result: the CPUs' and each disk's
+    /// utilisation over its operations per second (more centres may be added with --demand).
+    #[arg(long, value_name = "FILE")]
+    pub from_bench: Option<PathBuf>,
     /// A delay centre (no queue: a fixed network round trip, a sleep), NAME=TIME; repeatable.
     #[arg(long, value_name = "NAME=TIME", value_delimiter = ',', value_parser = parse_demand)]
     pub delay: Vec<(String, f64)>,
@@ -90,13 +94,15 @@ fn parse_demand(s: &str) -> Result<(String, f64), String> {
 pub fn run(args: Args) -> anyhow::Result<u8> {
     match args.what {
         What::Bounds(a) => {
-            let (d, n) = demands(&a)?;
-            let r = dbio_model::bounds::bounds(d, n).map_err(model_usage)?;
+            let (d, n, measured) = demands(&a)?;
+            let mut r = dbio_model::bounds::bounds(d, n).map_err(model_usage)?;
+            r.measured = measured;
             emit(&a.out, doc::MODEL_BOUNDS, &r)
         }
         What::Mva(a) => {
-            let (d, n) = demands(&a)?;
-            let r = dbio_model::mva::mva(d, n).map_err(model_usage)?;
+            let (d, n, measured) = demands(&a)?;
+            let mut r = dbio_model::mva::mva(d, n).map_err(model_usage)?;
+            r.measured = measured;
             emit(&a.out, doc::MODEL_MVA, &r)
         }
         What::Usl(a) => usl(a),
@@ -109,12 +115,30 @@ fn model_usage(e: ModelError) -> anyhow::Error {
     usage(e.to_string())
 }
 
-fn demands(a: &DemandArgs) -> anyhow::Result<(dbio_report::model::Demands, u64)> {
-    let mut centres: Vec<_> = a
-        .demand
-        .iter()
-        .map(|(n, d)| dbio_model::queueing(n, *d))
-        .collect();
+type DemandsAndN = (
+    dbio_report::model::Demands,
+    u64,
+    Option<dbio_report::model::Measured>,
+);
+
+fn demands(a: &DemandArgs) -> anyhow::Result<DemandsAndN> {
+    let (mut centres, measured) = match &a.from_bench {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| {
+                format!(
+                    "cannot read {}: give a dbio bench --format json result",
+                    p.display()
+                )
+            })?;
+            let b: dbio_report::bench::BenchResult = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not one dbio bench JSON result", p.display()))?;
+            let (c, m) = dbio_model::bench::demands(&b, &p.display().to_string())
+                .with_context(|| format!("no demands in {}", p.display()))?;
+            (c, Some(m))
+        }
+        None => (Vec::new(), None),
+    };
+    centres.extend(a.demand.iter().map(|(n, d)| dbio_model::queueing(n, *d)));
     centres.extend(a.delay.iter().map(|(n, d)| dbio_model::delay(n, *d)));
     let d = dbio_model::demands(centres, a.think.as_secs_f64()).map_err(model_usage)?;
     let n = match a.max_n {
@@ -125,9 +149,12 @@ fn demands(a: &DemandArgs) -> anyhow::Result<(dbio_report::model::Demands, u64)>
             )))
         }
         Some(n) => n,
-        None => dbio_model::bounds::default_max_n(&d),
+        None => {
+            let at_least = measured.as_ref().map_or(0, |m| m.n.ceil() as u64);
+            dbio_model::bounds::default_max_n(&d).max(at_least)
+        }
     };
-    Ok((d, n))
+    Ok((d, n, measured))
 }
 
 fn usl(a: UslArgs) -> anyhow::Result<u8> {
