@@ -105,6 +105,12 @@ pub fn demands(centres: Vec<Centre>, think_s: f64) -> Result<Demands, ModelError
     })
 }
 
+/// Whether a table row for population `n` is shown with `--step step`: the first, every
+/// step-th, the last (`last`), and the benchmark's own population (`also`).
+pub fn keep_row(n: u64, step: u64, last: u64, also: Option<u64>) -> bool {
+    n == 1 || step <= 1 || n.is_multiple_of(step) || n == last || Some(n) == also
+}
+
 /// A queueing centre (for tests and callers that build centres by hand).
 pub fn queueing(name: &str, demand_s: f64) -> Centre {
     Centre {
@@ -157,6 +163,13 @@ mod tests {
             demands(vec![delay("wan", 2.0)], 0.0),
             Err(ModelError::NoBottleneck)
         );
+    }
+
+    #[test]
+    fn thinned_tables_keep_the_ends_and_the_measured_row() {
+        let kept: Vec<u64> = (1..=23).filter(|&n| keep_row(n, 10, 23, Some(7))).collect();
+        assert_eq!(kept, [1, 7, 10, 20, 23]);
+        assert!((1..=5).all(|n| keep_row(n, 1, 5, None)));
     }
 
     #[test]

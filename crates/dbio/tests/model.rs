@@ -121,6 +121,26 @@ fn mva_matches_pdq_exact_solutions() {
         "--format",
         "json",
     ]);
+    // --step thins the table, keeping N = 1 and the last.
+    let j2 = json(&[
+        "model",
+        "mva",
+        "--demand",
+        "disk=10ms",
+        "--max-n",
+        "25",
+        "--step",
+        "10",
+        "--format",
+        "json",
+    ]);
+    let ns: Vec<u64> = j2["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["n"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ns, [1, 10, 20, 25]);
     let wan = &j["per_centre"][1];
     assert_eq!(wan["kind"], "delay");
     assert!(wan["utilization_pct"].is_null());
@@ -272,6 +292,11 @@ fn bad_input_is_refused_with_the_right_exit_code() {
             "/nonexistent/points.csv",
         ),
         (&["model", "bounds"], 2, "--demand"),
+        (
+            &["model", "bounds", "--demand", "cpu=1ms", "--step", "0"],
+            2,
+            "--step 0",
+        ),
         (&["model", "live"], 2, "--tps"),
         (&["model", "usl", "-", "--predict", "-1"], 2, "--predict -1"),
         (&["model", "live", "--tps", "-5"], 2, "--tps -5"),

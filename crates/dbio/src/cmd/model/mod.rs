@@ -59,6 +59,9 @@ pub struct DemandArgs {
     /// Largest population N in the table (default: twice Nsat, at least 4).
     #[arg(long, value_name = "N")]
     pub max_n: Option<u64>,
+    /// Show every K-th population only (with N = 1, the last and the benchmark's own).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub step: u64,
     #[command(flatten)]
     pub out: OutputArgs<ModelFormats>,
 }
@@ -96,12 +99,18 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         What::Bounds(a) => {
             let (d, n, measured) = demands(&a)?;
             let mut r = dbio_model::bounds::bounds(d, n).map_err(model_usage)?;
+            let also = measured.as_ref().map(|m| m.n as u64);
+            r.rows
+                .retain(|row| dbio_model::keep_row(row.n, a.step, n, also));
             r.measured = measured;
             emit(&a.out, doc::MODEL_BOUNDS, &r)
         }
         What::Mva(a) => {
             let (d, n, measured) = demands(&a)?;
             let mut r = dbio_model::mva::mva(d, n).map_err(model_usage)?;
+            let also = measured.as_ref().map(|m| m.n as u64);
+            r.rows
+                .retain(|row| dbio_model::keep_row(row.n, a.step, n, also));
             r.measured = measured;
             emit(&a.out, doc::MODEL_MVA, &r)
         }
@@ -141,6 +150,9 @@ fn demands(a: &DemandArgs) -> anyhow::Result<DemandsAndN> {
     centres.extend(a.demand.iter().map(|(n, d)| dbio_model::queueing(n, *d)));
     centres.extend(a.delay.iter().map(|(n, d)| dbio_model::delay(n, *d)));
     let d = dbio_model::demands(centres, a.think.as_secs_f64()).map_err(model_usage)?;
+    if a.step == 0 {
+        return Err(usage("--step 0: give 1 (every population) or more"));
+    }
     let n = match a.max_n {
         Some(0) => return Err(usage("--max-n 0: give a population of 1 or more")),
         Some(n) if n > 10_000_000 => {
