@@ -35,8 +35,9 @@ pub struct Interval {
     pub resources: Vec<Utilisation>,
     /// Think time Z.
     pub think_s: f64,
-    /// Transactions in the system now (Threads_running less the sampler).
-    pub threads_running: Option<u64>,
+    /// Transactions in the system: the mean of Threads_running over the interval, the
+    /// sampler excluded.
+    pub threads_running: Option<f64>,
     /// How the figures were obtained.
     pub notes: Vec<String>,
 }
@@ -94,9 +95,7 @@ pub fn elements(m: Interval) -> Result<LiveResult, ModelError> {
         ));
     }
     let (dmax, bottleneck) = (b.demand_s, b.name.clone());
-    let r_floor_s = m
-        .threads_running
-        .map(|n| total.max(n as f64 * dmax - m.think_s));
+    let r_floor_s = m.threads_running.map(|n| total.max(n * dmax - m.think_s));
     Ok(LiveResult {
         interval_s: m.interval_s,
         transactions_per_s: m.tps,
@@ -143,7 +142,7 @@ mod tests {
                 u("eth0", ResourceKind::Net, 0.1),
             ],
             think_s: 0.0,
-            threads_running: Some(10),
+            threads_running: Some(10.0),
             notes: vec![],
         })
         .unwrap();
@@ -161,7 +160,7 @@ mod tests {
             tps_source: "--tps".into(),
             resources: vec![u("cpu", ResourceKind::Cpu, 0.6)],
             think_s: 0.0,
-            threads_running: Some(1),
+            threads_running: Some(1.0),
             notes: vec![],
         })
         .unwrap();

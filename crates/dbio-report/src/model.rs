@@ -297,8 +297,9 @@ pub struct LiveResult {
     pub bottleneck: String,
     /// Nsat = (D + Z) / Dmax.
     pub n_sat: f64,
-    /// Threads_running at the end of the interval, the sampling connection excluded.
-    pub threads_running: Option<u64>,
+    /// The mean of Threads_running over the interval (sampled every 250 ms), the sampling
+    /// connection excluded: the concurrency N.
+    pub threads_running: Option<f64>,
     /// The floor on the mean response time at that concurrency: max(D, N Dmax - Z).
     pub r_floor_s: Option<f64>,
     /// How the figures were obtained and what they leave out.

@@ -198,7 +198,7 @@ fn live() -> LiveResult {
         max_demand_s: 0.0018,
         bottleneck: "nvme0n1".into(),
         n_sat: 0.0032 / 0.0018,
-        threads_running: Some(10),
+        threads_running: Some(10.0),
         r_floor_s: Some(0.018),
         notes: vec!["disks under /var/lib/mysql: nvme0n1".into()],
     }
@@ -292,5 +292,8 @@ fn text_marks_bounds_extrapolations_and_delay_centres() {
     assert!(wan.trim_end().ends_with('-'), "{wan}");
     let l = text(&live());
     assert!(l.contains("at nvme0n1, the bottleneck"), "{l}");
-    assert!(l.contains("R floor  18.0ms"), "{l}");
+    assert!(
+        l.contains("R floor  18.0ms  max(D, N Dmax - Z) at N = 10.00 threads"),
+        "{l}"
+    );
 }

@@ -435,7 +435,7 @@ fn live_counts_the_transactions_of_a_real_server() {
         tps >= 0.5 * ours && ours > 0.0,
         "server {tps}/s, load {ours}/s"
     );
-    assert!(commits_json["threads_running"].is_u64());
+    assert!(f(&commits_json["threads_running"]) >= 0.0);
     assert!(commits_json["r_floor_s"].is_number());
     let notes: Vec<&str> = commits_json["notes"]
         .as_array()

@@ -75,8 +75,8 @@ impl Exporter<LiveResult> for PrometheusExporter {
         e.family(
             "dbio_model_threads_running",
             Kind::Gauge,
-            "Threads_running at the end of the interval, the sampler excluded.",
-            r.threads_running.map(|n| (vec![], n as f64)),
+            "Mean Threads_running over the interval, the sampler excluded.",
+            r.threads_running.map(|n| (vec![], n)),
         );
         e.family(
             "dbio_model_response_time_floor_seconds",

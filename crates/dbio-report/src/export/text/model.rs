@@ -339,8 +339,9 @@ impl Exporter<LiveResult> for TextExporter {
         if let (Some(n), Some(f)) = (r.threads_running, r.r_floor_s) {
             let _ = writeln!(
                 s,
-                "R floor  {}  max(D, N Dmax - Z) at N = {n} threads running",
-                time(f)
+                "R floor  {}  max(D, N Dmax - Z) at N = {} threads running (mean)",
+                time(f),
+                sig4(n)
             );
         }
         for n in &r.notes {

@@ -115,6 +115,14 @@ impl Status {
     }
 }
 
+/// Threads_running now.
+fn threads_running(c: &mut mysql::Conn) -> anyhow::Result<u64> {
+    let row: Option<(String, String)> = c
+        .query_first("SHOW GLOBAL STATUS LIKE 'Threads_running'")
+        .context("SHOW GLOBAL STATUS LIKE 'Threads_running' failed")?;
+    Ok(row.and_then(|(_, v)| v.parse().ok()).unwrap_or(0))
+}
+
 /// Runs `dbio model live`.
 pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
     if a.mysql.is_none() && a.tps.is_none() {
@@ -212,15 +220,27 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
     let stop = crate::signals::install();
     let due = t0 + a.interval;
     let mut interrupted = false;
+    // Threads_running every 250 ms: its mean over the interval is the concurrency N.
+    let mut running = Vec::new();
+    let mut next_sample = t0;
     while Instant::now() < due {
         if stop.load(std::sync::atomic::Ordering::SeqCst) {
             interrupted = true;
             notes.push("interrupted: the figures cover the part of the interval measured".into());
             break;
         }
+        if let Some(c) = conn.as_mut() {
+            if Instant::now() >= next_sample {
+                running.push(threads_running(c)?);
+                next_sample += Duration::from_millis(250);
+            }
+        }
         std::thread::sleep((due - Instant::now()).min(Duration::from_millis(50)));
     }
     let s1 = conn.as_mut().map(Status::read).transpose()?;
+    if let Some(s) = &s1 {
+        running.push(s.get("threads_running"));
+    }
     let (cpu1, ncpu) = dbio_sys::cpustat::read_with_cpus()?;
     let net1 = dbio_sys::netdev::read()?;
     let (_, disk_figs) = watch.tick()?;
@@ -235,20 +255,28 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
                     (d("com_commit") + d("com_rollback")) / dt,
                     "Com_commit+Com_rollback".to_string(),
                 ),
-                // Our own second SHOW GLOBAL STATUS is one of the questions.
+                // Our own statements after the first sample are questions too.
                 TpsCounter::Questions => (
-                    (d("questions") - 1.0).max(0.0) / dt,
+                    (d("questions") - running.len() as f64).max(0.0) / dt,
                     "Questions".to_string(),
                 ),
             }
         }
         _ => unreachable!("--mysql or --tps was checked above"),
     };
-    let threads_running = s1
-        .as_ref()
-        .map(|s| s.get("threads_running").saturating_sub(1));
+    // Each sample counts this command's own connection, running its SHOW: one less.
+    let threads_running = (!running.is_empty()).then(|| {
+        running
+            .iter()
+            .map(|&n| n.saturating_sub(1) as f64)
+            .sum::<f64>()
+            / running.len() as f64
+    });
     if threads_running.is_some() {
-        notes.push("threads running: Threads_running less this command's own connection".into());
+        notes.push(format!(
+            "threads running: the mean of {} samples of Threads_running (every 250 ms), this command's own connection excluded",
+            running.len()
+        ));
     }
 
     let mut resources = Vec::new();
