@@ -1,127 +1,21 @@
 //! `dbio model live`: samples TPS (MySQL/MariaDB status counters, or `--tps`), the CPUs
 //! (/proc/stat), the disks under the datadir (/proc/diskstats) and the network links
 //! (/proc/net/dev against the sysfs link speed) at the start and end of one interval, and hands
-//! the utilisations to `dbio_model::live`. The MySQL status reader is this file's own small
-//! one (three counters and a variable), not a MySQL library.
+//! the utilisations to `dbio_model::live`. The server is read by `mysql_status` (a small
+//! reader of four status variables and @@datadir), not a MySQL library.
 
-use super::{emit, model_usage, LiveFormats};
+use super::live_args::{LiveArgs, TpsCounter};
+use super::mysql_status::Server;
+use super::{emit, model_usage};
 use crate::cli::usage;
-use crate::output::OutputArgs;
 use anyhow::Context;
 use dbio_model::live::{link_busy, Interval, Utilisation};
 use dbio_report::doc;
 use dbio_report::export::prometheus::model::PrometheusExporter;
 use dbio_report::model::ResourceKind;
 use dbio_report::Exporter;
-use mysql::prelude::Queryable;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// Which status counter counts transactions.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TpsCounter {
-    /// Com_commit + Com_rollback: explicit transactions (autocommit statements are not
-    /// counted).
-    Commits,
-    /// Questions: every statement a client sent (less this command's own).
-    Questions,
-}
-
-/// Arguments of `dbio model live`.
-#[derive(clap::Args, Debug)]
-pub struct LiveArgs {
-    /// The server to read TPS and Threads_running from (mysql://user:pass@host:port/db).
-    #[arg(long, value_name = "DSN")]
-    pub mysql: Option<String>,
-    /// Transactions per second measured elsewhere (the application's own figure); with
-    /// --mysql, it replaces the server's count and Threads_running is still read.
-    #[arg(long, value_name = "TPS")]
-    pub tps: Option<f64>,
-    /// The counter that gives TPS.
-    #[arg(long, value_enum, default_value = "commits")]
-    pub tps_counter: TpsCounter,
-    /// How long to measure.
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::cli::parse_duration_arg)]
-    pub interval: Duration,
-    /// The datadir whose disks are measured (default: the server's @@datadir).
-    #[arg(long, value_name = "PATH")]
-    pub datadir: Option<PathBuf>,
-    /// Block devices to measure instead of the datadir's disks (kernel names: vda, nvme0n1).
-    #[arg(long, value_name = "DEV", value_delimiter = ',')]
-    pub device: Vec<String>,
-    /// Network interfaces to measure (default: every interface that is up, except lo).
-    #[arg(long, value_name = "IF", value_delimiter = ',')]
-    pub net_dev: Vec<String>,
-    /// A link speed in Mb/s for an interface whose sysfs speed is unknown (virtual NICs),
-    /// IF=MBIT; repeatable.
-    #[arg(long, value_name = "IF=MBIT", value_delimiter = ',', value_parser = parse_speed)]
-    pub link_speed: Vec<(String, u64)>,
-    /// Think time Z for Nsat and the response-time floor.
-    #[arg(long, short = 'Z', value_name = "TIME", default_value = "0", value_parser = crate::cli::parse_duration_arg)]
-    pub think: Duration,
-    #[command(flatten)]
-    pub out: OutputArgs<LiveFormats>,
-}
-
-/// The DSN without its password, for messages.
-fn redact(dsn: &str) -> String {
-    let Some((scheme, rest)) = dsn.split_once("://") else {
-        return dsn.to_string();
-    };
-    match rest.rsplit_once('@') {
-        Some((creds, host)) => match creds.split_once(':') {
-            Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
-            None => dsn.to_string(),
-        },
-        None => dsn.to_string(),
-    }
-}
-
-fn parse_speed(s: &str) -> Result<(String, u64), String> {
-    let (i, v) = s
-        .split_once('=')
-        .ok_or_else(|| format!("{s:?}: give IF=MBIT, e.g. eth0=10000"))?;
-    let v: u64 = v
-        .parse()
-        .ok()
-        .filter(|&v| v > 0)
-        .ok_or_else(|| format!("{s:?}: the speed is a whole number of Mb/s above 0"))?;
-    Ok((i.to_string(), v))
-}
-
-/// The counters read from the server at one instant.
-struct Status {
-    counters: HashMap<String, u64>,
-}
-
-impl Status {
-    fn read(conn: &mut mysql::Conn) -> anyhow::Result<Status> {
-        let rows: Vec<(String, String)> = conn
-            .query(
-                "SHOW GLOBAL STATUS WHERE Variable_name IN \
-                 ('Com_commit', 'Com_rollback', 'Questions', 'Threads_running')",
-            )
-            .context("SHOW GLOBAL STATUS failed")?;
-        let counters = rows
-            .into_iter()
-            .filter_map(|(k, v)| Some((k.to_ascii_lowercase(), v.parse().ok()?)))
-            .collect();
-        Ok(Status { counters })
-    }
-
-    fn get(&self, k: &str) -> u64 {
-        self.counters.get(k).copied().unwrap_or(0)
-    }
-}
-
-/// Threads_running now.
-fn threads_running(c: &mut mysql::Conn) -> anyhow::Result<u64> {
-    let row: Option<(String, String)> = c
-        .query_first("SHOW GLOBAL STATUS LIKE 'Threads_running'")
-        .context("SHOW GLOBAL STATUS LIKE 'Threads_running' failed")?;
-    Ok(row.and_then(|(_, v)| v.parse().ok()).unwrap_or(0))
-}
 
 /// Runs `dbio model live`.
 pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
@@ -139,33 +33,16 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
         return Err(usage("--interval 0: measure over some time, e.g. 10s"));
     }
     let mut notes = Vec::new();
-    let mut local = true;
-    let mut conn = match &a.mysql {
-        Some(dsn) => {
-            let shown = redact(dsn);
-            let opts = mysql::Opts::from_url(dsn)
-                .map_err(|e| usage(format!("--mysql {shown}: not a mysql:// URL: {e}")))?;
-            let host = opts.get_ip_or_hostname().to_string();
-            if opts.get_socket().is_none()
-                && !["localhost", "127.0.0.1", "::1"].contains(&host.as_str())
-            {
-                local = false;
-                notes.push(format!(
-                    "the server is on {host}, not necessarily this machine: the CPU, disk and network figures are this machine's; run dbio on the database host"
-                ));
-            }
-            Some(mysql::Conn::new(opts).with_context(|| {
-                format!("cannot connect to {shown}: check that the server runs and the user may connect")
-            })?)
-        }
-        None => None,
-    };
+    let mut conn = a.mysql.as_deref().map(Server::connect).transpose()?;
+    if let Some(c) = conn.as_ref().filter(|c| !c.local) {
+        notes.push(format!(
+            "the server is on {}, not necessarily this machine: the CPU, disk and network figures are this machine's; run dbio on the database host",
+            c.host
+        ));
+    }
     let datadir = match (&a.datadir, conn.as_mut()) {
         (Some(d), _) => Some(d.clone()),
-        (None, Some(c)) if a.device.is_empty() && local => c
-            .query_first::<String, _>("SELECT @@datadir")
-            .context("SELECT @@datadir failed")?
-            .map(PathBuf::from),
+        (None, Some(c)) if a.device.is_empty() && c.local => c.datadir()?,
         _ => None,
     };
     let disks = if !a.device.is_empty() {
@@ -212,7 +89,7 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
     }
 
     // The first samples.
-    let s0 = conn.as_mut().map(Status::read).transpose()?;
+    let s0 = conn.as_mut().map(Server::status).transpose()?;
     let (cpu0, _) = dbio_sys::cpustat::read_with_cpus()?;
     let net0 = dbio_sys::netdev::read()?;
     let mut watch = dbio_sys::diskstats::Watch::new(&disks)?;
@@ -231,13 +108,13 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
         }
         if let Some(c) = conn.as_mut() {
             if Instant::now() >= next_sample {
-                running.push(threads_running(c)?);
+                running.push(c.threads_running()?);
                 next_sample += Duration::from_millis(250);
             }
         }
         std::thread::sleep((due - Instant::now()).min(Duration::from_millis(50)));
     }
-    let s1 = conn.as_mut().map(Status::read).transpose()?;
+    let s1 = conn.as_mut().map(Server::status).transpose()?;
     if let Some(s) = &s1 {
         running.push(s.get("threads_running"));
     }
@@ -351,24 +228,4 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
     } else {
         0
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_password_never_reaches_a_message() {
-        assert_eq!(
-            redact("mysql://app:s3cret@db1:3306/shop"),
-            "mysql://app:***@db1:3306/shop"
-        );
-        assert_eq!(
-            redact("mysql://root@127.0.0.1/test"),
-            "mysql://root@127.0.0.1/test"
-        );
-        assert_eq!(parse_speed("eth0=1000"), Ok(("eth0".into(), 1000)));
-        assert!(parse_speed("eth0=0").is_err());
-        assert!(parse_speed("eth0").is_err());
-    }
 }

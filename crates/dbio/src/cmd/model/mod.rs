@@ -3,6 +3,8 @@
 //! module parses flags, reads the input file and renders.
 
 mod live;
+mod live_args;
+mod mysql_status;
 
 use crate::cli::usage;
 use crate::output::OutputArgs;
@@ -36,7 +38,7 @@ pub enum What {
     Usl(UslArgs),
     /// The elements of response time of a running server: TPS, the demand at the CPUs, each
     /// disk under the datadir and each network link; Dmax, Nsat and the response-time floor.
-    Live(live::LiveArgs),
+    Live(live_args::LiveArgs),
 }
 
 /// The demands of `bounds` and `mva`.
