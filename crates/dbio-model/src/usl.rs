@@ -458,7 +458,11 @@ fn sig4(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
-    let decimals = (3 - v.abs().log10().floor() as i32).max(0) as usize;
+    let mag = v.abs().log10().floor() as i32;
+    if mag < -4 {
+        return format!("{v:.3e}");
+    }
+    let decimals = (3 - mag).max(0) as usize;
     format!("{v:.decimals$}")
 }
 
@@ -495,8 +499,8 @@ fn read(
             return (
                 UslReading::CoherencyBound,
                 format!(
-                    "coherency-bound: throughput peaks at N = {m:.1} (X = {}) and falls beyond it{passed}; contention (sigma = {:.4}) flattens the curve, coherency (kappa = {:.3e}) makes it retrograde",
-                    sig4(x), p.sigma, p.kappa
+                    "coherency-bound: throughput peaks at N = {m:.1} (X = {}) and falls beyond it{passed}; contention (sigma = {}) flattens the curve, coherency (kappa = {:.3e}) makes it retrograde",
+                    sig4(x), sig4(p.sigma), p.kappa
                 ),
             );
         }
@@ -511,8 +515,8 @@ fn read(
     (
         UslReading::ContentionBound,
         format!(
-            "contention-bound: at N = {max_n} serialisation (sigma = {:.4}) costs {:.0}% of linear scaling; {ceiling}",
-            p.sigma,
+            "contention-bound: at N = {max_n} serialisation (sigma = {}) costs {:.0}% of linear scaling; {ceiling}",
+            sig4(p.sigma),
             100.0 * loss
         ),
     )
