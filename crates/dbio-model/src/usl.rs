@@ -597,10 +597,27 @@ pub(crate) mod tests {
                 p.residual_per_s
             );
         }
+        // tests/efficiency.Rout.save: X / (N lambda) = 0.7211 0.6148 0.5100 0.2860 0.1882
+        // 0.1370 0.0876.
+        let eff = [0.7211, 0.6148, 0.5100, 0.2860, 0.1882, 0.1370, 0.0876];
+        for (p, w) in r.points.iter().zip(eff) {
+            assert!(sig(p.efficiency, w, 3), "{} vs {w}", p.efficiency);
+        }
         assert!(!r.sigma.at_bound && !r.kappa.at_bound);
-        // Nmax = sqrt((1 - 0.02773) / 1.044e-4) = sqrt(9313) = 96.5 users.
+        // tests/predict.Rout.save: fitted 90 1078 1541 1850 1879 1822 1646.
+        let fitted = [90.0, 1078.0, 1541.0, 1850.0, 1879.0, 1822.0, 1646.0];
+        for (p, w) in r.points.iter().zip(fitted) {
+            assert!(
+                (p.fitted_x_per_s - w).abs() <= 0.5,
+                "{} vs {w}",
+                p.fitted_x_per_s
+            );
+        }
+        // Nmax = sqrt((1 - 0.02773) / 1.044e-4) = sqrt(9313) = 96.5 users; R usl
+        // tests/peak-scalability.Rout.save: signif(peak.scalability(u), 2) = 97.
         let m = r.n_max.unwrap();
         assert!((m - 96.5).abs() < 0.1, "{m}");
+        assert!(sig(m, 97.0, 2));
         assert_eq!(r.reading, UslReading::CoherencyBound);
     }
 
