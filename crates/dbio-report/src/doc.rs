@@ -11,6 +11,8 @@ pub const DBIO_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// `dbio bench` (one document).
 pub const BENCH: &str = "dbio.bench/1";
+/// `dbio sweep`: `DIR/sweep.json` and `dbio sweep --format json`.
+pub const SWEEP: &str = "dbio.sweep/1";
 /// `dbio iostat --format json` (one document per report, one per line).
 pub const IOSTAT: &str = "dbio.iostat/1";
 /// `dbio stack --format json`.
@@ -103,6 +105,7 @@ mod tests {
     fn schema_names_are_unique_and_dotted() {
         let all = [
             BENCH,
+            SWEEP,
             IOSTAT,
             STACK,
             CHECK,

@@ -95,6 +95,7 @@ const UNITLESS: &[&str] = &[
     "syscr",
     "syscw",
     "threads",
+    "repeat",
     "sigfig",
     "app_ios",
     "device_flushes",
@@ -520,4 +521,47 @@ fn align_check_kernel_and_lvm_sections_validate() {
     );
     assert!(docs[0]["kernel"].is_object(), "{}", docs[0]);
     validate("dbio.align.check", "dbio.align.check/1", &docs);
+}
+
+#[test]
+fn sweep_outputs_match_their_schema() {
+    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let d = dir.path().join("set");
+    let out = dir.path().join("sweep");
+    let docs = run(
+        &[
+            "sweep",
+            "--engine",
+            "sync",
+            "--mode",
+            "rndrd,rndwr",
+            "--threads",
+            "1,2",
+            "--time",
+            "200ms",
+            "--report-interval",
+            "100ms",
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "4M",
+            "--dir",
+            d.to_str().unwrap(),
+            "--output-dir",
+            out.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        dir.path(),
+        false,
+    );
+    validate("dbio.sweep", "dbio.sweep/1", &docs);
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(out.join("sweep.json")).unwrap()).unwrap();
+    validate("dbio.sweep", "dbio.sweep/1", &[saved]);
+    let point: Value = serde_json::from_slice(
+        &std::fs::read(out.join(docs[0]["points"][3]["file"].as_str().unwrap())).unwrap(),
+    )
+    .unwrap();
+    validate("dbio.bench", "dbio.bench/1", &[point]);
 }

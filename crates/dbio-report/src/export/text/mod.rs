@@ -3,3 +3,4 @@
 pub mod bench;
 pub mod bench_fileset;
 pub mod stack;
+pub mod sweep;
