@@ -70,7 +70,7 @@ fn pages_json(sources: &[PathBuf], extra: &[&str]) -> (Value, tempfile::TempDir)
     let (dir, flags) = scratch();
     let out = dir.path().join("out");
     let mut cmd = dbio();
-    cmd.args(["innodb", "pages", "--format", "json", "--out"])
+    cmd.args(["innodb", "pages", "--format", "json", "--output-dir"])
         .arg(&out)
         .args(flags)
         .args(extra)
@@ -264,7 +264,7 @@ fn finds_pages_again_at_odd_offsets_in_random_data() {
             "--no-mmap",
             "--threads",
             "1",
-            "--out",
+            "--output-dir",
         ])
         .arg(dir.path().join("pread"))
         .arg(&image)
@@ -275,7 +275,7 @@ fn finds_pages_again_at_odd_offsets_in_random_data() {
     assert_eq!(v["pages_found"], expect, "{v}");
     let out = dir.path().join("out");
     let o = dbio()
-        .args(["innodb", "pages", "--format", "json", "--out"])
+        .args(["innodb", "pages", "--format", "json", "--output-dir"])
         .arg(&out)
         .arg(&image)
         .output()
@@ -390,7 +390,7 @@ fn text_summary_snapshot() {
     sources.extend(IBD.iter().map(|n| fixture(n)));
     let o = dbio()
         .current_dir(testdata())
-        .args(["innodb", "pages", "--out"])
+        .args(["innodb", "pages", "--output-dir"])
         .arg(dir.path().join("out"))
         .args(flags)
         .args(["ibdata1_16k_head"])
@@ -572,7 +572,7 @@ fn show_bytes_prints_the_encoding() {
 fn unreadable_source_fails_with_its_name() {
     let (dir, _) = scratch();
     dbio()
-        .args(["innodb", "pages", "/nonexistent/ibdata1", "--out"])
+        .args(["innodb", "pages", "/nonexistent/ibdata1", "--output-dir"])
         .arg(dir.path().join("o"))
         .assert()
         .code(1)
@@ -652,7 +652,7 @@ fn refuses_out_dir_on_the_scanned_device() {
     dbio()
         .args(["innodb", "pages"])
         .arg(&src)
-        .arg("--out")
+        .arg("--output-dir")
         .arg(&out)
         .assert()
         .code(2)
@@ -661,7 +661,7 @@ fn refuses_out_dir_on_the_scanned_device() {
     dbio()
         .args(["innodb", "pages", "--allow-same-device"])
         .arg(&src)
-        .arg("--out")
+        .arg("--output-dir")
         .arg(&out)
         .assert()
         .success();
@@ -675,7 +675,7 @@ fn refuses_non_empty_out_dir_without_force() {
     dbio()
         .args(["innodb", "pages"])
         .arg(fixture("shop_orders.ibd"))
-        .arg("--out")
+        .arg("--output-dir")
         .arg(dir.path())
         .args(&flags)
         .assert()
@@ -684,7 +684,7 @@ fn refuses_non_empty_out_dir_without_force() {
     dbio()
         .args(["innodb", "pages", "--force"])
         .arg(fixture("shop_orders.ibd"))
-        .arg("--out")
+        .arg("--output-dir")
         .arg(dir.path())
         .args(&flags)
         .assert()
@@ -700,7 +700,7 @@ fn bad_page_size_and_step_are_usage_errors() {
             .args(["innodb", "pages"])
             .args(args)
             .arg(fixture("shop_orders.ibd"))
-            .arg("--out")
+            .arg("--output-dir")
             .arg(dir.path().join("o"))
             .args(&flags)
             .assert()
@@ -800,7 +800,7 @@ fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
 
     // DIR on the filesystem holding the loop device's backing file: refused.
     dbio()
-        .args(["innodb", "pages", &dev, "--out"])
+        .args(["innodb", "pages", &dev, "--output-dir"])
         .arg(tmp.path().join("recovered"))
         .assert()
         .code(2)
@@ -809,7 +809,7 @@ fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
     assert!(sh("mount", &["-o", "ro", &dev, mnt.to_str().unwrap()]));
     guard.mounts.push(mnt.clone());
     dbio()
-        .args(["innodb", "pages", &dev, "--out"])
+        .args(["innodb", "pages", &dev, "--output-dir"])
         .arg(mnt.join("recovered"))
         .assert()
         .code(2)
@@ -956,7 +956,7 @@ fn pages_interrupted_while_writing_keeps_whole_pages_and_a_manifest() {
             "--format",
             "json",
             "--allow-same-device",
-            "--out",
+            "--output-dir",
         ])
         .arg(&out)
         .arg(&image)
@@ -1181,7 +1181,7 @@ fn pages_interrupted_while_scanning_writes_an_empty_interrupted_manifest() {
             "--format",
             "json",
             "--allow-same-device",
-            "--out",
+            "--output-dir",
         ])
         .arg(&out)
         .arg(&image)
