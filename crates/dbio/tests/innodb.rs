@@ -566,6 +566,78 @@ fn show_bytes_prints_the_encoding() {
     ");
 }
 
+/// `-o FILE` is the result instead of stdout for both subcommands (pages' summary report,
+/// grep's hits, --show-bytes' patterns); pages' directory is `--output-dir`, and the old
+/// `--out` is refused as an unknown flag.
+#[test]
+fn output_file_takes_the_result_and_output_dir_the_pages() {
+    let (dir, flags) = scratch();
+    let (out, report) = (dir.path().join("pages"), dir.path().join("report.json"));
+    let src = fixture("shop_orders.ibd");
+    let o = dbio()
+        .args(["innodb", "pages", "--format", "json", "--output-dir"])
+        .arg(&out)
+        .arg("-o")
+        .arg(&report)
+        .args(&flags)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.is_empty(), "the report went to -o, not stdout");
+    let v: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(v["schema"], "dbio.innodb.pages/1");
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        v["pages_written"].as_u64().unwrap() as usize,
+        manifest["pages"].as_array().unwrap().len()
+    );
+    // --out is gone; --format jsonl is grep's.
+    dbio()
+        .args(["innodb", "pages", "--out"])
+        .arg(dir.path().join("x"))
+        .arg(&src)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--out"));
+    dbio()
+        .args(["innodb", "pages", "--format", "jsonl", "--output-dir"])
+        .arg(dir.path().join("y"))
+        .arg(&src)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("jsonl"));
+    // grep's hits and --show-bytes' patterns go to -o FILE too.
+    let hits = dir.path().join("hits.jsonl");
+    let o = dbio()
+        .args(["innodb", "grep", "--format", "jsonl", "--int", "1", "-o"])
+        .arg(&hits)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(o.status.success() && o.stdout.is_empty());
+    let text = std::fs::read_to_string(&hits).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(
+        last["hit_count"].as_u64().unwrap() as usize,
+        text.lines().count() - 1
+    );
+    assert!(last["hit_count"].as_u64().unwrap() > 0);
+    let pats = dir.path().join("patterns.txt");
+    let o = dbio()
+        .args(["innodb", "grep", "--show-bytes", "--int", "837492636", "-o"])
+        .arg(&pats)
+        .output()
+        .unwrap();
+    assert!(o.status.success() && o.stdout.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&pats).unwrap(),
+        "int:837492636: B1 EB 1F 9C\n"
+    );
+}
+
 // ---------------------------------------------------------------- bad inputs
 
 #[test]
