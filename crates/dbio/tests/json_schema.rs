@@ -427,7 +427,7 @@ fn innodb_json_validates() {
         "pages",
         "--format",
         "json",
-        "--out",
+        "--output-dir",
         "pages",
         "--allow-same-device",
     ];

@@ -2,5 +2,6 @@
 
 pub mod bench;
 pub mod bench_fileset;
+pub mod innodb;
 pub mod stack;
 pub mod sweep;
