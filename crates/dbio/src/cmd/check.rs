@@ -1,13 +1,13 @@
 //! `dbio check`: is the storage under each PATH set up right for a database? The flags
-//! become [`Options`]; `dbio_storage::check` gathers the facts and runs the rules into a
-//! [`CheckReport`]; the exporter of the chosen `--format` renders it; this file picks the exit
-//! code. Under `--format nagios` (`--nagios`) every error, a usage error included, is one
-//! UNKNOWN status line and exit code 3.
+//! become [`Options`]; `dbio_storage::check::report` gathers the facts and runs the rules
+//! into a `CheckReport`; the exporter of the chosen `--format` renders it; this file picks
+//! the exit code. Under `--format nagios` (`--nagios`) every error, a usage error included,
+//! is one UNKNOWN status line and exit code 3.
 
 use crate::cli::{parse_size_arg, usage};
 use crate::cmd::align::Geometry;
 use crate::output::OutputArgs;
-use dbio_report::check::{CheckFailure, CheckReport};
+use dbio_report::check::CheckFailure;
 use dbio_report::export::nagios::check::NagiosExporter;
 use dbio_report::export::{prometheus, text, Format};
 use dbio_report::{Document, Exporter, JsonExporter};
@@ -84,13 +84,9 @@ fn audit_and_render(a: &Args) -> anyhow::Result<u8> {
         stripe: a.stripe,
         data_disks: a.geometry.data_disks()?,
     };
-    // A missing path is exit 1 (the system said no). Its message already names the OS
-    // error: keep it as one line instead of repeating the error as a cause.
-    let findings = gather::audit(&opts).map_err(|e| match e {
-        gather::Error::Path { .. } => anyhow::anyhow!("{e}"),
-        e => anyhow::Error::new(e),
-    })?;
-    let r = CheckReport::new(findings);
+    // A missing path is exit 1 (the system said no), like every failure that is not a usage
+    // error.
+    let r = gather::report(&opts)?;
     let nagios = NagiosExporter {
         advice_warns: a.advice_warns,
     };
