@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod check;
 pub mod doc;
 pub mod export;
 pub mod hist;

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_fileset;
+pub mod check;
 pub mod innodb;
 pub mod stack;
 pub mod sweep;
