@@ -1,15 +1,13 @@
 //! `dbio iostat` reports: the figures of the chosen devices (and `--group` sums) between two
 //! `/proc/diskstats` samples, as one serde [`Report`] per interval; the `--explain` reading of
-//! those figures ([`explain_figures`]); the text table ([`table`]) and the Prometheus
-//! exposition ([`prometheus`]) of a report.
+//! those figures ([`explain_figures`]). Its renderers (text table, CSV, JSON lines, Prometheus)
+//! live in dbio-report's `export` module.
 //!
 //! Everything here is pure over samples except [`resolve_name`] and [`Selection::live`] checks
 //! (which look a node or `/sys/class/block` up on the live system) and [`dev_info`] (which
 //! resolves the device stack). This module never prints.
 
 mod explain;
-pub mod prometheus;
-pub mod table;
 
 pub use explain::explain_figures;
 
@@ -18,7 +16,7 @@ use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-/// A device, group or column the user named that does not exist.
+/// A device or group the user named that does not exist.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// A device argument that is not in the sample.
@@ -36,20 +34,6 @@ pub enum Error {
     BadGroup {
         /// The argument as given.
         spec: String,
-    },
-    /// A `--columns` name that is not a column of the table.
-    #[error("--columns: no column {name:?}; the columns are: {valid}")]
-    UnknownColumn {
-        /// The name as given.
-        name: String,
-        /// Every column name, comma separated.
-        valid: String,
-    },
-    /// A `--columns` name given twice.
-    #[error("--columns: {name} is given twice; name each column once")]
-    DuplicateColumn {
-        /// The name.
-        name: String,
     },
 }
 
@@ -109,6 +93,11 @@ pub struct Report {
     /// Devices left out of this interval and why (counter reset, appeared).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// The `/proc/diskstats` sample at the end of the interval, every device of it (shown or
+    /// not): the cumulative counters that Prometheus exports as node_exporter does. Not in
+    /// the JSON document.
+    #[serde(skip)]
+    pub sample: Vec<DiskStat>,
 }
 
 /// What `--explain` needs to know about a device beyond its counters.
@@ -347,6 +336,7 @@ impl Reporter {
             interval_s,
             devices: rows,
             skipped,
+            sample: cur.to_vec(),
         }
     }
 }

@@ -1,32 +1,26 @@
 //! `dbio iostat`: iostat -x (sysstat 12.x) and pt-diskstats figures from /proc/diskstats, live
-//! or replayed from a pt-stalk / pt-diskstats / `--record` samples file.
+//! or replayed from a pt-stalk / pt-diskstats / `--record` samples file. The reports are built
+//! by `dbio_sys::iostat` and written by dbio-report's iostat exporters as they come.
 
 use crate::cli::{parse_duration_arg, parse_size_arg, usage};
+use crate::output::{to_stderr, OutputArgs, Stream};
 use anyhow::Context;
-use dbio_report::export::{csv_row, JsonLinesExporter};
+use dbio_report::export::prometheus::iostat::PrometheusExporter;
+use dbio_report::export::text::iostat::{Columns, TextExporter};
+use dbio_report::export::{csv::iostat::CsvExporter, Format, JsonLinesExporter};
 use dbio_report::{Document, Exporter};
 use dbio_sys::diskstats::{self, DiskStat};
-use dbio_sys::iostat::prometheus::Exposition;
-use dbio_sys::iostat::table::{render_text, Columns};
 use dbio_sys::iostat::{self, ExplainWith, Report, Reporter, Selection};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// Output formats of `dbio iostat`.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// An aligned table per sample (the header repeats, like iostat's).
-    Text,
-    /// One JSON object per sample per line.
-    Json,
-    /// One row per device per sample, header once.
-    Csv,
-    /// Prometheus text exposition: node_exporter's `node_disk_*` counters plus `dbio_disk_*`
-    /// interval gauges (for the node_exporter textfile collector: use --output). Several
-    /// reports on stdout make one exposition, each line stamped with its sample's time.
-    Prometheus,
-}
+// Text: a table per report (the header repeats, like iostat's). Jsonl: one document per
+// report per line. Csv: one row per device per report, header once. Prometheus:
+// node_exporter's `node_disk_*` counters plus `dbio_disk_*` interval gauges; several reports
+// on stdout make one exposition (lines timestamped), `-o FILE` is rewritten atomically at
+// every report for the node_exporter textfile collector.
+crate::formats!(IostatFormats: Text, Jsonl, Csv, Prometheus);
 
 /// Arguments of `dbio iostat`.
 #[derive(clap::Args, Debug)]
@@ -65,9 +59,6 @@ pub struct Args {
     /// `--record`) instead of the live system; intervals come from its TS lines.
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
     /// Add a short reading of each device per sample (queue depth vs disks, read vs write
     /// await, merges, request size vs page size, what %util means).
     #[arg(long)]
@@ -79,14 +70,12 @@ pub struct Args {
     /// Database page size that --explain compares request sizes with.
     #[arg(long, default_value = "16k", value_parser = parse_size_arg)]
     pub page_size: u64,
-    /// Write to FILE instead of stdout (prometheus: rewritten atomically at every sample, for
-    /// the textfile collector; other formats: appended as they come).
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
     /// Say what was skipped without being an error (partition lines of 7 fields that kernels
     /// before 2.6.25 print), once.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    #[command(flatten)]
+    pub out: OutputArgs<IostatFormats>,
 }
 
 fn parse_record_fields(s: &str) -> Result<usize, String> {
@@ -103,98 +92,61 @@ fn parse_record_fields(s: &str) -> Result<usize, String> {
     }
 }
 
-/// CSV header (once) and rows, as [`iostat::table::csv_records`] gives them.
-fn render_csv(r: &Report, header: bool) -> anyhow::Result<String> {
-    let mut buf = Vec::new();
-    for rec in iostat::table::csv_records(r, header) {
-        csv_row(&mut buf, rec)?;
+/// One JSON document per report per line.
+struct JsonLines;
+
+impl Exporter<Report> for JsonLines {
+    fn export(&self, r: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+        JsonLinesExporter.export(&Document::new(dbio_report::doc::IOSTAT, r), out)
     }
-    Ok(String::from_utf8(buf)?)
 }
 
-fn now_epoch() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
+/// Where the reports go: stdout or `-o FILE` as one stream (the file renamed into place at
+/// the end), or, for Prometheus with `-o FILE`, the file rewritten whole at every report.
 struct Sink {
-    format: Format,
-    output: Option<PathBuf>,
-    file: Option<std::fs::File>,
-    csv_header_done: bool,
-    columns: Columns,
-    prom: Exposition,
+    exporter: Box<dyn Exporter<Report>>,
+    stream: Option<Stream>,
 }
 
 impl Sink {
-    fn new(format: Format, output: Option<PathBuf>, columns: Columns) -> anyhow::Result<Self> {
-        let file = match (&output, format) {
-            (Some(p), f) if f != Format::Prometheus && p != Path::new("-") => {
-                Some(std::fs::File::create(p).with_context(|| {
-                    format!(
-                        "cannot create output file {}: check the directory exists and is writable",
-                        p.display()
-                    )
-                })?)
+    /// `reports`: how many reports will come, if known. Prometheus on stdout: more than one
+    /// (or an unknown number) make one stream (families declared once, lines timestamped); one
+    /// report is a plain exposition, as the file written for the textfile collector.
+    fn new(args: &Args, columns: Columns, reports: Option<u64>) -> anyhow::Result<Sink> {
+        let out = &args.out;
+        let exporter: Box<dyn Exporter<Report>> = match out.format {
+            Format::Prometheus if out.to_stdout() && reports != Some(1) => {
+                Box::new(PrometheusExporter::stream())
             }
-            _ => None,
+            Format::Prometheus => Box::new(PrometheusExporter::file()),
+            Format::Jsonl => Box::new(JsonLines),
+            Format::Csv => Box::new(CsvExporter::default()),
+            _ => Box::new(TextExporter { columns }),
         };
-        Ok(Sink {
-            format,
-            output,
-            file,
-            csv_header_done: false,
-            columns,
-            prom: Exposition::file(),
-        })
-    }
-
-    fn to_file(&self) -> Option<&Path> {
-        self.output.as_deref().filter(|p| *p != Path::new("-"))
-    }
-
-    /// Prometheus on stdout: more than one report (or an unknown number) make one stream
-    /// (families declared once, lines timestamped); one report is a plain exposition, as the
-    /// file written for the textfile collector.
-    fn plan(&mut self, reports: Option<u64>) {
-        if self.to_file().is_none() && reports != Some(1) {
-            self.prom = Exposition::stream();
-        }
-    }
-
-    fn write(&mut self, r: &Report, cur: &[DiskStat]) -> anyhow::Result<()> {
-        let text = match self.format {
-            Format::Text => render_text(r, &self.columns),
-            Format::Json => {
-                JsonLinesExporter.to_string(&Document::new(dbio_report::doc::IOSTAT, r))?
-            }
-            Format::Csv => {
-                let t = render_csv(r, !self.csv_header_done)?;
-                self.csv_header_done = true;
-                t
-            }
-            Format::Prometheus => {
-                let t = self.prom.render(r, cur);
-                if let Some(p) = self.to_file() {
-                    return crate::output::write_file(p, t.as_bytes());
-                }
-                t
-            }
+        let stream = match (out.format, out.file()) {
+            (Format::Prometheus, Some(_)) => None,
+            (_, file) => Some(Stream::open(file)?),
         };
-        match &mut self.file {
-            Some(f) => {
-                f.write_all(text.as_bytes())?;
-                f.flush()?;
+        Ok(Sink { exporter, stream })
+    }
+
+    fn write(&mut self, r: &Report, out: &OutputArgs<IostatFormats>) -> anyhow::Result<()> {
+        match (&mut self.stream, out.file()) {
+            (Some(s), _) => {
+                self.exporter.export(r, s)?;
+                s.flush()?;
             }
-            None => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(text.as_bytes())?;
-                out.flush()?;
+            (None, Some(p)) => {
+                crate::output::write_file(p, self.exporter.to_string(r)?.as_bytes())?
             }
+            (None, None) => unreachable!("Sink::new opens a stream unless there is a file"),
         }
         Ok(())
+    }
+
+    /// Flushes, and renames `-o FILE` into place.
+    fn finish(self) -> anyhow::Result<()> {
+        self.stream.map_or(Ok(()), Stream::finish)
     }
 }
 
@@ -208,30 +160,34 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     }
     let columns =
         match &args.columns {
-            Some(_) if args.format != Format::Text => return Err(usage(
+            Some(_) if args.out.format != Format::Text => return Err(usage(
                 "--columns chooses the columns of the table (--format text); the other formats \
                  have every figure, named by its key",
             )),
             Some(list) => Columns::parse(list).map_err(|e| usage(e.to_string()))?,
             None => Columns::default(),
         };
-    let mut sink = Sink::new(args.format, args.output.clone(), columns)?;
     match &args.replay {
-        Some(p) => replay(&args, p, &mut sink),
-        None => live(&args, &mut sink),
+        Some(p) => replay(&args, p, columns),
+        None => live(&args, columns),
     }
 }
 
-/// The reporter of the devices and groups named in `args`, resolved in the first sample.
+/// The reporter of the devices and groups named in `args`, resolved in the first sample. An
+/// unknown device is a failure (exit 1, as in `dbio stack`); a malformed --group is a usage
+/// error.
 fn reporter(args: &Args, first: &[DiskStat], live: bool) -> anyhow::Result<Reporter> {
-    let u = |e: iostat::Error| usage(e.to_string());
+    let err = |e: iostat::Error| match e {
+        iostat::Error::BadGroup { .. } => usage(e.to_string()),
+        e => anyhow::Error::new(e),
+    };
     let named = args
         .devices
         .iter()
         .map(|d| iostat::resolve_name(d, first, live))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(u)?;
-    let groups = iostat::parse_groups(&args.group, first, live).map_err(u)?;
+        .map_err(err)?;
+    let groups = iostat::parse_groups(&args.group, first, live).map_err(err)?;
     let explain = args.explain.then(|| ExplainWith {
         info: if live {
             let names: Vec<String> = first.iter().map(|d| d.name.clone()).collect();
@@ -247,66 +203,65 @@ fn reporter(args: &Args, first: &[DiskStat], live: bool) -> anyhow::Result<Repor
         all: args.all,
         partitions: args.partitions,
         live,
-        keep_shown: args.format == Format::Prometheus,
+        keep_shown: args.out.format == Format::Prometheus,
     };
     Ok(Reporter::new(sel, explain))
 }
 
-fn replay(args: &Args, path: &Path, sink: &mut Sink) -> anyhow::Result<u8> {
+fn replay(args: &Args, path: &Path, columns: Columns) -> anyhow::Result<u8> {
     let bytes = std::fs::read(path).with_context(|| {
         format!(
             "cannot read replay file {}: check the path and permissions",
             path.display()
         )
     })?;
-    let text = String::from_utf8_lossy(&bytes);
-    let saved = diskstats::parse_saved(&text);
+    let saved = diskstats::parse_saved(&String::from_utf8_lossy(&bytes));
+    let name = path.display();
     for p in &saved.problems {
-        eprintln!(
-            "dbio: {} line {}: {}; skipped",
-            path.display(),
-            p.line,
-            p.msg
-        );
+        to_stderr(&format!(
+            "dbio: {name} line {}: {}; skipped\n",
+            p.line, p.msg
+        ));
     }
     if args.verbose && !saved.old_partition_lines.is_empty() {
-        eprintln!(
-            "dbio: {}: {}",
-            path.display(),
-            iostat::old_partitions_note(&saved.old_partition_lines)
-        );
+        let note = iostat::old_partitions_note(&saved.old_partition_lines);
+        to_stderr(&format!("dbio: {name}: {note}\n"));
     }
     if saved.samples.len() < 2 {
         anyhow::bail!(
-            "{} holds {} usable sample(s): a replay needs at least two `TS` samples (pt-stalk *-diskstats, pt-diskstats --save-samples or dbio iostat --record)",
-            path.display(),
+            "{name} holds {} usable sample(s): a replay needs at least two `TS` samples (pt-stalk *-diskstats, pt-diskstats --save-samples or dbio iostat --record)",
             saved.samples.len()
         );
     }
     let mut reporter = reporter(args, &saved.samples[0].stats, false)?;
     let intervals = saved.samples.windows(2).filter(|w| w[1].ts > w[0].ts);
     let planned = intervals.count() as u64;
-    sink.plan(Some(args.count.map_or(planned, |c| c.min(planned))));
+    let mut sink = Sink::new(
+        args,
+        columns,
+        Some(args.count.map_or(planned, |c| c.min(planned))),
+    )?;
     let mut reports = 0u64;
     for w in saved.samples.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         let interval = b.ts - a.ts;
         if interval <= 0.0 {
-            eprintln!(
-                "dbio: {}: sample at TS {} is not after the one before ({}); interval skipped",
-                path.display(),
-                b.ts,
-                a.ts
-            );
+            to_stderr(&format!(
+                "dbio: {name}: sample at TS {} is not after the one before ({}); interval skipped\n",
+                b.ts, a.ts
+            ));
             continue;
         }
-        let r = reporter.report(&a.stats, &b.stats, b.ts, interval);
-        sink.write(&r, &b.stats)?;
+        sink.write(
+            &reporter.report(&a.stats, &b.stats, b.ts, interval),
+            &args.out,
+        )?;
         reports += 1;
         if args.count.is_some_and(|c| reports >= c) {
             break;
         }
     }
+    sink.finish()?;
     Ok(if saved.problems.is_empty() {
         0
     } else {
@@ -314,13 +269,19 @@ fn replay(args: &Args, path: &Path, sink: &mut Sink) -> anyhow::Result<u8> {
     })
 }
 
-fn live(args: &Args, sink: &mut Sink) -> anyhow::Result<u8> {
+fn live(args: &Args, columns: Columns) -> anyhow::Result<u8> {
     let take = || -> anyhow::Result<(String, Vec<DiskStat>, f64, Instant)> {
         let raw =
             diskstats::read_raw().context("cannot read /proc/diskstats: is /proc mounted?")?;
         let stats =
             diskstats::parse(&raw).context("/proc/diskstats has a line dbio cannot parse")?;
-        Ok((raw, stats, now_epoch(), Instant::now()))
+        let now = SystemTime::now().duration_since(UNIX_EPOCH);
+        Ok((
+            raw,
+            stats,
+            now.map_or(0.0, |d| d.as_secs_f64()),
+            Instant::now(),
+        ))
     };
     let record = |ts: f64, raw: &str| -> anyhow::Result<()> {
         if let Some(p) = &args.record {
@@ -339,27 +300,23 @@ fn live(args: &Args, sink: &mut Sink) -> anyhow::Result<u8> {
         Ok(())
     };
     let (raw, mut prev, ts0, mut t_prev) = take()?;
-    if args.verbose {
-        let old: Vec<usize> = raw
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| diskstats::is_old_partition_line(l))
-            .map(|(i, _)| i + 1)
-            .collect();
-        if !old.is_empty() {
-            eprintln!(
-                "dbio: /proc/diskstats: {}",
-                iostat::old_partitions_note(&old)
-            );
-        }
+    let old: Vec<usize> = raw
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| diskstats::is_old_partition_line(l))
+        .map(|(i, _)| i + 1)
+        .collect();
+    if args.verbose && !old.is_empty() {
+        let note = iostat::old_partitions_note(&old);
+        to_stderr(&format!("dbio: /proc/diskstats: {note}\n"));
     }
     record(ts0, &raw)?;
     let mut reporter = reporter(args, &prev, true)?;
-    sink.plan(args.count);
+    let mut sink = Sink::new(args, columns, args.count)?;
     // Ctrl-C (SIGINT) or SIGTERM ends the loop between reports, so a line is never cut in
-    // half in --output or --record; the exit code is 130 as for every interrupted command.
+    // half in --output or --record; the reports so far are kept (-o FILE is renamed into
+    // place) and the exit code is 130 (143 for SIGTERM) as for every interrupted command.
     let stop = crate::signals::install();
-    let stopped = || stop.load(std::sync::atomic::Ordering::SeqCst);
     let mut due = Instant::now();
     let mut reports = 0u64;
     loop {
@@ -370,24 +327,24 @@ fn live(args: &Args, sink: &mut Sink) -> anyhow::Result<u8> {
             ))
         })?;
         loop {
-            if stopped() {
+            if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                sink.finish()?;
                 return Ok(crate::signals::EXIT_INTERRUPTED);
             }
             let now = Instant::now();
             if due <= now {
                 break;
             }
-            std::thread::sleep((due - now).min(std::time::Duration::from_millis(50)));
+            std::thread::sleep((due - now).min(Duration::from_millis(50)));
         }
         let (raw, cur, ts, t) = take()?;
         record(ts, &raw)?;
         let interval = t.duration_since(t_prev).as_secs_f64();
-        let r = reporter.report(&prev, &cur, ts, interval);
-        sink.write(&r, &cur)?;
+        sink.write(&reporter.report(&prev, &cur, ts, interval), &args.out)?;
         reports += 1;
-        prev = cur;
-        t_prev = t;
+        (prev, t_prev) = (cur, t);
         if args.count.is_some_and(|c| reports >= c) {
+            sink.finish()?;
             return Ok(0);
         }
     }
