@@ -4,6 +4,7 @@
 //! header comes once, every report a table with its header).
 
 use dbio_report::export::csv::iostat::CsvExporter;
+use dbio_report::export::jsonl::iostat::JsonlExporter;
 use dbio_report::export::prometheus::iostat::PrometheusExporter;
 use dbio_report::export::text::iostat::{Columns, TextExporter};
 use dbio_report::{Document, Exporter, JsonExporter};
@@ -152,15 +153,6 @@ fn run(e: &dyn Exporter<Report>, reports: &[Report]) -> String {
     String::from_utf8(out).unwrap()
 }
 
-struct Jsonl;
-
-impl Exporter<Report> for Jsonl {
-    fn export(&self, r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        dbio_report::export::JsonLinesExporter
-            .export(&Document::new(dbio_report::doc::IOSTAT, r), out)
-    }
-}
-
 #[test]
 fn text() {
     let s = run(&TextExporter::default(), &[first(), second()]);
@@ -183,7 +175,7 @@ fn text_empty() {
 
 #[test]
 fn jsonl() {
-    let s = run(&Jsonl, &[first(), second()]);
+    let s = run(&JsonlExporter, &[first(), second()]);
     let docs: Vec<serde_json::Value> = s
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

@@ -13,6 +13,7 @@
 //! writes the bytes to stdout or `-o/--output FILE` (never both).
 
 pub mod csv;
+pub mod jsonl;
 pub mod prometheus;
 pub mod sysbench;
 pub mod table;
