@@ -361,7 +361,7 @@ pub fn append_saved(
     ts: f64,
     raw: &str,
     fields: Option<usize>,
-) -> Result<(), Error> {
+) -> std::io::Result<()> {
     use std::io::Write;
     let raw = match fields {
         Some(n) => std::borrow::Cow::Owned(limit_fields(raw, n)),
@@ -372,7 +372,6 @@ pub fn append_saved(
         .append(true)
         .open(path)
         .and_then(|mut f| f.write_all(format_saved(ts, &raw).as_bytes()))
-        .map_err(|e| Error::io(path, e))
 }
 
 /// `YYYY-MM-DD HH:MM:SS` (UTC) for seconds since the epoch; seconds outside the range of

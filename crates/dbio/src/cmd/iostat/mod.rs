@@ -164,8 +164,12 @@ fn live(args: &Args, columns: Columns) -> anyhow::Result<u8> {
         ))
     };
     let record = |ts: f64, raw: &str| match &args.record {
-        Some(p) => diskstats::append_saved(p, ts, raw, args.record_fields)
-            .with_context(|| "--record: check that the directory exists and is writable"),
+        Some(p) => diskstats::append_saved(p, ts, raw, args.record_fields).with_context(|| {
+            format!(
+                "cannot append to record file {}: check the directory exists and is writable",
+                p.display()
+            )
+        }),
         None => Ok(()),
     };
     let (raw, mut prev, ts0, mut t_prev) = take()?;
