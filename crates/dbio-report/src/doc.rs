@@ -11,7 +11,7 @@ pub const DBIO_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// `dbio bench` (one document).
 pub const BENCH: &str = "dbio.bench/1";
-/// `dbio iostat --format json` (one document per report, one per line).
+/// `dbio iostat --format jsonl` (one document per report, one per line).
 pub const IOSTAT: &str = "dbio.iostat/1";
 /// `dbio stack --format json`.
 pub const STACK: &str = "dbio.stack/1";
