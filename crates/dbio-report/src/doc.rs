@@ -13,7 +13,7 @@ pub const DBIO_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const BENCH: &str = "dbio.bench/1";
 /// `dbio sweep`: `DIR/sweep.json` and `dbio sweep --format json`.
 pub const SWEEP: &str = "dbio.sweep/1";
-/// `dbio iostat --format json` (one document per report, one per line).
+/// `dbio iostat --format jsonl` (one document per report, one per line).
 pub const IOSTAT: &str = "dbio.iostat/1";
 /// `dbio stack --format json`.
 pub const STACK: &str = "dbio.stack/1";

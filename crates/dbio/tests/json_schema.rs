@@ -298,7 +298,7 @@ fn iostat_json_lines_validate() {
             "--replay",
             &replay,
             "--format",
-            "json",
+            "jsonl",
             "--explain",
             "--all",
             "--partitions",
@@ -313,7 +313,7 @@ fn iostat_json_lines_validate() {
     // A counter reset: the report names the device it skipped.
     let replay = testdata("diskstats/reset.txt");
     let docs = run(
-        &["iostat", "--replay", &replay, "--format", "json", "--all"],
+        &["iostat", "--replay", &replay, "--format", "jsonl", "--all"],
         dir.path(),
         true,
     );
@@ -322,7 +322,7 @@ fn iostat_json_lines_validate() {
     // Live: two reports of this system.
     let docs = run(
         &[
-            "iostat", "-i", "100ms", "-c", "2", "--all", "--format", "json",
+            "iostat", "-i", "100ms", "-c", "2", "--all", "--format", "jsonl",
         ],
         dir.path(),
         true,

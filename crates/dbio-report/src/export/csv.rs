@@ -3,6 +3,7 @@
 //! cell ([`opt`]), never 0.
 
 pub mod bench;
+pub mod iostat;
 pub mod sweep;
 
 use std::io::{self, Write};

@@ -11,6 +11,7 @@
 //!   once (a second `# HELP` line is an error for Prometheus' parser), samples timestamped.
 
 pub mod check;
+pub mod iostat;
 
 use std::collections::HashSet;
 use std::fmt::Write as _;

@@ -1,3 +1,4 @@
-//! JSON Lines output of results that stream more than one kind of line. One file per result.
+//! JSON Lines for streams: one compact document per line, one file per result.
 
 pub mod innodb;
+pub mod iostat;

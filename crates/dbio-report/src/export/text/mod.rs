@@ -4,5 +4,6 @@ pub mod bench;
 pub mod bench_fileset;
 pub mod check;
 pub mod innodb;
+pub mod iostat;
 pub mod stack;
 pub mod sweep;
