@@ -2,7 +2,9 @@
 //! dbio command. This crate never prints and never exits: it returns bytes and typed errors.
 #![deny(missing_docs)]
 
+pub mod align;
 pub mod bench;
+pub mod disk;
 pub mod doc;
 pub mod export;
 pub mod hist;
