@@ -1,7 +1,8 @@
 //! `dbio align check`: the partition table, filesystems and LVM labels of a disk or image,
 //! each partition's start checked against the stripe unit, each filesystem's stripe geometry
 //! against the RAID, and on a live block device the kernel's view from sysfs (read under a
-//! [`Sys`] root, so a fixture tree stands in for `/sys` in tests).
+//! [`Sys`] root, so a fixture tree stands in for `/sys` in tests). The result,
+//! [`DiskCheck`], is a [`dbio_report::align`] type, re-exported here.
 
 use super::{check_geometry, check_start, GeometryCheck};
 use crate::fs::Superblock;
