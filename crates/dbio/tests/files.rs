@@ -86,7 +86,7 @@ fn output_never_follows_a_symlink_at_the_old_temporary_name() {
     untouched(&victim);
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(c.join("res.json")).unwrap()).unwrap();
-    assert_eq!(v["schema"], "dbio.align.check/1");
+    assert_eq!(v["schema"], "dbio.align.check/2");
     assert_eq!(entries(&c), [".res.json.dbio-tmp", "res.json"]);
 
     // The same for bench's --output (written after the run).

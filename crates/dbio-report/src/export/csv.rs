@@ -2,6 +2,7 @@
 //! break. Every command's CSV goes through [`csv_row`]; an undefined statistic is an empty
 //! cell ([`opt`]), never 0.
 
+pub mod align;
 pub mod bench;
 pub mod iostat;
 pub mod sweep;
