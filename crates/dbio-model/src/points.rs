@@ -10,10 +10,16 @@
 //! - bench results: N = threads x iodepth (the I/Os in flight), X = total operations per
 //!   second, R = mean latency of all operations. An open-loop run (`--rate`) is refused: its
 //!   throughput is the rate asked for, not what N users can do.
+//! - a `dbio sweep` result (`DIR/sweep.json`, schema `dbio.sweep/1`): each done point, with
+//!   N = threads x iodepth, X = its IOPS, R = the IOPS-weighted mean latency of its
+//!   operations. A USL curve varies concurrency only: a sweep over several modes, block
+//!   sizes, misalignments or schedulers holds one curve per combination, and one is chosen
+//!   (`curve`, from 1, in the sweep's order).
 
 use crate::usl::Point;
 use crate::ModelError;
 use dbio_report::bench::BenchResult;
+use dbio_report::sweep::{Status, SweepResult};
 use serde_json::Value;
 
 const N_NAMES: &[&str] = &[
@@ -38,12 +44,128 @@ const R_NAMES: &[&str] = &["r", "r_s", "response_time_s", "latency_s"];
 
 /// Reads the points of `text` (see the module documentation).
 pub fn parse(text: &str) -> Result<Vec<Point>, ModelError> {
+    parse_with(text, None).map(|p| p.points)
+}
+
+/// Points and what was left out or chosen on the way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    /// The points.
+    pub points: Vec<Point>,
+    /// Which sweep curve was taken, which points were left out.
+    pub notes: Vec<String>,
+}
+
+/// Reads the points of `text`; `curve` picks one curve of a sweep that holds several.
+pub fn parse_with(text: &str, curve: Option<usize>) -> Result<Parsed, ModelError> {
     let t = text.trim_start();
-    if t.starts_with('[') || t.starts_with('{') {
-        parse_json(t)
-    } else {
-        parse_csv(text)
+    if t.starts_with('{') {
+        let v: Value = serde_json::Deserializer::from_str(t)
+            .into_iter::<Value>()
+            .next()
+            .transpose()
+            .map_err(|e| bad(format!("not valid JSON: {e}")))?
+            .unwrap_or(Value::Null);
+        let is_sweep = v
+            .get("schema")
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.starts_with("dbio.sweep/"));
+        if is_sweep {
+            let sw: SweepResult = serde_json::from_value(v)
+                .map_err(|e| bad(format!("not a dbio sweep result: {e}")))?;
+            return from_sweep(&sw, curve);
+        }
     }
+    if curve.is_some() {
+        return Err(bad(
+            "--curve picks a curve of a dbio sweep result; this input is not one".into(),
+        ));
+    }
+    let points = if t.starts_with('[') || t.starts_with('{') {
+        parse_json(t)?
+    } else {
+        parse_csv(text)?
+    };
+    Ok(Parsed {
+        points,
+        notes: Vec::new(),
+    })
+}
+
+/// The points of one curve of a sweep (see the module documentation).
+pub fn from_sweep(sw: &SweepResult, curve: Option<usize>) -> Result<Parsed, ModelError> {
+    let key = |p: &dbio_report::sweep::Point| {
+        let mut k = format!(
+            "{} {} misalign {}",
+            p.mode.name(),
+            dbio_report::units::format_size(p.block_size_bytes),
+            p.misalign_bytes
+        );
+        if let Some(s) = &p.scheduler {
+            k.push_str(&format!(" scheduler {s}"));
+        }
+        k
+    };
+    let mut curves: Vec<String> = Vec::new();
+    for p in &sw.points {
+        let k = key(&p.point);
+        if !curves.contains(&k) {
+            curves.push(k);
+        }
+    }
+    let chosen = match (curve, curves.len()) {
+        (_, 0) => return Err(bad("the sweep has no points".into())),
+        (None, 1) => 0,
+        (None, n) => {
+            let list: Vec<String> = curves
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("{}: {c}", i + 1))
+                .collect();
+            return Err(bad(format!(
+                "the sweep holds {n} curves ({}): choose one with --curve N",
+                list.join("; ")
+            )));
+        }
+        (Some(k), n) if k == 0 || k > n => {
+            return Err(bad(format!(
+                "--curve {k}: the sweep holds {n} curve(s), numbered from 1"
+            )))
+        }
+        (Some(k), _) => k - 1,
+    };
+    let mut notes = vec![format!("sweep curve {}: {}", chosen + 1, curves[chosen])];
+    let mut out = Vec::new();
+    let mut left_out = 0;
+    for p in sw.points.iter().filter(|p| key(&p.point) == curves[chosen]) {
+        let Some(f) = p.figures.as_ref().filter(|_| p.status == Status::Done) else {
+            left_out += 1;
+            continue;
+        };
+        let ops: Vec<_> = [&f.read, &f.write, &f.fsync]
+            .into_iter()
+            .flatten()
+            .collect();
+        let iops: f64 = ops.iter().map(|o| o.iops).sum();
+        let r =
+            (iops > 0.0).then(|| ops.iter().map(|o| o.iops * o.mean_ns).sum::<f64>() / iops / 1e9);
+        out.push(Point {
+            n: p.point.load() as f64,
+            x: f.iops,
+            r,
+        });
+    }
+    if left_out > 0 {
+        notes.push(format!(
+            "{left_out} point(s) of this curve not done (pending or failed): left out"
+        ));
+    }
+    if sw.base.rate_iops.is_some() {
+        return Err(bad(
+            "the sweep ran open-loop (--rate): its throughput is the rate asked for, not the capacity at N; sweep without --rate".into(),
+        ));
+    }
+    Ok(Parsed { points: out, notes })
 }
 
 fn bad(msg: String) -> ModelError {

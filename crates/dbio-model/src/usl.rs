@@ -366,7 +366,8 @@ pub fn analyse(points: &[Point], opts: &Options) -> Result<UslResult, ModelError
         std_error: se.map(|s| s[i]),
         at_bound: v <= LOWER[i] || v >= UPPER[i],
     };
-    let n_max = (p.kappa > 0.0).then(|| ((1.0 - p.sigma) / p.kappa).sqrt());
+    // Below 1 (sigma near 1) the curve falls from N = 1 on: its peak is at N = 1.
+    let n_max = (p.kappa > 0.0).then(|| ((1.0 - p.sigma) / p.kappa).sqrt().max(1.0));
     let x_max = n_max.map(|m| p.x(m));
     let x_ceiling = (p.kappa == 0.0 && p.sigma > 0.0).then(|| p.lambda / p.sigma);
     let implied_think_s = if points.iter().all(|q| q.r.is_some()) {
@@ -450,6 +451,7 @@ pub fn analyse(points: &[Point], opts: &Options) -> Result<UslResult, ModelError
         reading_text,
         predictions,
         warnings,
+        notes: Vec::new(),
     })
 }
 
@@ -808,6 +810,17 @@ pub(crate) mod tests {
         // Exactly three points: a fit, but no standard errors (0 degrees of freedom).
         let f = fit(&pts(&[(1.0, 1.0), (2.0, 1.9), (4.0, 3.4)])).unwrap();
         assert_eq!(f.std_errors, None);
+    }
+
+    #[test]
+    fn a_curve_falling_from_the_start_peaks_at_one() {
+        // Throughput that falls from N = 1 on drives sigma and kappa to their upper bound:
+        // sqrt((1 - sigma) / kappa) = 0 would put the peak at N = 0, where X is 0 / 0.
+        let p = pts(&[(1.0, 1000.0), (2.0, 400.0), (4.0, 150.0), (8.0, 40.0)]);
+        let r = analyse(&p, &Options::default()).unwrap();
+        let (m, x) = (r.n_max.unwrap(), r.x_max_per_s.unwrap());
+        assert_eq!(m, 1.0);
+        assert!(x.is_finite() && x > 0.0, "{x}");
     }
 
     #[test]

@@ -241,6 +241,8 @@ pub struct UslResult {
     pub predictions: Vec<UslPrediction>,
     /// Things to distrust (extrapolation beyond twice the measured range, too few points).
     pub warnings: Vec<String>,
+    /// How the points were read (which sweep curve, which points were left out).
+    pub notes: Vec<String>,
 }
 
 /// What a live resource is.

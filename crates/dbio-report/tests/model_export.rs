@@ -159,6 +159,7 @@ fn usl() -> UslResult {
             "prediction at N = 500 is beyond twice the largest measured N (216): an extrapolation"
                 .into(),
         ],
+        notes: vec!["sweep curve 1: rndrd 16KiB misalign 0".into()],
     }
 }
 

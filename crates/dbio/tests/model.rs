@@ -621,3 +621,87 @@ fn demands_from_a_real_bench_run_follow_the_utilisation_law() {
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("MVA at N = 2: X = "), "{text}");
 }
+
+#[test]
+fn usl_fits_one_curve_of_a_real_sweep() {
+    // A real sweep (null engine) over threads 1, 2, 4 and two block sizes: two curves.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dbio()
+        .args([
+            "sweep",
+            "--engine",
+            "null",
+            "--threads",
+            "1,2,4",
+            "--block-size",
+            "16k,4k",
+            "--events",
+            "2000",
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "1M",
+            "--output-dir",
+            "out",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sweep_dir = dir.path().join("out");
+    let sweep: Value =
+        serde_json::from_slice(&std::fs::read(sweep_dir.join("sweep.json")).unwrap()).unwrap();
+    // Without --curve: the curves are listed, exit 1.
+    let out = dbio()
+        .args(["model", "usl", sweep_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("2 curves (1: rndrw 16KiB misalign 0; 2: rndrw 4KiB misalign 0)"),
+        "{err}"
+    );
+    // --curve 2: the 4 KiB points, N = threads x iodepth, X = the point's IOPS.
+    let j = json(&[
+        "model",
+        "usl",
+        sweep_dir.join("sweep.json").to_str().unwrap(),
+        "--curve",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let want: Vec<(f64, f64)> = sweep["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["block_size_bytes"] == 4096)
+        .map(|p| (f(&p["threads"]), f(&p["figures"]["iops"])))
+        .collect();
+    let got: Vec<(f64, f64)> = j["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (f(&p["n"]), f(&p["x_per_s"])))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(j["notes"][0], "sweep curve 2: rndrw 4KiB misalign 0");
+    // --curve on something that is not a sweep.
+    let out = dbio()
+        .args([
+            "model",
+            "usl",
+            testdata("model/specsdm91.csv").to_str().unwrap(),
+            "--curve",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not one"));
+}

@@ -287,6 +287,9 @@ impl Exporter<UslResult> for TextExporter {
         for w in &r.warnings {
             let _ = writeln!(s, "warning: {w}");
         }
+        for n in &r.notes {
+            let _ = writeln!(s, "note: {n}");
+        }
         out.write_all(s.as_bytes())
     }
 }

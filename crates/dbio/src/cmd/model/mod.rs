@@ -72,10 +72,15 @@ pub struct DemandArgs {
 #[derive(clap::Args, Debug)]
 pub struct UslArgs {
     /// The measured points: CSV (N, X[, R in seconds], a header line may name the columns),
-    /// JSON ([[N, X], ...] or [{"n": .., "x": ..}, ...]), or dbio bench JSON results
-    /// (N = threads x iodepth, X = IOPS, R = mean latency); `-` or none reads stdin.
+    /// JSON ([[N, X], ...] or [{"n": .., "x": ..}, ...]), dbio bench JSON results, or a dbio
+    /// sweep (its directory or sweep.json): N = threads x iodepth, X = IOPS, R = mean
+    /// latency; `-` or none reads stdin.
     #[arg(default_value = "-")]
     pub file: PathBuf,
+    /// For a sweep over several modes, block sizes, misalignments or schedulers: the curve to
+    /// fit, numbered from 1 in the sweep's order (without it, such a sweep lists its curves).
+    #[arg(long, value_name = "N")]
+    pub curve: Option<usize>,
     /// Also predict X (and R, when the points have R) at these concurrencies.
     #[arg(long, value_name = "N", value_delimiter = ',')]
     pub predict: Vec<f64>,
@@ -183,22 +188,30 @@ fn usl(a: UslArgs) -> anyhow::Result<u8> {
             .context("cannot read the points from stdin")?;
         (s, "stdin".to_string())
     } else {
-        let s = std::fs::read_to_string(&a.file).with_context(|| {
+        // A sweep's directory stands for its sweep.json.
+        let file = if a.file.is_dir() {
+            a.file.join("sweep.json")
+        } else {
+            a.file.clone()
+        };
+        let s = std::fs::read_to_string(&file).with_context(|| {
             format!(
-                "cannot read {}: give a CSV or JSON file of N, X[, R] points",
-                a.file.display()
+                "cannot read {}: give a CSV or JSON file of N, X[, R] points, bench results or a sweep",
+                file.display()
             )
         })?;
-        (s, a.file.display().to_string())
+        (s, file.display().to_string())
     };
-    let points =
-        dbio_model::points::parse(&text).with_context(|| format!("{source}: no points to fit"))?;
+    let parsed = dbio_model::points::parse_with(&text, a.curve)
+        .with_context(|| format!("{source}: no points to fit"))?;
+    let points = parsed.points;
     let opts = dbio_model::usl::Options {
         source: source.clone(),
         predict: a.predict.clone(),
     };
-    let r = dbio_model::usl::analyse(&points, &opts)
+    let mut r = dbio_model::usl::analyse(&points, &opts)
         .with_context(|| format!("{source}: cannot fit"))?;
+    r.notes = parsed.notes;
     emit(&a.out, doc::MODEL_USL, &r)
 }
 
