@@ -705,3 +705,44 @@ fn usl_fits_one_curve_of_a_real_sweep() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not one"));
 }
+
+#[test]
+fn live_interrupted_reports_the_part_measured_and_exits_130() {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args([
+            "model",
+            "live",
+            "--tps",
+            "50",
+            "--interval",
+            "60s",
+            "--net-dev",
+            "lo",
+            "--link-speed",
+            "lo=10000",
+            "--format",
+            "json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = f(&j["interval_s"]);
+    assert!(t > 0.5 && t < 30.0, "{t}");
+    assert!(j["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().starts_with("interrupted")));
+}
