@@ -95,7 +95,12 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
     let mut watch = dbio_sys::diskstats::Watch::new(&disks)?;
     let t0 = Instant::now();
     let stop = crate::signals::install();
-    let due = t0 + a.interval;
+    let due = t0.checked_add(a.interval).ok_or_else(|| {
+        usage(format!(
+            "--interval {:?} is too long for this system's clock",
+            a.interval
+        ))
+    })?;
     let mut interrupted = false;
     // Threads_running every 250 ms: its mean over the interval is the concurrency N.
     let mut running = Vec::new();
