@@ -1,7 +1,7 @@
 //! Every JSON output of the real binary, on fixtures and on this system, validates against its
 //! schema in `schema/` (JSON Schema 2020-12) and names it: `schema` and `dbio_version` first.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;

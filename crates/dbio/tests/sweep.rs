@@ -1,7 +1,7 @@
 //! `dbio sweep` end to end: real runs on /dev/shm and on a loop device, the files it writes,
 //! resuming after SIGKILL and SIGINT, and the I/O scheduler restored.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;
