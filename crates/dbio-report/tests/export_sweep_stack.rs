@@ -10,7 +10,7 @@ use dbio_sys::stack::Stack;
 
 /// The sample bench result of bench_export.rs, from its JSON snapshot.
 fn bench_sample() -> BenchResult {
-    let snap = include_str!("snapshots/bench_export__json.snap");
+    let snap = include_str!("snapshots/tests__bench_export__json.snap");
     let body = snap.splitn(3, "---\n").nth(2).unwrap();
     serde_json::from_str(body).unwrap()
 }

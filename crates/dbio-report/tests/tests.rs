@@ -7,3 +7,4 @@ mod export_align;
 mod export_check;
 mod export_innodb;
 mod export_iostat;
+mod export_sweep_stack;
