@@ -31,6 +31,7 @@ fn sweep() -> SweepResult {
         schema: "dbio.sweep/1".into(),
         dbio_version: "0.1.0".into(),
         started_at: "2026-01-02T03:04:05Z".into(),
+        workload: "bench".into(),
         axes,
         repeat: 1,
         base: r.spec.clone(),
@@ -60,6 +61,7 @@ fn sweep() -> SweepResult {
                     file,
                     error,
                     figures,
+                    oltp: None,
                 }
             })
             .collect(),
