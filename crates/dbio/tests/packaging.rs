@@ -274,3 +274,56 @@ fn rust_version_is_what_the_locked_dependencies_need() {
         need.1
     );
 }
+
+/// Each crate's integration tests are one binary (`autotests = false`, tests/tests.rs): a file
+/// of tests/ without its `mod` line in tests.rs would never be compiled, and a snapshot not
+/// named `tests__<file>__<name>.snap` would never be read.
+#[test]
+fn every_test_file_is_a_module_of_its_crates_tests_binary() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut seen = 0;
+    for krate in std::fs::read_dir(&crates).unwrap() {
+        let krate = krate.unwrap().path();
+        let tests = krate.join("tests");
+        if !tests.is_dir() {
+            continue;
+        }
+        seen += 1;
+        let toml = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+        assert!(
+            toml.contains("autotests = false") && toml.contains("path = \"tests/tests.rs\""),
+            "{}: needs autotests = false and [[test]] name = \"tests\" path = \"tests/tests.rs\"",
+            krate.display()
+        );
+        let main = std::fs::read_to_string(tests.join("tests.rs")).unwrap();
+        let mut files: Vec<String> = std::fs::read_dir(&tests)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs") || p.join("mod.rs").is_file())
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .filter(|m| m != "tests")
+            .collect();
+        files.sort();
+        let mut mods: Vec<String> = main
+            .lines()
+            .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+            .map(str::to_string)
+            .collect();
+        mods.sort();
+        assert_eq!(mods, files, "{}: mod lines vs files", tests.display());
+        if let Ok(snaps) = std::fs::read_dir(tests.join("snapshots")) {
+            for s in snaps {
+                let name = s.unwrap().file_name().to_string_lossy().into_owned();
+                assert!(
+                    name.starts_with("tests__")
+                        && files
+                            .iter()
+                            .any(|f| name[7..].starts_with(&format!("{f}__"))),
+                    "{}: snapshot {name} is not tests__<file>__<name>.snap of a test file",
+                    tests.display()
+                );
+            }
+        }
+    }
+    assert!(seen >= 5, "only {seen} crates with tests/");
+}
