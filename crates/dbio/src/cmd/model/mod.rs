@@ -33,8 +33,8 @@ pub enum What {
     Bounds(DemandArgs),
     /// Exact mean value analysis: X(N), R(N), and each centre's queue length and utilisation.
     Mva(DemandArgs),
-    /// Fit the Universal Scalability Law to measured points (CSV or JSON of N, X[, R], or
-    /// `dbio bench --format json` results): sigma, kappa, lambda, Nmax, Xmax.
+    /// Fit the Universal Scalability Law to measured points (CSV or JSON of N, X[, R],
+    /// `dbio bench --format json` results, or a `dbio sweep`): sigma, kappa, lambda, Nmax, Xmax.
     Usl(UslArgs),
     /// The elements of response time of a running server: TPS, the demand at the CPUs, each
     /// disk under the datadir and each network link; Dmax, Nsat and the response-time floor.
