@@ -1719,7 +1719,7 @@ fn pt_stalk_capture_same_figures_as_pt_diskstats() {
         .take_while(|l| !l.starts_with("TS "))
         .count();
     assert_eq!(theirs.len(), ours.len() * devices);
-    let (mut compared, mut equal, mut ties) = (0, 0, 0);
+    let (mut compared, mut equal) = (0, 0);
     let mut wrong = Vec::new();
     for (ts, dev, vals) in &theirs {
         let r = ours
