@@ -646,6 +646,11 @@ impl Reporter {
                 fsync: op_interval(&p.ops[SYNC], secs),
                 total: OpInterval::from_hist(&all, bytes, secs),
                 devices: Vec::new(),
+                histograms: Some(IntervalHistograms::of(
+                    &p.ops[READ].hist,
+                    &p.ops[WRITE].hist,
+                    &p.ops[SYNC].hist,
+                )),
             };
             on_interval(&iv);
             self.intervals.push(iv);

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod doc;
 pub mod export;
 pub mod hist;
+pub mod report;
 pub mod units;
 
 pub use doc::Document;

@@ -163,6 +163,7 @@ fn build(spec: Spec, intervals: u64, warmup_intervals: u64) -> BenchResult {
                 aqu_sz: 0.25,
                 util_pct: 24.5,
             }],
+            histograms: None,
         });
     }
     calls.syscalls = calls.reads + calls.writes + calls.fsyncs;
