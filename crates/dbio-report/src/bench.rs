@@ -797,7 +797,7 @@ mod compact_hist {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::fmt::Write as _;
 
-    #[derive(Serialize, Deserialize)]
+    #[derive(Serialize)]
     struct Compact {
         sigfig: u8,
         min_ns: u64,
@@ -805,6 +805,24 @@ mod compact_hist {
         sum_ns: u128,
         count: u64,
         buckets: String,
+    }
+
+    /// Read back: the string, or `[value, count]` pairs as [`HistogramData`] writes them.
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Buckets {
+        Text(String),
+        Pairs(Vec<(u64, u64)>),
+    }
+
+    #[derive(Deserialize)]
+    struct Read {
+        sigfig: u8,
+        min_ns: u64,
+        max_ns: u64,
+        sum_ns: u128,
+        count: u64,
+        buckets: Buckets,
     }
 
     pub fn serialize<S: Serializer>(h: &Option<HistogramData>, s: S) -> Result<S::Ok, S::Error> {
@@ -827,11 +845,24 @@ mod compact_hist {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<HistogramData>, D::Error> {
-        let Some(c) = Option::<Compact>::deserialize(d)? else {
+        let Some(c) = Option::<Read>::deserialize(d)? else {
             return Ok(None);
         };
+        let text = match c.buckets {
+            Buckets::Text(t) => t,
+            Buckets::Pairs(buckets) => {
+                return Ok(Some(HistogramData {
+                    sigfig: c.sigfig,
+                    min_ns: c.min_ns,
+                    max_ns: c.max_ns,
+                    sum_ns: c.sum_ns,
+                    count: c.count,
+                    buckets,
+                }))
+            }
+        };
         let mut buckets = Vec::new();
-        for pair in c.buckets.split_ascii_whitespace() {
+        for pair in text.split_ascii_whitespace() {
             let parsed = pair
                 .split_once(':')
                 .and_then(|(v, n)| Some((v.parse().ok()?, n.parse().ok()?)));
@@ -941,6 +972,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("bad histogram bucket \"1-1\""), "{e}");
+        let pairs = r#"{"read":{"sigfig":2,"min_ns":5,"max_ns":7,"sum_ns":12,"count":2,"buckets":[[5,1],[7,1]]}}"#;
+        let h: IntervalHistograms = serde_json::from_str(pairs).unwrap();
+        assert_eq!(h.read.unwrap().buckets, [(5, 1), (7, 1)]);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! dbio command. This crate never prints and never exits: it returns bytes and typed errors.
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod bench;
 pub mod doc;
 pub mod export;

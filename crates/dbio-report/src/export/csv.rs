@@ -3,6 +3,7 @@
 //! cell ([`opt`]), never 0.
 
 pub mod bench;
+pub mod report;
 
 use std::io::{self, Write};
 

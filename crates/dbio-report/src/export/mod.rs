@@ -13,6 +13,7 @@
 //! writes the bytes to stdout or `-o/--output FILE` (never both).
 
 pub mod csv;
+pub mod html;
 pub mod prometheus;
 pub mod sysbench;
 pub mod table;
@@ -58,11 +59,13 @@ pub enum Format {
     Nagios,
     /// The text layout of sysbench fileio 1.0.20.
     Sysbench,
+    /// One self-contained HTML page (inline SVG charts, no network, no script needed).
+    Html,
 }
 
 impl Format {
     /// Every format.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::Text,
         Format::Json,
         Format::Jsonl,
@@ -70,6 +73,7 @@ impl Format {
         Format::Prometheus,
         Format::Nagios,
         Format::Sysbench,
+        Format::Html,
     ];
 
     /// The name on the command line (`--format json`).
@@ -82,6 +86,7 @@ impl Format {
             Format::Prometheus => "prometheus",
             Format::Nagios => "nagios",
             Format::Sysbench => "sysbench",
+            Format::Html => "html",
         }
     }
 
@@ -95,6 +100,7 @@ impl Format {
             Format::Prometheus => "Prometheus text format",
             Format::Nagios => "Nagios plugin status line and perfdata",
             Format::Sysbench => "sysbench fileio 1.0.20 layout",
+            Format::Html => "one self-contained HTML page with SVG charts",
         }
     }
 
@@ -113,7 +119,7 @@ impl fmt::Display for Format {
 
 /// A format name that is not one of [`Format::ALL`].
 #[derive(Debug, thiserror::Error)]
-#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench")]
+#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench, html")]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {

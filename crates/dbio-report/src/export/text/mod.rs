@@ -2,4 +2,5 @@
 
 pub mod bench;
 pub mod bench_fileset;
+pub mod report;
 pub mod stack;
