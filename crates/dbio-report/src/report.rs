@@ -282,8 +282,12 @@ pub struct PointReport {
 /// One point of a scaling curve.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
-    /// The value on the axis.
-    pub x: u64,
+    /// Worker threads.
+    pub threads: u32,
+    /// I/Os in flight per thread.
+    pub iodepth: u32,
+    /// Bytes per I/O.
+    pub block_size_bytes: u64,
     /// threads x iodepth.
     pub load: u64,
     /// Index in [`Report::points`].
@@ -296,6 +300,17 @@ pub struct CurvePoint {
     pub p95_ns: u64,
     /// p99 latency (all operations).
     pub p99_ns: u64,
+}
+
+impl CurvePoint {
+    /// The point's value on an axis (`threads`, `iodepth` or `block_size_bytes`).
+    pub fn x(&self, axis: &str) -> u64 {
+        match axis {
+            "threads" => self.threads as u64,
+            "iodepth" => self.iodepth as u64,
+            _ => self.block_size_bytes,
+        }
+    }
 }
 
 /// The knee of a curve over the load (threads x iodepth).
@@ -320,7 +335,7 @@ pub struct Curve {
     pub axis: String,
     /// What the curve's points share, in words.
     pub label: String,
-    /// Points by increasing x.
+    /// Points by increasing value on the axis (see [`CurvePoint::x`]).
     pub points: Vec<CurvePoint>,
     /// For threads and iodepth curves.
     pub knee: Option<Knee>,
@@ -333,12 +348,12 @@ pub struct Comparison {
     pub parameter: String,
     /// What the two points share, in words.
     pub label: String,
-    /// Point A (index in [`Report::points`]) and its value of the parameter.
-    pub a: usize,
+    /// Point A (index in [`Report::points`]).
+    pub a_point: usize,
     /// A's value of the parameter.
     pub a_value: String,
     /// Point B.
-    pub b: usize,
+    pub b_point: usize,
     /// B's value of the parameter.
     pub b_value: String,
     /// A's mean throughput.

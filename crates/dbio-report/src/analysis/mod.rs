@@ -416,15 +416,12 @@ fn curves(
             }
         }
         for (k, pis) in groups {
-            let x = |pi: usize| match axis {
-                "threads" => points[pi].params.threads as u64,
-                "iodepth" => points[pi].params.iodepth as u64,
-                _ => points[pi].params.block_size_bytes,
-            };
             let mut cps: Vec<CurvePoint> = pis
                 .iter()
                 .map(|&pi| CurvePoint {
-                    x: x(pi),
+                    threads: points[pi].params.threads,
+                    iodepth: points[pi].params.iodepth,
+                    block_size_bytes: points[pi].params.block_size_bytes,
                     load: points[pi].load,
                     point: pi,
                     iops: points[pi].iops,
@@ -433,7 +430,7 @@ fn curves(
                     p99_ns: points[pi].p99_ns,
                 })
                 .collect();
-            cps.sort_by_key(|c| c.x);
+            cps.sort_by_key(|c| c.x(axis));
             if cps.len() < 2 {
                 continue;
             }
@@ -523,9 +520,9 @@ fn comparisons(
             out.push(Comparison {
                 parameter: ka[d].0.to_string(),
                 label: words(&shared),
-                a,
+                a_point: a,
                 a_value: ka[d].1.clone(),
-                b,
+                b_point: b,
                 b_value: kb[d].1.clone(),
                 a_iops: pa.iops,
                 b_iops: pb.iops,

@@ -380,7 +380,7 @@ pub fn distribution(r: &Report, pi: usize, p: &PointReport) -> io::Result<String
 pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> {
     let xs: Vec<u64> = curves
         .iter()
-        .flat_map(|c| c.points.iter().map(|p| p.x))
+        .flat_map(|c| c.points.iter().map(|p| p.x(axis)))
         .collect();
     let x0 = xs.iter().copied().min().unwrap_or(1).max(1) as f64;
     let x1 = (xs.iter().copied().max().unwrap_or(2).max(1) as f64).max(x0 * 2.0);
@@ -425,7 +425,11 @@ pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> 
             .draw()?;
         for (k, cv) in curves.iter().enumerate() {
             let colour = COLOURS[k % COLOURS.len()];
-            let pts: Vec<(f64, f64)> = cv.points.iter().map(|p| (p.x as f64, p.iops)).collect();
+            let pts: Vec<(f64, f64)> = cv
+                .points
+                .iter()
+                .map(|p| (p.x(axis) as f64, p.iops))
+                .collect();
             c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?
                 .label(cv.label.clone())
                 .legend(move |(x, y)| {
@@ -435,13 +439,13 @@ pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> 
             if let Some(k) = cv.knee.as_ref().and_then(|k| k.saturation_load) {
                 if let Some(p) = cv.points.iter().find(|p| p.load == k) {
                     c.draw_series(std::iter::once(Circle::new(
-                        (p.x as f64, p.iops),
+                        (p.x(axis) as f64, p.iops),
                         8,
                         colour.stroke_width(2),
                     )))?;
                     c.draw_series(std::iter::once(Text::new(
                         "knee",
-                        (p.x as f64, p.iops * 0.9),
+                        (p.x(axis) as f64, p.iops * 0.9),
                         (FONT, 11).into_font().color(&colour),
                     )))?;
                 }
@@ -475,12 +479,12 @@ pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> 
             let p99: Vec<(f64, f64)> = cv
                 .points
                 .iter()
-                .map(|p| (p.x as f64, p.p99_ns.max(1) as f64))
+                .map(|p| (p.x(axis) as f64, p.p99_ns.max(1) as f64))
                 .collect();
             let p95: Vec<(f64, f64)> = cv
                 .points
                 .iter()
-                .map(|p| (p.x as f64, p.p95_ns.max(1) as f64))
+                .map(|p| (p.x(axis) as f64, p.p95_ns.max(1) as f64))
                 .collect();
             c.draw_series(LineSeries::new(p99.clone(), colour.stroke_width(2)))?;
             c.draw_series(p99.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
@@ -504,7 +508,7 @@ pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> 
 pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
     let n = cs.len().max(1);
     let h = 60 + 46 * n as u32;
-    let points: Vec<usize> = cs.iter().flat_map(|c| [c.a, c.b]).collect();
+    let points: Vec<usize> = cs.iter().flat_map(|c| [c.a_point, c.b_point]).collect();
     let imax = nice_max(
         cs.iter()
             .flat_map(|c| [c.a_iops, c.b_iops])

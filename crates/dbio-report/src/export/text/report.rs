@@ -239,7 +239,7 @@ impl Exporter<Report> for TextExporter {
                 ]);
                 for p in &c.points {
                     t.row([
-                        axis_value(c, p.x),
+                        axis_value(c, p.x(&c.axis)),
                         p.load.to_string(),
                         iops(p.iops),
                         format!("{:.2}", p.bytes_per_s / 1_048_576.0),
