@@ -227,7 +227,8 @@ pub fn run_report(
         opts.stall_throughput_fraction,
         opts.stall_p99_factor,
     );
-    st.periodic = stalls::periodic(&samples, opts.periodic_min_depth_pct);
+    st.periodic = stalls::periodic(&samples, opts.periodic_min_depth_pct)
+        .or_else(|| stalls::periodic_events(&samples, opts.stall_throughput_fraction));
     for (&i, f) in measured.iter().zip(flags) {
         intervals[i].stall = f;
     }

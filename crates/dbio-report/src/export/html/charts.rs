@@ -159,7 +159,8 @@ pub fn run_timeline(r: &RunReport) -> io::Result<String> {
     let iv = &r.intervals;
     let x0 = iv.first().map_or(0.0, |i| i.start_s);
     let x1 = iv.last().map_or(1.0, |i| i.end_s).max(x0 + 1e-3);
-    let ymax = nice_max(iv.iter().map(|i| i.iops).fold(0.0, f64::max));
+    // Head room above the highest interval for the legend.
+    let ymax = nice_max(iv.iter().map(|i| i.iops).fold(0.0, f64::max)) * 1.25;
     let mib_per_io = {
         let (b, n) = iv
             .iter()
@@ -223,13 +224,15 @@ pub fn run_timeline(r: &RunReport) -> io::Result<String> {
             .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], WARM.filled()));
         }
         c.configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
+            .position(SeriesLabelPosition::UpperRight)
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(180, 180, 180))
             .label_font((FONT, 11))
             .draw()?;
 
         let (lo, hi) = lat_range(iv.iter().flat_map(|i| [i.lat_ns.p50, i.lat_ns.max]));
+        // Head room (a decade and a half on the log axis) for the legend.
+        let hi = hi * 30.0;
         let mut c = ChartBuilder::on(&bottom)
             .margin_left(8)
             .margin_right(64)
@@ -507,19 +510,19 @@ pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> 
 /// Side by side: A and B of each comparison, IOPS bars with the ratio, p99 bars.
 pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
     let n = cs.len().max(1);
-    let h = 60 + 46 * n as u32;
+    let h = 90 + 80 * n as u32;
     let points: Vec<usize> = cs.iter().flat_map(|c| [c.a_point, c.b_point]).collect();
     let imax = nice_max(
         cs.iter()
             .flat_map(|c| [c.a_iops, c.b_iops])
             .fold(0.0, f64::max),
-    ) * 1.15;
+    ) * 1.4;
     let pmax = nice_max(
         cs.iter()
             .flat_map(|c| [c.a_p99_ns, c.b_p99_ns])
             .max()
             .unwrap_or(1) as f64,
-    ) * 1.15;
+    ) * 1.3;
     svg(960, h, &many_caption(r, &points), |area| {
         let (left, right) = area.split_horizontally(560);
         let rows = 0.0..(n as f64);
@@ -546,21 +549,21 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
                 .iter()
                 .enumerate()
             {
-                let top = y + 0.9 - j as f64 * 0.4;
+                let top = y + 0.95 - j as f64 * 0.42;
                 c.draw_series(std::iter::once(Rectangle::new(
-                    [(0.0, top - 0.35), (*v, top)],
+                    [(0.0, top - 0.36), (*v, top)],
                     COLOURS[j].mix(0.8).filled(),
                 )))?;
                 c.draw_series(std::iter::once(Text::new(
-                    format!("{}={label}  {}", cmp.parameter, fmt_iops(v)),
-                    (imax * 0.01, top - 0.08),
-                    (FONT, 11).into_font().color(&WHITE),
+                    format!("{}={label}: {}", cmp.parameter, fmt_iops(v)),
+                    (*v + imax * 0.01, top - 0.1),
+                    (FONT, 11).into_font().color(&BLACK),
                 )))?;
             }
             c.draw_series(std::iter::once(Text::new(
                 format!("B/A {:.3} ({verdict})", cmp.iops_ratio),
-                (cmp.a_iops.max(cmp.b_iops) + imax * 0.01, y + 0.55),
-                (FONT, 11).into_font().color(&BLACK),
+                (imax * 0.01, y + 0.1),
+                (FONT, 12).into_font().color(&BLACK),
             )))?;
         }
         let mut c = ChartBuilder::on(&right)
@@ -578,14 +581,14 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
         for (k, cmp) in cs.iter().enumerate() {
             let y = (n - 1 - k) as f64;
             for (j, v) in [cmp.a_p99_ns, cmp.b_p99_ns].iter().enumerate() {
-                let top = y + 0.9 - j as f64 * 0.4;
+                let top = y + 0.95 - j as f64 * 0.42;
                 c.draw_series(std::iter::once(Rectangle::new(
-                    [(0.0, top - 0.35), (*v as f64, top)],
+                    [(0.0, top - 0.36), (*v as f64, top)],
                     COLOURS[j].mix(0.8).filled(),
                 )))?;
                 c.draw_series(std::iter::once(Text::new(
                     format_ns(*v as f64),
-                    (*v as f64 + pmax * 0.01, top - 0.08),
+                    (*v as f64 + pmax * 0.01, top - 0.1),
                     (FONT, 11).into_font().color(&BLACK),
                 )))?;
             }
