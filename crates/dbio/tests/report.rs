@@ -167,10 +167,8 @@ fn runs_nobody_paused_raise_no_periodic_alarm() {
     // points (two points: the repeats merge).
     assert_eq!(r["points"].as_array().unwrap().len(), 2);
     assert_eq!(r["comparisons"][0]["parameter"], "engine");
-    assert_eq!(
-        r["comparisons"][0]["a_intervals"].as_u64().unwrap() > 20,
-        true
-    );
+    let n = r["comparisons"][0]["a_intervals"].as_u64().unwrap();
+    assert!(n > 20, "{n} intervals in the test");
 }
 
 #[test]
