@@ -172,8 +172,9 @@ pub fn periodic(samples: &[Sample], min_depth_pct: f64) -> Option<Periodic> {
 /// stall (another process taking the CPU, a one-off flush) hides the pattern from the
 /// autocorrelation: the starts of throughput stalls (runs of intervals below `fraction` of the
 /// median) lie on a grid of period P when at least 80% of them fall within a tenth of P (at
-/// least one interval) of it, and they hit at least 60% of the grid's positions, at least 3.
-/// The smallest such P wins.
+/// least one interval) of it, and they hit at least 60% of the grid's positions, at least 3;
+/// that window covers at most a third of P, so periods under 9 intervals are left to the
+/// autocorrelation. The smallest such P wins.
 pub fn periodic_events(samples: &[Sample], fraction: f64) -> Option<Periodic> {
     let n = samples.len();
     let iops: Vec<f64> = samples.iter().map(|s| s.iops).collect();
@@ -197,44 +198,57 @@ pub fn periodic_events(samples: &[Sample], fraction: f64) -> Option<Periodic> {
     if starts.len() < 3 {
         return None;
     }
+    // Candidate periods: the gaps between stall starts that leave room for three periods.
     let mut periods: Vec<usize> = starts
         .iter()
         .enumerate()
         .flat_map(|(i, a)| starts[i + 1..].iter().map(move |b| b - a))
-        .filter(|&p| p >= 2)
+        .filter(|&p| p >= 2 && 3 * p <= n)
         .collect();
     periods.sort_unstable();
     periods.dedup();
     for p in periods {
         let tol = (p / 10).max(1);
-        for &anchor in &starts {
-            let phase = anchor % p;
-            let on: Vec<usize> = (0..starts.len())
-                .filter(|&e| {
-                    let d = (starts[e] + p - phase) % p;
-                    d.min(p - d) <= tol
-                })
-                .collect();
-            let mut hits: Vec<usize> = on
-                .iter()
-                .map(|&e| (starts[e] as f64 - phase as f64) / p as f64)
-                .map(|k| k.round() as usize)
-                .collect();
-            hits.dedup();
-            let grid = (n - phase).div_ceil(p);
-            if on.len() * 5 >= starts.len() * 4 && hits.len() * 10 >= grid * 6 && hits.len() >= 3 {
-                let low = on.iter().map(|&e| mins[e]).sum::<f64>() / on.len() as f64;
-                let x = detrend(&iops);
-                let r = autocorrelation(&x, p).get(p).copied().unwrap_or(0.0);
-                let len_s = (samples[n - 1].end_s - samples[0].start_s) / n as f64;
-                return Some(Periodic {
-                    period_intervals: p,
-                    period_s: p as f64 * len_s,
-                    depth_pct: (1.0 - low / med) * 100.0,
-                    autocorrelation: r,
-                    first_dip_s: samples[starts[on[0]]].start_s,
-                });
-            }
+        // The grid's window must cover at most a third of the period, else events anywhere
+        // fall on it (period 3 with a tolerance of 1 takes every interval).
+        if 3 * (2 * tol + 1) > p {
+            continue;
+        }
+        // Events per residue modulo p, then the phase that puts the most events on the grid.
+        let mut per_residue = vec![0usize; p];
+        for &s in &starts {
+            per_residue[s % p] += 1;
+        }
+        let near = |phase: usize| -> usize {
+            (0..=2 * tol)
+                .map(|d| per_residue[(phase + p + d - tol) % p])
+                .sum()
+        };
+        let phase = (0..p).max_by_key(|&ph| (near(ph), std::cmp::Reverse(ph)))?;
+        let on: Vec<usize> = (0..starts.len())
+            .filter(|&e| {
+                let d = (starts[e] + p - phase) % p;
+                d.min(p - d) <= tol
+            })
+            .collect();
+        let mut hits: Vec<i64> = on
+            .iter()
+            .map(|&e| ((starts[e] as f64 - phase as f64) / p as f64).round() as i64)
+            .collect();
+        hits.dedup();
+        let grid = (n - phase).div_ceil(p);
+        if on.len() * 5 >= starts.len() * 4 && hits.len() * 10 >= grid * 6 && hits.len() >= 3 {
+            let low = on.iter().map(|&e| mins[e]).sum::<f64>() / on.len() as f64;
+            let x = detrend(&iops);
+            let r = autocorrelation(&x, p).get(p).copied().unwrap_or(0.0);
+            let len_s = (samples[n - 1].end_s - samples[0].start_s) / n as f64;
+            return Some(Periodic {
+                period_intervals: p,
+                period_s: p as f64 * len_s,
+                depth_pct: (1.0 - low / med) * 100.0,
+                autocorrelation: r,
+                first_dip_s: samples[starts[on[0]]].start_s,
+            });
         }
     }
     None
@@ -376,5 +390,18 @@ pub(crate) mod tests {
                 .collect();
             assert_eq!(periodic_events(&series(&v), 0.5), None, "{starts:?}");
         }
+        // Dense, irregular stalls (one start every 3.5 intervals on average) fit no grid.
+        let v: Vec<f64> = (0..600)
+            .map(|i| {
+                if noise(i * 31 + 5) > 0.55 {
+                    10.0
+                } else {
+                    1000.0
+                }
+            })
+            .collect();
+        let s = series(&v);
+        assert!(detect(&s, 0.5, 10.0).1.events.len() > 100);
+        assert_eq!(periodic_events(&s, 0.5), None);
     }
 }

@@ -153,6 +153,24 @@ fn fmt_iops(v: &f64) -> String {
     }
 }
 
+/// The time spans of consecutive intervals that satisfy `f`.
+fn spans(
+    iv: &[crate::report::IntervalPoint],
+    f: impl Fn(&crate::report::IntervalPoint) -> bool,
+) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    let mut open = false;
+    for i in iv {
+        match (f(i), open, out.last_mut()) {
+            (true, true, Some(last)) => last.1 = i.end_s,
+            (true, _, _) => out.push((i.start_s, i.end_s)),
+            _ => {}
+        }
+        open = f(i);
+    }
+    out
+}
+
 /// Throughput over time (IOPS, MiB/s on the right axis), stall intervals shaded red, warm-up
 /// grey; under it the per-interval p50/p95/p99/max latency on a log axis.
 pub fn run_timeline(r: &RunReport) -> io::Result<String> {
@@ -187,7 +205,7 @@ pub fn run_timeline(r: &RunReport) -> io::Result<String> {
             .y_desc("IOPS")
             .y_label_formatter(&fmt_iops)
             .x_label_formatter(&|v| format!("{v:.1}s"))
-            .light_line_style(WHITE)
+            .max_light_lines(0)
             .label_style((FONT, 11))
             .draw()?;
         c.configure_secondary_axes()
@@ -195,16 +213,15 @@ pub fn run_timeline(r: &RunReport) -> io::Result<String> {
             .y_label_formatter(&|v| format!("{v:.0}"))
             .label_style((FONT, 11))
             .draw()?;
-        // Warm-up (the bench's, and before the steady state), then stalls.
-        let shade = iv
-            .iter()
-            .filter(|i| i.warmup || i.end_s <= warm_end)
-            .map(|i| Rectangle::new([(i.start_s, 0.0), (i.end_s, ymax)], WARM.filled()));
+        // Warm-up (the bench's, and before the steady state), then stalls: one rectangle per
+        // run of consecutive intervals.
+        let shade = spans(iv, |i| i.warmup || i.end_s <= warm_end)
+            .into_iter()
+            .map(|(a, b)| Rectangle::new([(a, 0.0), (b, ymax)], WARM.filled()));
         c.draw_series(shade)?;
-        let stalls = iv
-            .iter()
-            .filter(|i| i.stall)
-            .map(|i| Rectangle::new([(i.start_s, 0.0), (i.end_s, ymax)], STALL.filled()));
+        let stalls = spans(iv, |i| i.stall)
+            .into_iter()
+            .map(|(a, b)| Rectangle::new([(a, 0.0), (b, ymax)], STALL.filled()));
         c.draw_series(stalls)?
             .label("stall")
             .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], STALL.filled()));
@@ -246,9 +263,10 @@ pub fn run_timeline(r: &RunReport) -> io::Result<String> {
         c.configure_mesh()
             .y_desc("latency")
             .x_desc("seconds since start")
+            .y_labels(6)
             .y_label_formatter(&fmt_ns)
             .x_label_formatter(&|v| format!("{v:.1}s"))
-            .light_line_style(WHITE)
+            .max_light_lines(0)
             .label_style((FONT, 11))
             .draw()?;
         let lines: [LatLine; 4] = [
@@ -313,7 +331,7 @@ pub fn distribution(r: &Report, pi: usize, p: &PointReport) -> io::Result<String
             .x_desc("latency (log)")
             .y_desc("% of operations")
             .x_label_formatter(&fmt_ns)
-            .light_line_style(WHITE)
+            .max_light_lines(0)
             .label_style((FONT, 11))
             .draw()?;
         for (k, o) in p.ops.iter().enumerate() {
@@ -350,6 +368,7 @@ pub fn distribution(r: &Report, pi: usize, p: &PointReport) -> io::Result<String
             .build_cartesian_2d(0.0..4.5, (lo..hi).log_scale())?;
         c.configure_mesh()
             .x_desc("percentile (max at the right)")
+            .y_labels(6)
             .y_label_formatter(&fmt_ns)
             .x_labels(10)
             .x_label_formatter(&|v: &f64| match v.round() as i32 {
@@ -360,7 +379,7 @@ pub fn distribution(r: &Report, pi: usize, p: &PointReport) -> io::Result<String
                 3 => "p99.9".into(),
                 _ => "p99.99".into(),
             })
-            .light_line_style(WHITE)
+            .max_light_lines(0)
             .label_style((FONT, 11))
             .draw()?;
         for (k, o) in p.ops.iter().enumerate() {
@@ -423,7 +442,7 @@ pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> 
             .y_desc("IOPS")
             .x_label_formatter(&fmt_x)
             .y_label_formatter(&fmt_iops)
-            .light_line_style(WHITE)
+            .max_light_lines(0)
             .label_style((FONT, 11))
             .draw()?;
         for (k, cv) in curves.iter().enumerate() {
@@ -473,8 +492,9 @@ pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> 
             .x_desc(format!("{name} (log2)"))
             .y_desc("latency")
             .x_label_formatter(&fmt_x)
+            .y_labels(6)
             .y_label_formatter(&fmt_ns)
-            .light_line_style(WHITE)
+            .max_light_lines(0)
             .label_style((FONT, 11))
             .draw()?;
         for (k, cv) in curves.iter().enumerate() {
@@ -535,7 +555,7 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
         c.configure_mesh()
             .disable_y_mesh()
             .x_label_formatter(&fmt_iops)
-            .light_line_style(WHITE)
+            .max_light_lines(0)
             .label_style((FONT, 11))
             .draw()?;
         for (k, cmp) in cs.iter().enumerate() {
@@ -575,7 +595,7 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
         c.configure_mesh()
             .disable_y_mesh()
             .x_label_formatter(&fmt_ns)
-            .light_line_style(WHITE)
+            .max_light_lines(0)
             .label_style((FONT, 11))
             .draw()?;
         for (k, cmp) in cs.iter().enumerate() {
