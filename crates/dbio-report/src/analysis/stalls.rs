@@ -171,10 +171,10 @@ pub fn periodic(samples: &[Sample], min_depth_pct: f64) -> Option<Periodic> {
 /// Periodic stalls found from the stall events themselves, for runs where one long irregular
 /// stall (another process taking the CPU, a one-off flush) hides the pattern from the
 /// autocorrelation: the starts of throughput stalls (runs of intervals below `fraction` of the
-/// median) lie on a grid of period P when at least 80% of them fall within a tenth of P (at
-/// least one interval) of it, and they hit at least 60% of the grid's positions, at least 3;
-/// that window covers at most a third of P, so periods under 9 intervals are left to the
-/// autocorrelation. The smallest such P wins.
+/// median) lie on a grid of period P when at least two thirds of them fall within a tenth of P
+/// (at least one interval) of it, and they recur at three quarters of the grid's positions (at
+/// least 3). That window covers at most a third of P, so periods under 9 intervals are left to
+/// the autocorrelation. The smallest such P wins.
 pub fn periodic_events(samples: &[Sample], fraction: f64) -> Option<Periodic> {
     let n = samples.len();
     let iops: Vec<f64> = samples.iter().map(|s| s.iops).collect();
@@ -237,7 +237,7 @@ pub fn periodic_events(samples: &[Sample], fraction: f64) -> Option<Periodic> {
             .collect();
         hits.dedup();
         let grid = (n - phase).div_ceil(p);
-        if on.len() * 5 >= starts.len() * 4 && hits.len() * 10 >= grid * 6 && hits.len() >= 3 {
+        if on.len() * 3 >= starts.len() * 2 && hits.len() * 4 >= grid * 3 && hits.len() >= 3 {
             let low = on.iter().map(|&e| mins[e]).sum::<f64>() / on.len() as f64;
             let x = detrend(&iops);
             let r = autocorrelation(&x, p).get(p).copied().unwrap_or(0.0);
@@ -375,6 +375,23 @@ pub(crate) mod tests {
         assert_eq!(p.period_intervals, 10);
         assert!((p.first_dip_s - 0.6).abs() < 1e-9, "{p:?}");
         assert!(p.depth_pct > 95.0);
+    }
+
+    #[test]
+    fn a_real_sigstop_run_with_two_stray_dips_is_periodic() {
+        // The throughput of a real run paused 300 ms every second (100 ms intervals), with two
+        // stray dips of its own (at 0.9 s and 4.0 s): six of eight stall starts on the grid.
+        let mut v = vec![65_000.0; 68];
+        for i in [
+            5, 6, 7, 16, 17, 18, 26, 27, 28, 36, 37, 38, 46, 47, 48, 49, 56, 57,
+        ] {
+            v[i] = 0.0;
+        }
+        v[9] = 17_000.0;
+        v[40] = 28_000.0;
+        let p = periodic_events(&series(&v), 0.5).expect("periodic");
+        assert_eq!(p.period_intervals, 10);
+        assert!((p.first_dip_s - 0.5).abs() < 1e-9, "{p:?}");
     }
 
     #[test]
