@@ -136,7 +136,11 @@ fn lat_range(values: impl Iterator<Item = u64>) -> (f64, f64) {
     if hi == 0 {
         return (1.0, 1000.0);
     }
-    ((lo as f64 / 1.5).max(1.0), hi as f64 * 1.5)
+    // Whole decades, so that a log axis always has labelled ticks (a range inside one decade
+    // gets none).
+    let down = 10f64.powf((lo as f64 / 1.2).max(1.0).log10().floor());
+    let up = 10f64.powf((hi as f64 * 1.2).log10().ceil());
+    (down, up)
 }
 
 fn fmt_ns(v: &f64) -> String {
@@ -536,7 +540,7 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
         cs.iter()
             .flat_map(|c| [c.a_iops, c.b_iops])
             .fold(0.0, f64::max),
-    ) * 1.4;
+    ) * 2.0;
     let pmax = nice_max(
         cs.iter()
             .flat_map(|c| [c.a_p99_ns, c.b_p99_ns])
@@ -550,7 +554,7 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
             .margin(8)
             .x_label_area_size(26)
             .y_label_area_size(0)
-            .caption("IOPS, A (top) and B, B/A", (FONT, 13))
+            .caption("IOPS, A (top) and B", (FONT, 13))
             .build_cartesian_2d(0.0..imax, rows.clone())?;
         c.configure_mesh()
             .disable_y_mesh()
@@ -574,17 +578,17 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
                     [(0.0, top - 0.36), (*v, top)],
                     COLOURS[j].mix(0.8).filled(),
                 )))?;
+                let ratio = if j == 1 {
+                    format!(", B/A {:.3}, {verdict}", cmp.iops_ratio)
+                } else {
+                    String::new()
+                };
                 c.draw_series(std::iter::once(Text::new(
-                    format!("{}={label}: {}", cmp.parameter, fmt_iops(v)),
+                    format!("{}={label}: {}{ratio}", cmp.parameter, fmt_iops(v)),
                     (*v + imax * 0.01, top - 0.1),
                     (FONT, 11).into_font().color(&BLACK),
                 )))?;
             }
-            c.draw_series(std::iter::once(Text::new(
-                format!("B/A {:.3} ({verdict})", cmp.iops_ratio),
-                (imax * 0.01, y + 0.1),
-                (FONT, 12).into_font().color(&BLACK),
-            )))?;
         }
         let mut c = ChartBuilder::on(&right)
             .margin(8)
