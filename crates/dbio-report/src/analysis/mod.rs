@@ -360,6 +360,7 @@ pub fn analyse(runs: &[Loaded], opts: &ReportOptions) -> Report {
 fn point(reports: &[RunReport], runs: &[Loaded], m: &[usize], label: String) -> PointReport {
     let first = &reports[m[0]];
     let mut hosts: Vec<String> = m.iter().map(|&r| reports[r].params.host.clone()).collect();
+    hosts.sort();
     hosts.dedup();
     let mut params = first.params.clone();
     params.host = hosts.join(",");
