@@ -31,6 +31,8 @@ pub const INNODB_GREP: &str = "dbio.innodb.grep/1";
 /// `dbio innodb grep --format jsonl`: one object per hit (`"type": "hit"`), then the summary
 /// (`"type": "summary"`), which alone carries `schema` and `dbio_version`.
 pub const INNODB_GREP_JSONL: &str = "dbio.innodb.grep.jsonl/1";
+/// `dbio report --format json`: the analysis of bench results (and sweeps).
+pub const REPORT: &str = "dbio.report/1";
 
 /// A result as a JSON document: `schema` and `dbio_version` first, then the result's own
 /// fields (the result must serialise as a map: a struct or a map).
@@ -115,6 +117,7 @@ mod tests {
             INNODB_PAGES,
             INNODB_GREP,
             INNODB_GREP_JSONL,
+            REPORT,
         ];
         for (i, a) in all.iter().enumerate() {
             let (name, version) = a.split_once('/').expect("name/version");

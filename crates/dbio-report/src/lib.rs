@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 pub mod align;
+pub mod analysis;
 pub mod bench;
 pub mod check;
 pub mod disk;
@@ -10,6 +11,7 @@ pub mod doc;
 pub mod export;
 pub mod hist;
 pub mod innodb;
+pub mod report;
 pub mod sweep;
 pub mod units;
 

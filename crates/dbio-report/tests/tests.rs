@@ -7,4 +7,5 @@ mod export_align;
 mod export_check;
 mod export_innodb;
 mod export_iostat;
+mod export_report;
 mod export_sweep_stack;

@@ -154,6 +154,29 @@ const UNITLESS: &[&str] = &[
     "theta",
     "table_id",
     "root_page",
+    // dbio report: counts of intervals, indexes of runs and points, loads (threads x iodepth),
+    // ratios, a correlation, a p-value and the thresholds that are shares or factors
+    "intervals",
+    "stall_intervals",
+    "period_intervals",
+    "window_intervals",
+    "steady_window_intervals",
+    "from_interval",
+    "a_intervals",
+    "b_intervals",
+    "point",
+    "a_point",
+    "b_point",
+    "load",
+    "max_load_within_slo",
+    "saturation_load",
+    "iops_ratio",
+    "p99_ratio",
+    "autocorrelation",
+    "p_value",
+    "alpha",
+    "stall_throughput_fraction",
+    "stall_p99_factor",
 ];
 
 /// Every key is a jq dot path (no `.`), and every number's key ends in its unit (`_ns`, `_us`,
@@ -583,4 +606,63 @@ fn sweep_sysbench_oltp_matches_its_schema() {
         false,
     );
     validate("dbio.sweep", "dbio.sweep/1", &docs);
+}
+
+#[test]
+fn report_json_validates() {
+    // Real bench results (null engine: no I/O, real workers, intervals and histograms), two
+    // thread counts and two repeats, so points merge, a threads curve and an A/B exist.
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (name, extra) in [
+        ("t1.json", &["--threads", "1"][..]),
+        ("t2.json", &["--threads", "2"]),
+        ("t2b.json", &["--threads", "2"]),
+        ("t2-qd4.json", &["--threads", "2", "--iodepth", "4"]),
+        (
+            "t2-zipf.json",
+            &["--threads", "2", "--distribution", "zipf:1.1"],
+        ),
+    ] {
+        let mut args = vec![
+            "bench",
+            "--engine",
+            "null",
+            "--mode",
+            "rndrd",
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "1M",
+            "--time",
+            "600ms",
+            "--report-interval",
+            "50ms",
+            "--format",
+            "json",
+            "-o",
+            name,
+        ];
+        args.extend(extra);
+        Command::cargo_bin("dbio")
+            .unwrap()
+            .args(&args)
+            .current_dir(dir.path())
+            .assert()
+            .success();
+        files.push(name);
+    }
+    let mut args = vec!["report", "--format", "json"];
+    args.extend(&files);
+    let docs = run(&args, dir.path(), false);
+    let d = &docs[0];
+    assert_eq!(d["runs"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        d["points"].as_array().unwrap().len(),
+        4,
+        "t2 and t2b are one point"
+    );
+    assert!(!d["curves"].as_array().unwrap().is_empty());
+    assert_eq!(d["comparisons"][0]["parameter"], "distribution");
+    validate("dbio.report", "dbio.report/1", &docs);
 }

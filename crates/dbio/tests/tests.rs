@@ -14,6 +14,7 @@ mod iostat;
 mod json_schema;
 mod packaging;
 mod readme;
+mod report;
 mod stack;
 mod sweep;
 mod write_safety;

@@ -6,6 +6,7 @@ pub mod align;
 pub mod bench;
 pub mod iostat;
 pub mod sweep;
+pub mod report;
 
 use std::io::{self, Write};
 

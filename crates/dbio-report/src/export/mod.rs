@@ -17,6 +17,7 @@ pub mod csv;
 pub mod json;
 pub mod jsonl;
 pub mod nagios;
+pub mod html;
 pub mod prometheus;
 pub mod sysbench;
 pub mod table;
@@ -62,11 +63,13 @@ pub enum Format {
     Nagios,
     /// The text layout of sysbench fileio 1.0.20.
     Sysbench,
+    /// One self-contained HTML page (inline SVG charts, no network, no script needed).
+    Html,
 }
 
 impl Format {
     /// Every format.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::Text,
         Format::Json,
         Format::Jsonl,
@@ -74,6 +77,7 @@ impl Format {
         Format::Prometheus,
         Format::Nagios,
         Format::Sysbench,
+        Format::Html,
     ];
 
     /// The name on the command line (`--format json`).
@@ -86,6 +90,7 @@ impl Format {
             Format::Prometheus => "prometheus",
             Format::Nagios => "nagios",
             Format::Sysbench => "sysbench",
+            Format::Html => "html",
         }
     }
 
@@ -99,6 +104,7 @@ impl Format {
             Format::Prometheus => "Prometheus text format",
             Format::Nagios => "Nagios plugin status line and perfdata",
             Format::Sysbench => "sysbench fileio 1.0.20 layout",
+            Format::Html => "one self-contained HTML page with SVG charts",
         }
     }
 
@@ -117,7 +123,7 @@ impl fmt::Display for Format {
 
 /// A format name that is not one of [`Format::ALL`].
 #[derive(Debug, thiserror::Error)]
-#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench")]
+#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench, html")]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {

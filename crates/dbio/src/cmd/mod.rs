@@ -7,6 +7,7 @@ pub mod check;
 pub mod innodb;
 pub mod iostat;
 pub mod packaging;
+pub mod report;
 pub mod stack;
 pub mod sweep;
 
@@ -17,6 +18,8 @@ use clap::Subcommand;
 pub enum Command {
     /// How fast is this storage for a database: database-shaped I/O with exact latency histograms.
     Bench(bench::Args),
+    /// Curves, pictures and verdicts from bench results: knee, stalls, steady state, A/B (HTML, text, JSON, CSV).
+    Report(report::Args),
     /// Alignment math (`calc`) and the alignment of a disk or image (`check`).
     Align(align::Args),
     /// Is the storage set up right for a database: an audit with OK/WARN/CRIT rules.
@@ -40,6 +43,7 @@ pub enum Command {
 pub fn run(command: Command) -> anyhow::Result<u8> {
     match command {
         Command::Bench(args) => bench::run(args),
+        Command::Report(args) => report::run(args),
         Command::Align(args) => align::run(args),
         Command::Check(args) => check::run(args),
         Command::Sweep(args) => sweep::run(*args),

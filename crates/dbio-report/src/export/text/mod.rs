@@ -6,5 +6,6 @@ pub mod bench_fileset;
 pub mod check;
 pub mod innodb;
 pub mod iostat;
+pub mod report;
 pub mod stack;
 pub mod sweep;
