@@ -29,6 +29,9 @@ pub const INNODB_GREP: &str = "dbio.innodb.grep/1";
 /// (`"type": "summary"`), which alone carries `schema` and `dbio_version`.
 pub const INNODB_GREP_JSONL: &str = "dbio.innodb.grep.jsonl/1";
 
+/// `dbio mysql chunk --format json`.
+pub const MYSQL_CHUNK: &str = "dbio.mysql.chunk/1";
+
 /// A result as a JSON document: `schema` and `dbio_version` first, then the result's own
 /// fields (the result must serialise as a map: a struct or a map).
 #[derive(Debug, Serialize)]

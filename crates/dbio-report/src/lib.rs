@@ -10,6 +10,7 @@ pub mod bench_text;
 pub mod doc;
 pub mod export;
 pub mod hist;
+pub mod mysql_chunk;
 pub mod units;
 
 pub use doc::Document;
