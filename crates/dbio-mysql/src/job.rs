@@ -361,7 +361,7 @@ pub fn run(
         max: opts.chunk_max,
     };
     let mut sizer = ChunkSizer::new(sizer_cfg, opts.chunk_size);
-    let (stmt, _) = job.statement(&opts.action, lower.is_some());
+    let (stmt, _) = job.statement(&opts.action, true);
     let mut explain = dbio_report::mysql_chunk::Explain {
         access: "none (nothing to walk)".into(),
         ..Default::default()

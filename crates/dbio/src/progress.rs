@@ -33,6 +33,28 @@ impl Progress {
         }
     }
 
+    /// A bar over `total` rows (a chunked job's key rows, the server's estimate), with the
+    /// rate and ETA; hidden when stderr is not a terminal.
+    pub fn rows(prefix: &str, total: u64) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
+        let style = ProgressStyle::with_template(
+            "{prefix}[{wide_bar}] {human_pos} of ~{human_len} key rows ({per_sec}){msg}, ETA {eta}",
+        )
+        .expect("the template is valid")
+        .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_prefix(prefix.to_string());
+        Progress {
+            bar,
+            furthest: AtomicU64::new(0),
+        }
+    }
+
+    /// Runs `f` (which writes to stderr) with the bar cleared, then redraws it.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
+
     /// Reports `done` bytes so far (cumulative).
     pub fn set(&self, done: u64) {
         let before = self.furthest.fetch_max(done, Ordering::Relaxed);
@@ -41,7 +63,7 @@ impl Progress {
         }
     }
 
-    /// Reports `done` bytes and a count of things found so far (`, 12 pages`).
+    /// Reports `done` units and a count of things found so far (`, 12 pages`).
     pub fn set_found(&self, done: u64, found: u64, what: &str) {
         self.bar.set_message(format!(", {found} {what}"));
         self.set(done);

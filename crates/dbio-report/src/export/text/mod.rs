@@ -2,4 +2,5 @@
 
 pub mod bench;
 pub mod bench_fileset;
+pub mod mysql_chunk;
 pub mod stack;
