@@ -1,36 +1,14 @@
-//! `dbio mysql chunk`: a big delete, archive or update on a live MySQL/MariaDB, in throttled,
-//! resumable chunks. The flags become [`dbio_mysql::job::Options`]; the job runs in
-//! dbio-mysql; this file draws the progress, prints pauses and renders the result.
+//! The command line of `dbio mysql chunk`: the clap flags and their plain [`Options`].
 
+use super::ChunkFormats;
 use crate::cli::{parse_duration_arg, usage};
-use crate::output::{to_stderr, OutputArgs};
-use crate::progress::Progress;
-use anyhow::Context;
+use crate::output::OutputArgs;
 use dbio_mysql::archive::Format as ArchiveFormat;
-use dbio_mysql::guard::{parse_thresholds, Cause, GuardConfig};
-use dbio_mysql::job::{self, Action, Options, PendingPolicy};
+use dbio_mysql::guard::{parse_thresholds, GuardConfig};
+use dbio_mysql::job::{Action, Options, PendingPolicy};
 use dbio_mysql::window::Window;
-use dbio_report::export::{text, Format};
-use dbio_report::mysql_chunk::{ChunkPlan, ChunkResult};
-use dbio_report::{Document, Exporter, JsonExporter};
 use std::path::PathBuf;
 use std::time::Duration;
-
-crate::formats!(ChunkFormats: Text, Json);
-
-/// Arguments of `dbio mysql`.
-#[derive(clap::Args, Debug)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Sub,
-}
-
-#[derive(clap::Subcommand, Debug)]
-enum Sub {
-    /// Delete, archive or update the rows matching --where in short chunks along the primary
-    /// key, throttled by the server's load; a dry run unless --execute.
-    Chunk(Box<ChunkArgs>),
-}
 
 /// Arguments of `dbio mysql chunk`.
 #[derive(clap::Args, Debug)]
@@ -76,7 +54,7 @@ pub struct ChunkArgs {
     #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
     chunk_max: u64,
     /// Sleep after each chunk for this many times the chunk's time.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = parse_coef)]
     sleep_coef: f64,
     /// Pause at or above these (VAR=N,...; a bare N is Threads_running, dbio's own connection
     /// not counted).
@@ -125,14 +103,7 @@ pub struct ChunkArgs {
     #[arg(long, default_value = "1s", value_parser = parse_duration_arg)]
     check_interval: Duration,
     #[command(flatten)]
-    out: OutputArgs<ChunkFormats>,
-}
-
-/// Runs `dbio mysql`.
-pub fn run(args: Args) -> anyhow::Result<u8> {
-    match args.command {
-        Sub::Chunk(a) => chunk(*a),
-    }
+    pub out: OutputArgs<ChunkFormats>,
 }
 
 fn state_dir() -> PathBuf {
@@ -144,7 +115,8 @@ fn state_dir() -> PathBuf {
     }
 }
 
-fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
+/// The job's plain options from the flags (a usage error names the flag).
+pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
     let th = |flag: &str, s: &str| parse_thresholds(s).map_err(|e| usage(format!("--{flag}: {e}")));
     if !(a.sleep_coef.is_finite() && a.sleep_coef >= 0.0) {
         return Err(usage(format!(
@@ -214,87 +186,12 @@ fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
     })
 }
 
-/// Draws the progress bar and prints pauses on stderr.
-struct Show {
-    bar: Option<Progress>,
-}
-
-impl job::Observer for Show {
-    fn plan(&mut self, plan: &ChunkPlan) {
-        self.bar = Some(Progress::rows("chunk: ", plan.table_rows_estimate.max(1)));
+/// `--sleep-coef`: a finite number >= 0.
+fn parse_coef(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "'{s}' is not a number >= 0 (0 sleeps not at all, 1 as long as the chunk took)"
+        )),
     }
-    fn chunk(&mut self, p: &job::Progress) {
-        if let Some(b) = &self.bar {
-            b.set_found(
-                p.rows_walked,
-                p.rows_affected.max(p.rows_archived),
-                &format!("rows done, chunk {}", p.chunk_rows),
-            );
-        }
-    }
-    fn pause(&mut self, cause: &Cause) {
-        self.note(&format!("dbio: paused: {cause}\n"));
-    }
-    fn resumed(&mut self, paused: Duration) {
-        self.note(&format!(
-            "dbio: resumed after {:.1}s\n",
-            paused.as_secs_f64()
-        ));
-    }
-}
-
-impl Show {
-    fn note(&self, s: &str) {
-        match &self.bar {
-            Some(b) => b.suspend(|| to_stderr(s)),
-            None => to_stderr(s),
-        }
-    }
-}
-
-fn chunk(a: ChunkArgs) -> anyhow::Result<u8> {
-    let opts = options(&a)?;
-    let stop = crate::signals::install();
-    let mut show = Show { bar: None };
-    let result = job::run(&opts, stop, &mut show).map_err(|e| {
-        use dbio_mysql::Error as E;
-        let refused = matches!(
-            e,
-            E::Key(_)
-                | E::SqlText(_)
-                | E::NotRange { .. }
-                | E::StateExists(_)
-                | E::StateMismatch(_)
-                | E::NoState(_)
-                | E::ArchiveExists(_)
-                | E::PendingUpdate { .. }
-                | E::Dsn { .. }
-                | E::NoDatabase
-                | E::NoTable(_)
-                | E::Engine { .. }
-        );
-        let what = format!("mysql chunk on {}", opts.table);
-        if refused {
-            usage(format!("{what}: {e}"))
-        } else {
-            anyhow::Error::new(e).context(what)
-        }
-    })?;
-    if let Some(b) = show.bar.take() {
-        b.finish();
-    }
-    render(&a.out, &result)?;
-    Ok(match result.run.as_ref().map(|r| r.outcome.as_str()) {
-        Some("interrupted") => crate::signals::EXIT_INTERRUPTED,
-        Some("stopped") => crate::cli::EXIT_FAILURE,
-        _ => 0,
-    })
-}
-
-fn render(out: &OutputArgs<ChunkFormats>, r: &ChunkResult) -> anyhow::Result<()> {
-    let bytes = match out.format {
-        Format::Json => JsonExporter.to_string(&Document::new(dbio_report::doc::MYSQL_CHUNK, r))?,
-        _ => text::mysql_chunk::TextExporter.to_string(r)?,
-    };
-    out.emit(bytes.as_bytes()).context("writing the result")
 }
