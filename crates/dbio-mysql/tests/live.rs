@@ -637,3 +637,28 @@ fn an_update_that_died_committing_is_not_resumed_blindly() {
     job::run(&o, &no_stop(), &mut Quiet).unwrap();
     assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t WHERE n <> 1"), 0);
 }
+
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL"]
+fn outside_its_window_the_job_waits_and_run_time_ends_it_cleanly() {
+    let (mut c, dsn) = fresh("window");
+    c.query_drop("CREATE TABLE t (id INT NOT NULL PRIMARY KEY) ENGINE=InnoDB")
+        .unwrap();
+    c.query_drop("INSERT INTO t SELECT seq FROM seq_1_to_100")
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = options(&dsn, "t", None, Action::Delete, &dir.path().join("s.json"));
+    // A one-minute window that ended a minute ago (local time).
+    let now = jiff::Zoned::now().time();
+    let start = now.wrapping_sub(jiff::SignedDuration::from_mins(2));
+    let end = now.wrapping_sub(jiff::SignedDuration::from_mins(1));
+    o.window = Some(dbio_mysql::window::Window { start, end });
+    o.run_time = Some(Duration::from_millis(700));
+    let run = job::run(&o, &no_stop(), &mut Quiet).unwrap().run.unwrap();
+    assert_eq!(run.outcome, "run_time");
+    assert_eq!(run.chunks, 0);
+    assert_eq!(run.pauses.len(), 1);
+    assert_eq!(run.pauses[0].cause, "window");
+    assert!(run.pauses[0].duration_s >= 0.6, "{:?}", run.pauses[0]);
+    assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t"), 100);
+}
