@@ -38,9 +38,15 @@ impl Progress {
     pub fn rows(prefix: &str, total: u64) -> Progress {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
         let style = ProgressStyle::with_template(
-            "{prefix}[{wide_bar}] {human_pos} of ~{human_len} key rows ({per_sec}){msg}, ETA {eta}",
+            "{prefix}[{wide_bar}] {human_pos} of ~{human_len} key rows ({rate}){msg}, ETA {eta}",
         )
         .expect("the template is valid")
+        .with_key(
+            "rate",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}/s", s.per_sec());
+            },
+        )
         .progress_chars("=> ");
         bar.set_style(style);
         bar.set_prefix(prefix.to_string());
