@@ -662,3 +662,60 @@ fn outside_its_window_the_job_waits_and_run_time_ends_it_cleanly() {
     assert!(run.pauses[0].duration_s >= 0.6, "{:?}", run.pauses[0]);
     assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t"), 100);
 }
+
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL"]
+fn a_lock_wait_retries_the_chunk_smaller_and_gives_up_after_the_retries() {
+    let (mut c, dsn) = fresh("lockwait");
+    c.query_drop("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, n INT) ENGINE=InnoDB")
+        .unwrap();
+    c.query_drop("INSERT INTO t SELECT seq, 1 FROM seq_1_to_1000")
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Another session holds row 1 (in the first chunk however small) for about 2.5 s.
+    let holder = {
+        let dsn = dsn.clone();
+        std::thread::spawn(move || {
+            let mut h = Conn::new(mysql::Opts::from_url(&dsn).unwrap()).unwrap();
+            h.query_drop("START TRANSACTION").unwrap();
+            h.query_drop("SELECT * FROM t WHERE id = 1 FOR UPDATE")
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(2500));
+            h.query_drop("ROLLBACK").unwrap();
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    // One retry (two attempts of 1 s lock wait each) is not enough: the job fails, nothing
+    // of that chunk is changed.
+    let mut o = options(&dsn, "t", None, Action::Delete, &dir.path().join("s1.json"));
+    o.retries = 1;
+    let e = job::run(&o, &no_stop(), &mut Quiet).unwrap_err();
+    assert!(matches!(e, Error::Retries { attempts: 2, .. }), "{e}");
+    assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t"), 1000);
+    holder.join().unwrap();
+
+    // Held for 1.5 s against five retries: the chunk is retried (smaller) and the job ends.
+    let holder = {
+        let dsn = dsn.clone();
+        std::thread::spawn(move || {
+            let mut h = Conn::new(mysql::Opts::from_url(&dsn).unwrap()).unwrap();
+            h.query_drop("START TRANSACTION").unwrap();
+            h.query_drop("SELECT * FROM t WHERE id = 1 FOR UPDATE")
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(1500));
+            h.query_drop("ROLLBACK").unwrap();
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let mut o = options(&dsn, "t", None, Action::Delete, &dir.path().join("s2.json"));
+    o.retries = 5;
+    let run = job::run(&o, &no_stop(), &mut Quiet).unwrap().run.unwrap();
+    holder.join().unwrap();
+    assert_eq!(run.outcome, "finished");
+    assert!(run.retries >= 1, "{run:?}");
+    assert!(
+        run.chunk_rows_min < 200,
+        "the retried chunk was not smaller: {run:?}"
+    );
+    assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t"), 0);
+}
