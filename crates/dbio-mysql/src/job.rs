@@ -405,7 +405,7 @@ pub fn run(
         statement: stmt,
         explain,
         table_rows_estimate: info.rows_estimate,
-        matching_rows_estimate: matching,
+        condition_rows_estimate: matching,
         start_chunk_rows: sizer.current(),
         chunks_estimate,
         time_estimate_s: chunks_estimate as f64
@@ -721,9 +721,11 @@ impl Walk<'_> {
             r.rows_walked += d.walked;
             r.rows_affected += d.affected;
             r.rows_archived += d.archived;
-            r.chunk_rows_min = r.chunk_rows_min.min(d.walked.max(1));
-            r.chunk_rows_max = r.chunk_rows_max.max(d.walked);
-            r.chunk_rows_last = d.walked;
+            if d.walked > 0 {
+                r.chunk_rows_min = r.chunk_rows_min.min(d.walked);
+                r.chunk_rows_max = r.chunk_rows_max.max(d.walked);
+                r.chunk_rows_last = d.walked;
+            }
             times.push(took.as_secs_f64() * 1e3);
             sizer.record(d.walked, took);
             obs.chunk(&Progress {
@@ -827,7 +829,8 @@ impl Walk<'_> {
     ) -> Result<Done, Error> {
         let job = self.job;
         let found = boundary(self.conn, job, lower, end, n)?;
-        let last = found.is_none();
+        // No row n rows on, or that row is the end key itself: this is the last chunk.
+        let last = found.as_deref().is_none_or(|u| u == end);
         let upper = found.unwrap_or_else(|| end.to_vec());
         let walked = if last {
             let r = key::range(&job.key, lower.is_some(), None);

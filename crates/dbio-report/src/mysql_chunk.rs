@@ -34,8 +34,9 @@ pub struct ChunkPlan {
     pub explain: Explain,
     /// The server's estimate of the table's rows (information_schema.TABLES).
     pub table_rows_estimate: u64,
-    /// EXPLAIN's estimate of the rows the condition matches.
-    pub matching_rows_estimate: u64,
+    /// EXPLAIN's estimate of the rows read to find those the condition matches: the matching
+    /// rows when an index serves the condition, else the whole table (an upper bound).
+    pub condition_rows_estimate: u64,
     /// The first chunk's size, in key rows.
     pub start_chunk_rows: u64,
     /// Key rows left to walk (estimate) / the first chunk's size.

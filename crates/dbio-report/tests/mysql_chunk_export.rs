@@ -17,7 +17,7 @@ fn plan() -> ChunkPlan {
             extra: Some("Using where".into()),
         },
         table_rows_estimate: 1_000_000,
-        matching_rows_estimate: 498_211,
+        condition_rows_estimate: 498_211,
         start_chunk_rows: 1000,
         chunks_estimate: 1000,
         time_estimate_s: 1000.0,

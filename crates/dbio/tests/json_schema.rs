@@ -126,7 +126,7 @@ const UNITLESS: &[&str] = &[
     // dbio mysql chunk: rows, chunks and retries counted; a pause's value and limit are in
     // the unit of its subject (see schema/dbio.mysql.chunk.schema.json)
     "table_rows_estimate",
-    "matching_rows_estimate",
+    "condition_rows_estimate",
     "start_chunk_rows",
     "chunks_estimate",
     "chunks",

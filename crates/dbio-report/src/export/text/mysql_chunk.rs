@@ -175,9 +175,9 @@ fn render_text(r: &ChunkResult) -> String {
     );
     let _ = writeln!(
         s,
-        "estimate    {} rows in the table, {} match; {} chunks of {} key rows; {} at {} a chunk, sleep-coef {}",
+        "estimate    {} rows in the table, at most {} match (EXPLAIN of the condition); {} chunks of {} key rows; {} at {} a chunk, sleep-coef {}",
         p.table_rows_estimate,
-        p.matching_rows_estimate,
+        p.condition_rows_estimate,
         p.chunks_estimate,
         p.start_chunk_rows,
         secs(p.time_estimate_s),
