@@ -269,24 +269,22 @@ fn split_top(text: &str, sep: char, what: &'static str) -> Result<Vec<String>, S
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         if let Some(q) = quote {
-            {
-                parts.last_mut().expect("one part").push(c);
-                if c == '\\' && q != '`' {
-                    if let Some(n) = chars.next() {
-                        parts.last_mut().expect("one part").push(n);
-                    }
-                } else if c == q {
-                    if chars.peek() == Some(&q) {
-                        parts
-                            .last_mut()
-                            .expect("one part")
-                            .push(chars.next().expect("peeked"));
-                    } else {
-                        quote = None;
-                    }
+            parts.last_mut().expect("one part").push(c);
+            if c == '\\' && q != '`' {
+                if let Some(n) = chars.next() {
+                    parts.last_mut().expect("one part").push(n);
                 }
-                continue;
+            } else if c == q {
+                if chars.peek() == Some(&q) {
+                    parts
+                        .last_mut()
+                        .expect("one part")
+                        .push(chars.next().expect("peeked"));
+                } else {
+                    quote = None;
+                }
             }
+            continue;
         }
         match c {
             '\'' | '"' | '`' => quote = Some(c),

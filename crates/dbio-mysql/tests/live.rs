@@ -719,3 +719,41 @@ fn a_lock_wait_retries_the_chunk_smaller_and_gives_up_after_the_retries() {
     );
     assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t"), 0);
 }
+
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL"]
+fn a_long_history_list_pauses_the_job() {
+    let (mut c, dsn) = fresh("history");
+    c.query_drop("CREATE TABLE t (id INT NOT NULL PRIMARY KEY) ENGINE=InnoDB")
+        .unwrap();
+    c.query_drop("INSERT INTO t SELECT seq FROM seq_1_to_100")
+        .unwrap();
+    c.query_drop("CREATE TABLE churn (id INT NOT NULL PRIMARY KEY, n INT) ENGINE=InnoDB")
+        .unwrap();
+    c.query_drop("INSERT INTO churn SELECT seq, 0 FROM seq_1_to_10")
+        .unwrap();
+    // An open snapshot keeps purge from removing the undo logs of the 1500 transactions that
+    // follow: the history list grows past 1000.
+    let mut holder = Conn::new(mysql::Opts::from_url(&dsn).unwrap()).unwrap();
+    holder
+        .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        .unwrap();
+    holder.query_drop("SELECT COUNT(*) FROM churn").unwrap();
+    for i in 0..1500 {
+        c.exec_drop("UPDATE churn SET n = n + 1 WHERE id = ?", (i % 10 + 1,))
+            .unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = options(&dsn, "t", None, Action::Delete, &dir.path().join("s.json"));
+    o.guard.max_history = Some(1000);
+    o.run_time = Some(Duration::from_millis(800));
+    let run = job::run(&o, &no_stop(), &mut Quiet).unwrap().run.unwrap();
+    holder.query_drop("COMMIT").unwrap();
+    assert_eq!(run.outcome, "run_time");
+    assert_eq!(run.chunks, 0, "{run:?}");
+    let p = &run.pauses[0];
+    assert_eq!(p.cause, "history");
+    assert!(p.value.unwrap() > 1000.0, "{p:?}");
+    assert_eq!(p.limit, Some(1000.0));
+    assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t"), 100);
+}
