@@ -56,9 +56,31 @@ impl Progress {
         }
     }
 
+    /// A bar over `total` steps (the points of a sweep), with the step being run as its
+    /// message, the elapsed time and the ETA; hidden when stderr is not a terminal.
+    pub fn steps(prefix: &str, total: u64) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
+        let style = ProgressStyle::with_template(
+            "{prefix}[{wide_bar}] {pos}/{len} {msg} (elapsed {elapsed}, ETA {eta})",
+        )
+        .expect("the template is valid")
+        .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_prefix(prefix.to_string());
+        Progress {
+            bar,
+            furthest: AtomicU64::new(0),
+        }
+    }
+
     /// Runs `f` (which writes to stderr) with the bar cleared, then redraws it.
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         self.bar.suspend(f)
+    }
+
+    /// Shows what is being done now.
+    pub fn message(&self, msg: &str) {
+        self.bar.set_message(msg.to_string());
     }
 
     /// Reports `done` bytes so far (cumulative).

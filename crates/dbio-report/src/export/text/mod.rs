@@ -1,6 +1,11 @@
 //! Text output for people, one file per result. Tables go through [`super::table`].
 
+pub mod align;
 pub mod bench;
 pub mod bench_fileset;
+pub mod check;
+pub mod innodb;
+pub mod iostat;
 pub mod mysql_chunk;
 pub mod stack;
+pub mod sweep;
