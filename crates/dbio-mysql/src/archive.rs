@@ -60,6 +60,14 @@ impl Archive {
             Format::Sql => format!("-- dbio mysql chunk archive of {table}\n"),
         };
         a.append(header.as_bytes())?;
+        // The new name must survive a crash too, before any DELETE commits: flush the directory.
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io(path, "cannot flush its directory to disk"))?;
         Ok(a)
     }
 
