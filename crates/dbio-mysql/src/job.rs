@@ -209,13 +209,21 @@ impl Job {
     /// The statement of one chunk (the DML; for archive-only, the SELECT).
     fn statement(&self, action: &Action, has_lower: bool) -> (String, key::Bound) {
         let r = self.range(has_lower);
+        // FORCE INDEX keeps every chunk on the walked key: without it the optimizer may take an
+        // index on the condition's column (when its estimate is smaller), and a chunk would then
+        // read every matching row of the table. Single-table DELETE takes no index hint, the
+        // multi-table form does (same rows, no LIMIT).
         let sql = match action {
-            Action::Delete | Action::Archive { delete: true, .. } => {
-                format!("DELETE FROM {} WHERE {}", self.table, r.sql)
-            }
+            Action::Delete | Action::Archive { delete: true, .. } => format!(
+                "DELETE {t} FROM {t} {} WHERE {}",
+                self.force(),
+                r.sql,
+                t = self.table
+            ),
             Action::Update { .. } => format!(
-                "UPDATE {} SET {} WHERE {}",
+                "UPDATE {} {} SET {} WHERE {}",
                 self.table,
+                self.force(),
                 self.set.as_deref().unwrap_or_default(),
                 r.sql
             ),
@@ -224,12 +232,17 @@ impl Job {
         (sql, r)
     }
 
+    fn force(&self) -> String {
+        format!("FORCE INDEX ({})", key::quote_ident(&self.key.name))
+    }
+
     fn select(&self, r: &key::Bound, for_update: bool) -> String {
         let cols: Vec<String> = self.columns.iter().map(|c| key::quote_ident(c)).collect();
         format!(
-            "SELECT {} FROM {} WHERE {} ORDER BY {}{}",
+            "SELECT {} FROM {} {} WHERE {} ORDER BY {}{}",
             cols.join(", "),
             self.table,
+            self.force(),
             r.sql,
             key::column_list(&self.key),
             if for_update { " FOR UPDATE" } else { "" }
@@ -373,7 +386,7 @@ pub fn run(
             .unwrap_or_else(|| ev.clone());
         let (s, r) = job.statement(&opts.action, lv.is_some());
         explain = server::explain(&mut conn, &s, bind(&r, lv.as_deref(), &upper))?;
-        if explain.access != "range" || explain.key.as_deref() != Some(k.name.as_str()) {
+        if !bounded(&explain, &k.name) {
             return Err(Error::NotRange {
                 access: explain.access.clone(),
                 key: explain.key.clone().unwrap_or_else(|| "NULL".into()),
@@ -480,6 +493,13 @@ pub fn run(
         ..run
     });
     Ok(result)
+}
+
+/// Whether EXPLAIN shows a chunk bounded by the key: a range scan of the walked index (or a
+/// condition the server proved false: the chunk reads nothing).
+pub fn bounded(e: &dbio_report::mysql_chunk::Explain, key: &str) -> bool {
+    let impossible = e.extra.as_deref().is_some_and(|x| x == "Impossible WHERE");
+    impossible || (e.access == "range" && e.key.as_deref() == Some(key))
 }
 
 /// The upper bound of the chunk of `n` key rows after `lower`: `None` when fewer are left
@@ -925,5 +945,42 @@ impl Walk<'_> {
             archived,
             last,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_report::mysql_chunk::Explain;
+
+    fn ex(access: &str, key: Option<&str>, extra: Option<&str>) -> Explain {
+        Explain {
+            access: access.into(),
+            key: key.map(Into::into),
+            rows: Some(10),
+            extra: extra.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn only_a_range_scan_of_the_walked_key_is_bounded() {
+        assert!(bounded(
+            &ex("range", Some("PRIMARY"), Some("Using where")),
+            "PRIMARY"
+        ));
+        assert!(!bounded(&ex("ALL", None, Some("Using where")), "PRIMARY"));
+        assert!(!bounded(&ex("index", Some("PRIMARY"), None), "PRIMARY"));
+        assert!(!bounded(&ex("range", Some("created"), None), "PRIMARY"));
+        assert!(!bounded(&ex("ref", Some("PRIMARY"), None), "PRIMARY"));
+        assert!(bounded(&ex("", None, Some("Impossible WHERE")), "PRIMARY"));
+        // A const row read through another index first is not the key's range.
+        assert!(!bounded(
+            &ex(
+                "",
+                None,
+                Some("Impossible WHERE noticed after reading const tables")
+            ),
+            "PRIMARY"
+        ));
     }
 }

@@ -74,7 +74,7 @@ pub enum Error {
     #[error(transparent)]
     SqlText(#[from] key::SqlTextError),
     /// EXPLAIN shows the chunk's statement is not a range scan of the key.
-    #[error("EXPLAIN of one chunk shows access type '{access}' on key {key}, not a range scan of {want}: each chunk would read {rows} rows; check --where (a function over the key column defeats the range) and --key")]
+    #[error("EXPLAIN of one chunk's statement shows access type '{access}' on index {key} ({rows} rows estimated), not a range scan of the walked key {want}: the chunks would not be bounded by the key range, so nothing was done. Check --where: a function over a key column defeats the range, and a condition on another indexed column can win over the key (walk that index with --key if it is unique and NOT NULL)")]
     NotRange {
         /// EXPLAIN's type.
         access: String,

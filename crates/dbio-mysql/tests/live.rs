@@ -283,25 +283,52 @@ fn a_table_without_a_usable_key_is_refused() {
 
 #[test]
 #[ignore = "needs MariaDB at DBIO_TEST_MYSQL"]
-fn a_plan_that_is_not_a_range_scan_of_the_key_is_refused() {
+fn an_index_on_the_condition_does_not_steer_chunks_off_the_key() {
+    // Without FORCE INDEX the server takes the unique index u for `u = 4000` (EXPLAIN type
+    // const on u): each chunk would read by the condition, not by the key range.
     let (mut c, dsn) = fresh("notrange");
-    c.query_drop("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, u INT NOT NULL, UNIQUE KEY u (u)) ENGINE=InnoDB")
+    c.query_drop("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, u INT NOT NULL, d DATE NOT NULL, UNIQUE KEY u (u), KEY d (d)) ENGINE=InnoDB")
         .unwrap();
-    c.query_drop("INSERT INTO t SELECT seq, seq FROM seq_1_to_5000")
-        .unwrap();
+    c.query_drop(
+        "INSERT INTO t SELECT seq, seq, '2020-01-01' + INTERVAL seq % 400 DAY FROM seq_1_to_5000",
+    )
+    .unwrap();
     c.query_drop("ANALYZE TABLE t").unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let mut o = options(
-        &dsn,
-        "t",
-        Some("u = 4000"),
-        Action::Delete,
-        &dir.path().join("s.json"),
+    let plain: (Option<String>, Option<String>) = c
+        .query_first("EXPLAIN SELECT 1 FROM t WHERE id > 0 AND id <= 5000 AND u = 4000")
+        .map(|r: Option<mysql::Row>| {
+            let r = r.unwrap();
+            (
+                r.get::<Option<String>, _>("type").unwrap(),
+                r.get::<Option<String>, _>("key").unwrap(),
+            )
+        })
+        .unwrap();
+    assert_ne!(
+        plain.1.as_deref(),
+        Some("PRIMARY"),
+        "the premise: {plain:?}"
     );
-    o.chunk_size = 2000;
-    let e = job::run(&o, &no_stop(), &mut Quiet).unwrap_err();
-    assert!(matches!(e, Error::NotRange { .. }), "{e}");
-    assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t"), 5000);
+    let dir = tempfile::tempdir().unwrap();
+    for (i, cond) in ["u = 4000", "d = '2020-01-05'"].iter().enumerate() {
+        let want = count(&mut c, &format!("SELECT COUNT(*) FROM t WHERE {cond}"));
+        let mut o = options(
+            &dsn,
+            "t",
+            Some(cond),
+            Action::Delete,
+            &dir.path().join(format!("s{i}.json")),
+        );
+        o.chunk_size = 2000;
+        let r = job::run(&o, &no_stop(), &mut Quiet).unwrap();
+        assert_eq!(r.plan.explain.access, "range", "{cond}");
+        assert_eq!(r.plan.explain.key.as_deref(), Some("PRIMARY"), "{cond}");
+        assert_eq!(r.run.unwrap().rows_affected, want, "{cond}");
+        assert_eq!(
+            count(&mut c, &format!("SELECT COUNT(*) FROM t WHERE {cond}")),
+            0
+        );
+    }
 }
 
 #[test]

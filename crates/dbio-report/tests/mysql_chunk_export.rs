@@ -9,7 +9,7 @@ fn plan() -> ChunkPlan {
     ChunkPlan {
         key_name: "PRIMARY".into(),
         key_columns: vec!["id".into()],
-        statement: "DELETE FROM `shop`.`orders` WHERE ((`id` > ?)) AND ((`id` <= ?)) AND (created < '2020-01-01')".into(),
+        statement: "DELETE `shop`.`orders` FROM `shop`.`orders` FORCE INDEX (`PRIMARY`) WHERE ((`id` > ?)) AND ((`id` <= ?)) AND (created < '2020-01-01')".into(),
         explain: Explain {
             access: "range".into(),
             key: Some("PRIMARY".into()),
