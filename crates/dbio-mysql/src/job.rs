@@ -321,7 +321,7 @@ pub fn run(
     let state_path = opts
         .state
         .clone()
-        .unwrap_or_else(|| opts.state_dir.join(format!("chunk-{db}.{table}-{id}.json")));
+        .unwrap_or_else(|| opts.state_dir.join(state_file_name(&db, &table, &id)));
 
     if opts.execute {
         server::lock(&mut conn, &format!("dbio_chunk_{id}"))?;
@@ -493,6 +493,23 @@ pub fn run(
         ..run
     });
     Ok(result)
+}
+
+/// The default checkpoint's file name: `chunk-DB.TABLE-ID.json`, every character of the names
+/// that is not a letter, digit, `_` or `-` replaced by `_` (a quoted MySQL name may hold `/`).
+pub fn state_file_name(db: &str, table: &str, id: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    format!("chunk-{}.{}-{id}.json", clean(db), clean(table))
 }
 
 /// Whether EXPLAIN shows a chunk bounded by the key: a range scan of the walked index (or a
@@ -960,6 +977,18 @@ mod tests {
             rows: Some(10),
             extra: extra.map(Into::into),
         }
+    }
+
+    #[test]
+    fn default_state_file_names_stay_in_their_directory() {
+        assert_eq!(
+            state_file_name("shop", "orders", "ab"),
+            "chunk-shop.orders-ab.json"
+        );
+        assert_eq!(
+            state_file_name("a/..", "t b", "ab"),
+            "chunk-a___.t_b-ab.json"
+        );
     }
 
     #[test]
