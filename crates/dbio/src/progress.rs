@@ -78,6 +78,11 @@ impl Progress {
         self.bar.suspend(f)
     }
 
+    /// Changes the total (a better estimate arrived), never below the position.
+    pub fn set_length(&self, total: u64) {
+        self.bar.set_length(total.max(self.bar.position()));
+    }
+
     /// Shows what is being done now.
     pub fn message(&self, msg: &str) {
         self.bar.set_message(msg.to_string());

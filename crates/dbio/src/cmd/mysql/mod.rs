@@ -50,6 +50,8 @@ impl job::Observer for Show {
     }
     fn chunk(&mut self, p: &job::Progress) {
         if let Some(b) = &self.bar {
+            // Key rows left when the run began (a resumed run walks only the rest).
+            b.set_length(p.rows_estimate.max(p.rows_walked));
             b.set_found(
                 p.rows_walked,
                 p.rows_affected.max(p.rows_archived),
