@@ -34,6 +34,9 @@ pub const INNODB_GREP_JSONL: &str = "dbio.innodb.grep.jsonl/1";
 /// `dbio report --format json`: the analysis of bench results (and sweeps).
 pub const REPORT: &str = "dbio.report/1";
 
+/// `dbio mysql chunk --format json`.
+pub const MYSQL_CHUNK: &str = "dbio.mysql.chunk/1";
+
 /// A result as a JSON document: `schema` and `dbio_version` first, then the result's own
 /// fields (the result must serialise as a map: a struct or a map).
 #[derive(Debug, Serialize)]

@@ -11,6 +11,7 @@ pub mod doc;
 pub mod export;
 pub mod hist;
 pub mod innodb;
+pub mod mysql_chunk;
 pub mod report;
 pub mod sweep;
 pub mod units;

@@ -127,6 +127,25 @@ const UNITLESS: &[&str] = &[
     "ag_count",
     "blocks",
     "sectors_per_stripe_unit",
+    // dbio mysql chunk: rows, chunks and retries counted; a pause's value and limit are in
+    // the unit of its subject (see schema/dbio.mysql.chunk.schema.json)
+    "table_rows_estimate",
+    "condition_rows_estimate",
+    "start_chunk_rows",
+    "chunks_estimate",
+    "chunks",
+    "rows",
+    "rows_walked",
+    "rows_affected",
+    "rows_archived",
+    "job_rows_affected",
+    "retries",
+    "chunk_rows_min",
+    "chunk_rows_max",
+    "chunk_rows_last",
+    "sleep_coef",
+    "value",
+    "limit",
     // CHS geometry of `dbio align calc --heads`: counts, ratios and a cylinder number
     "heads",
     "sectors_per_track",
@@ -665,4 +684,76 @@ fn report_json_validates() {
     assert!(!d["curves"].as_array().unwrap().is_empty());
     assert_eq!(d["comparisons"][0]["parameter"], "distribution");
     validate("dbio.report", "dbio.report/1", &docs);
+}
+
+/// `dbio mysql chunk --format json`: a dry run, and a run whose guard pauses it (the mark 0 is
+/// always reached) until --run-time ends it, so the pauses array holds a pause.
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL"]
+fn mysql_chunk_json_validates() {
+    use mysql::prelude::Queryable;
+    let base = std::env::var("DBIO_TEST_MYSQL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into());
+    let mut c = mysql::Conn::new(mysql::Opts::from_url(&base).unwrap())
+        .unwrap_or_else(|e| panic!("needs MariaDB at {base}: {e}"));
+    c.query_drop("DROP DATABASE IF EXISTS chunk_json").unwrap();
+    c.query_drop("CREATE DATABASE chunk_json").unwrap();
+    c.query_drop("CREATE TABLE chunk_json.t (id INT NOT NULL PRIMARY KEY, n INT) ENGINE=InnoDB")
+        .unwrap();
+    c.query_drop("INSERT INTO chunk_json.t SELECT seq, seq % 3 FROM seq_1_to_2000")
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("s.json");
+    let archive = dir.path().join("a.tsv");
+    let common = [
+        "mysql",
+        "chunk",
+        "--dsn",
+        &base,
+        "--table",
+        "chunk_json.t",
+        "--where",
+        "n = 1",
+        "--format",
+        "json",
+        "--state",
+        state.to_str().unwrap(),
+    ];
+    let mut docs = Vec::new();
+    for extra in [
+        &["--delete"][..],
+        &[
+            "--archive",
+            archive.to_str().unwrap(),
+            "--delete",
+            "--execute",
+            "--max-load",
+            "Threads_running=0",
+            "--run-time",
+            "1500ms",
+            "--check-interval",
+            "200ms",
+        ],
+        &[
+            "--archive",
+            archive.to_str().unwrap(),
+            "--delete",
+            "--execute",
+            "--resume",
+            "--max-load",
+            "1000",
+            "--sleep-coef",
+            "0",
+        ],
+    ] {
+        let mut args = common.to_vec();
+        args.extend(extra);
+        docs.extend(run(&args, dir.path(), false));
+    }
+    validate("dbio.mysql.chunk", "dbio.mysql.chunk/1", &docs);
+    assert!(docs[0]["run"].is_null());
+    assert_eq!(docs[1]["run"]["outcome"], "run_time");
+    assert_eq!(docs[1]["run"]["pauses"][0]["cause"], "load");
+    assert_eq!(docs[2]["run"]["outcome"], "finished");
+    assert_eq!(docs[2]["run"]["rows_archived"], 667);
 }

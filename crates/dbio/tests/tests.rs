@@ -12,6 +12,7 @@ mod files;
 mod innodb;
 mod iostat;
 mod json_schema;
+mod mysql_chunk;
 mod packaging;
 mod readme;
 mod report;

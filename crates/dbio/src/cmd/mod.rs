@@ -6,6 +6,7 @@ pub mod bench;
 pub mod check;
 pub mod innodb;
 pub mod iostat;
+pub mod mysql;
 pub mod packaging;
 pub mod report;
 pub mod stack;
@@ -33,6 +34,8 @@ pub enum Command {
     Stack(stack::Args),
     /// Where did my rows go: find InnoDB pages and values on devices, images and tablespaces.
     Innodb(innodb::Args),
+    /// Big deletes, archives and updates on a live MySQL/MariaDB without hurting users.
+    Mysql(mysql::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     Completions(packaging::CompletionsArgs),
     /// Print dbio's manual page (or a subcommand's) in roff, or write them all with --out-dir.
@@ -50,6 +53,7 @@ pub fn run(command: Command) -> anyhow::Result<u8> {
         Command::Iostat(args) => iostat::run(args),
         Command::Stack(args) => stack::run(args),
         Command::Innodb(args) => innodb::run(args),
+        Command::Mysql(args) => mysql::run(args),
         Command::Completions(args) => packaging::completions(args),
         Command::Man(args) => packaging::man(args),
     }

@@ -6,6 +6,7 @@ pub mod bench_fileset;
 pub mod check;
 pub mod innodb;
 pub mod iostat;
+pub mod mysql_chunk;
 pub mod report;
 pub mod stack;
 pub mod sweep;
