@@ -19,15 +19,15 @@ use clap::Subcommand;
 pub enum Command {
     /// How fast is this storage for a database: database-shaped I/O with exact latency histograms.
     Bench(bench::Args),
+    /// Benchmark curves: one bench run per combination of threads, iodepth, block size, mode,
+    /// misalignment and scheduler, on one file set; resumable.
+    Sweep(Box<sweep::Args>),
     /// Curves, pictures and verdicts from bench results: knee, stalls, steady state, A/B (HTML, text, JSON, CSV).
     Report(report::Args),
     /// Alignment math (`calc`) and the alignment of a disk or image (`check`).
     Align(align::Args),
     /// Is the storage set up right for a database: an audit with OK/WARN/CRIT rules.
     Check(check::Args),
-    /// Benchmark curves: one bench run per combination of threads, iodepth, block size, mode,
-    /// misalignment and scheduler, on one file set; resumable.
-    Sweep(Box<sweep::Args>),
     /// What the storage is doing now: iostat -x and pt-diskstats figures from /proc/diskstats.
     Iostat(iostat::Args),
     /// The mount, filesystem and device stack (partition, LVM/dm, md) under a path, down to the disks.
