@@ -111,10 +111,16 @@ pub enum ColType {
         /// Fraction digits.
         scale: u32,
     },
-    /// FLOAT (4 bytes).
-    Float,
-    /// DOUBLE (8 bytes).
-    Double,
+    /// FLOAT (4 bytes); FLOAT(M,D) prints D decimals.
+    Float {
+        /// D of FLOAT(M,D).
+        decimals: Option<u8>,
+    },
+    /// DOUBLE (8 bytes); DOUBLE(M,D) prints D decimals.
+    Double {
+        /// D of DOUBLE(M,D).
+        decimals: Option<u8>,
+    },
     /// BIT(N).
     Bit {
         /// Bits.
@@ -179,8 +185,8 @@ impl ColType {
         Some(match self {
             ColType::Int { ty, .. } => ty.width(),
             ColType::Decimal { precision, scale } => decimal_bytes(*precision, *scale),
-            ColType::Float => 4,
-            ColType::Double => 8,
+            ColType::Float { .. } => 4,
+            ColType::Double { .. } => 8,
             ColType::Bit { bits } => bits.div_ceil(8) as usize,
             ColType::Year => 1,
             ColType::Date => 3,
@@ -321,6 +327,13 @@ fn decimal_of(col: &str, ty: &DataType, info: &ExactNumberInfo) -> Result<ColTyp
     })
 }
 
+fn decimals_of(info: &ExactNumberInfo) -> Option<u8> {
+    match info {
+        ExactNumberInfo::PrecisionAndScale(_, s) => Some((*s).clamp(0, 30) as u8),
+        _ => None,
+    }
+}
+
 fn members(m: &[EnumMember]) -> Vec<String> {
     m.iter()
         .map(|e| match e {
@@ -357,12 +370,21 @@ fn col_type(col: &str, ty: &DataType, charset: Charset) -> Result<ColType, DefEr
         }
         D::Float(i) | D::FloatUnsigned(i) => match i {
             // FLOAT(p) with p > 24 is a DOUBLE; FLOAT(M,D) stays 4 bytes.
-            ExactNumberInfo::Precision(p) if *p > 24 => Ok(ColType::Double),
-            _ => Ok(ColType::Float),
+            ExactNumberInfo::Precision(p) if *p > 24 => Ok(ColType::Double { decimals: None }),
+            _ => Ok(ColType::Float {
+                decimals: decimals_of(i),
+            }),
         },
-        D::Real | D::RealUnsigned | D::Double(_) | D::DoubleUnsigned(_) | D::DoublePrecision
-        | D::DoublePrecisionUnsigned | D::Float8 | D::Float64 => Ok(ColType::Double),
-        D::Float4 | D::Float32 => Ok(ColType::Float),
+        D::Double(i) | D::DoubleUnsigned(i) => Ok(ColType::Double {
+            decimals: decimals_of(i),
+        }),
+        D::Real
+        | D::RealUnsigned
+        | D::DoublePrecision
+        | D::DoublePrecisionUnsigned
+        | D::Float8
+        | D::Float64 => Ok(ColType::Double { decimals: None }),
+        D::Float4 | D::Float32 => Ok(ColType::Float { decimals: None }),
         D::Bit(n) => {
             let bits = n.unwrap_or(1) as u32;
             if !(1..=64).contains(&bits) {
@@ -681,7 +703,8 @@ mod tests {
             }
         );
         assert_eq!(ty("d2").fixed_len(), Some(14));
-        assert_eq!(ty("fz"), ColType::Float);
+        assert_eq!(ty("fz"), ColType::Float { decimals: Some(3) });
+        assert_eq!(ty("f"), ColType::Float { decimals: None });
         assert_eq!(ty("y"), ColType::Year);
         assert_eq!(ty("dt6"), ColType::Datetime { fsp: 6 });
         assert_eq!(ty("dt6").fixed_len(), Some(8));

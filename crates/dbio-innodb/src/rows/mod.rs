@@ -3,3 +3,4 @@
 //! [`def`] reads the definition from a CREATE TABLE statement.
 
 pub mod def;
+pub mod value;
