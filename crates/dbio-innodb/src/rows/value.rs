@@ -540,6 +540,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::approx_constant)] // values MariaDB printed, not the constants
     fn floats_print_as_the_server_prints_them() {
         // Values and the text MariaDB 10.11 printed for them (SELECT of FLOAT and DOUBLE).
         let f = |v: f32| float(&v.to_le_bytes(), None).unwrap();

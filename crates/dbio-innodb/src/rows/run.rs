@@ -1,0 +1,507 @@
+//! The `innodb rows` driver: pages found in the sources (a PAGES_DIR written by `innodb
+//! pages`, .ibd files, images, devices), the newest copy of each page kept, the clustered
+//! index whose leaf records fit the definition chosen, every record decoded and checked, the
+//! newest LSN of each key kept, rows handed to a sink.
+
+use super::def::TableDef;
+use super::record::{self, BlobSource, Layout, RawField, Reject, Row};
+use crate::io::read_full_at;
+use crate::page::{be16, be32, page_type, records, system_records, IndexHeader, Record, RowFormat};
+use crate::recover::{self, RecoverError, Scanned, Source};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// Which records become rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Deleted {
+    /// Live records only (the default).
+    #[default]
+    Exclude,
+    /// Live and deleted records.
+    Include,
+    /// Deleted records only ("undo my DELETE").
+    Only,
+}
+
+/// Options of a run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The table definition.
+    pub def: TableDef,
+    /// Deleted records.
+    pub deleted: Deleted,
+    /// Decode only this index id (default: the one whose records fit the definition best).
+    pub index_id: Option<u64>,
+    /// Decode only pages of this space id.
+    pub space_id: Option<u32>,
+}
+
+/// Receives the rows of a run.
+pub trait RowSink {
+    /// Called once the index is chosen, before the first row.
+    fn begin(&mut self, summary: &Summary) -> std::io::Result<()>;
+    /// One row.
+    fn row(&mut self, row: &Row, meta: &RowMeta) -> std::io::Result<()>;
+    /// After the last row.
+    fn end(&mut self, summary: &Summary) -> std::io::Result<()>;
+}
+
+/// Where a row came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowMeta {
+    /// Space id.
+    pub space_id: u32,
+    /// Page number.
+    pub page_no: u32,
+    /// The page's LSN.
+    pub lsn: u64,
+}
+
+/// An index whose leaf pages were tried against the definition.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Candidate {
+    /// Space id.
+    pub space_id: u32,
+    /// Index id.
+    pub index_id: u64,
+    /// Leaf pages.
+    pub pages: u64,
+    /// Records in them.
+    pub records: u64,
+    /// Records that passed the plausibility check.
+    pub plausible: u64,
+    /// The others, by reason.
+    pub rejected: BTreeMap<String, u64>,
+}
+
+/// What a run did (the summary on stderr and in JSON).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Where the definition came from.
+    pub definition: String,
+    /// The table.
+    pub table: String,
+    /// Space id of the index decoded.
+    pub space_id: Option<u32>,
+    /// Index id decoded.
+    pub index_id: Option<u64>,
+    /// Leaf pages decoded.
+    pub pages_decoded: u64,
+    /// Records seen in them.
+    pub records_seen: u64,
+    /// Rows written.
+    pub rows_written: u64,
+    /// Of them, deleted rows.
+    pub deleted_rows_written: u64,
+    /// Records rejected by the plausibility check, by reason.
+    pub rejected: BTreeMap<String, u64>,
+    /// Older versions of a key dropped (the newest LSN wins).
+    pub duplicates_dropped: u64,
+    /// Plausible rows not written because of the deleted filter.
+    pub filtered_out: u64,
+    /// Every index tried.
+    pub candidates: Vec<Candidate>,
+    /// Problems noticed.
+    pub warnings: Vec<String>,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RowsError {
+    /// Reading the sources failed.
+    #[error(transparent)]
+    Recover(#[from] RecoverError),
+    /// No leaf page of any index fits the definition.
+    #[error("no index in the sources holds records that fit the definition of {table} ({tried}); check the definition, or name the index with --index-id")]
+    NoIndex {
+        /// The table.
+        table: String,
+        /// What was tried.
+        tried: String,
+    },
+    /// Writing a row failed.
+    #[error("writing rows: {0}")]
+    Write(#[source] std::io::Error),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PageRef {
+    src: usize,
+    offset: u64,
+    size: u32,
+    lsn: u64,
+}
+
+/// The kept copy of every page, by (space id, page number).
+pub struct PageStore<'a> {
+    sources: &'a [Source],
+    pages: HashMap<(u32, u32), PageRef>,
+    leaf_groups: BTreeMap<(u32, u64), Vec<u32>>,
+    warnings: Vec<String>,
+}
+
+impl<'a> PageStore<'a> {
+    /// Indexes the pages of a scan: the newest LSN of each (space id, page number).
+    pub fn new(scanned: &Scanned, sources: &'a [Source]) -> PageStore<'a> {
+        let names: Vec<String> = sources
+            .iter()
+            .map(|s| s.path.display().to_string())
+            .collect();
+        let plan = recover::plan(&scanned.found, &names);
+        let mut pages = HashMap::new();
+        let mut leaf_groups: BTreeMap<(u32, u64), Vec<u32>> = BTreeMap::new();
+        let mut warnings = scanned.warnings.clone();
+        let mut skipped_zip = 0u64;
+        for i in plan.kept.keys() {
+            let (si, p) = &scanned.found[*i];
+            if p.zip || p.compressed_bytes.is_some() {
+                skipped_zip += 1;
+                continue;
+            }
+            pages.insert(
+                (p.space_id, p.page_no),
+                PageRef {
+                    src: *si,
+                    offset: p.offset,
+                    size: p.page_size,
+                    lsn: p.lsn,
+                },
+            );
+            if let Some(ix) = &p.index {
+                if ix.level == 0 && ix.format != RowFormat::Compressed {
+                    leaf_groups
+                        .entry((p.space_id, ix.index_id))
+                        .or_default()
+                        .push(p.page_no);
+                }
+            }
+        }
+        if skipped_zip > 0 {
+            warnings.push(format!(
+                "{skipped_zip} ROW_FORMAT=COMPRESSED or page_compressed page(s) skipped: dbio does not decompress pages for innodb rows yet"
+            ));
+        }
+        PageStore {
+            sources,
+            pages,
+            leaf_groups,
+            warnings,
+        }
+    }
+
+    fn read(&self, space: u32, page_no: u32, buf: &mut Vec<u8>) -> Option<PageRef> {
+        let r = *self.pages.get(&(space, page_no))?;
+        buf.resize(r.size as usize, 0);
+        let n = read_full_at(&self.sources[r.src].file, buf, r.offset).ok()?;
+        (n == buf.len()).then_some(r)
+    }
+}
+
+impl BlobSource for PageStore<'_> {
+    /// MariaDB/MySQL 5.x BLOB pages: at the reference's offset a 4-byte part length and the
+    /// next page number, then the part; later pages of the chain start at byte 38.
+    fn read(&self, space: u32, page_no: u32, offset: u32, len: u64, out: &mut Vec<u8>) -> bool {
+        let mut buf = Vec::new();
+        let (mut page, mut off) = (page_no, offset as usize);
+        let mut left = len;
+        let mut hops = 0u64;
+        while left > 0 {
+            hops += 1;
+            if page == u32::MAX || hops > 1 << 20 {
+                return false;
+            }
+            if self.read(space, page, &mut buf).is_none()
+                || be16(&buf, 24) != page_type::BLOB
+                || be32(&buf, 34) != space
+                || off + 8 > buf.len() - 8
+            {
+                return false;
+            }
+            let part = be32(&buf, off) as usize;
+            let next = be32(&buf, off + 4);
+            let start = off + 8;
+            if part == 0 || start + part > buf.len() - 8 || part as u64 > left {
+                return false;
+            }
+            out.extend_from_slice(&buf[start..start + part]);
+            left -= part as u64;
+            page = next;
+            off = 38;
+        }
+        true
+    }
+}
+
+/// The best version seen of a key: its page LSN, and whether it is live.
+type Best = HashMap<Vec<u8>, (u64, bool)>;
+
+struct Tried {
+    cand: Candidate,
+    best: Best,
+}
+
+fn walk(
+    store: &PageStore,
+    layout: &Layout,
+    group: (u32, u64),
+    pages: &[u32],
+    mut each: impl FnMut(
+        &[u8],
+        PageRef,
+        u32,
+        Result<&[RawField], Reject>,
+        &Record,
+    ) -> Result<(), RowsError>,
+) -> Result<(), RowsError> {
+    let mut buf = Vec::new();
+    let mut fields = Vec::new();
+    for &page_no in pages {
+        let Some(r) = store.read(group.0, page_no, &mut buf) else {
+            continue;
+        };
+        let Some(format) = system_records(&buf) else {
+            continue;
+        };
+        let hdr = IndexHeader::parse(&buf);
+        if hdr.level != 0 || hdr.index_id != group.1 {
+            continue;
+        }
+        for rec in records(&buf) {
+            let split = record::split(&buf, rec.origin as usize, format, layout, &mut fields)
+                .map(|()| &fields[..]);
+            each(&buf, r, page_no, split, &rec)?;
+        }
+    }
+    Ok(())
+}
+
+/// Decodes the rows of `opts.def` from the pages in `store`, newest version of each key,
+/// handing each row to `sink` in page order.
+pub fn run(
+    store: &PageStore,
+    opts: &Options,
+    sink: &mut dyn RowSink,
+) -> Result<Summary, RowsError> {
+    let def = &opts.def;
+    let layout = Layout::clustered(def);
+    let mut summary = Summary {
+        definition: def.source.clone(),
+        table: def.name.clone(),
+        warnings: store.warnings.clone(),
+        ..Summary::default()
+    };
+    // Pass 1: every leaf group tried; the newest version of each key remembered.
+    let mut tried: Vec<Tried> = Vec::new();
+    for (&group, pages) in &store.leaf_groups {
+        if opts.space_id.is_some_and(|s| s != group.0)
+            || opts.index_id.is_some_and(|i| i != group.1)
+        {
+            continue;
+        }
+        let mut cand = Candidate {
+            space_id: group.0,
+            index_id: group.1,
+            pages: pages.len() as u64,
+            records: 0,
+            plausible: 0,
+            rejected: BTreeMap::new(),
+        };
+        let mut best: Best = HashMap::new();
+        let mut key = Vec::new();
+        let mut rej: BTreeMap<Reject, u64> = BTreeMap::new();
+        walk(store, &layout, group, pages, |p, r, _, fields, rec| {
+            let fields = match fields {
+                Ok(f) => f,
+                Err(e) => {
+                    *rej.entry(e).or_default() += 1;
+                    return Ok(());
+                }
+            };
+            let decoded = record::decode(p, def, &layout, fields, rec.deleted, store);
+            if let Err(e) = decoded {
+                *rej.entry(e).or_default() += 1;
+            } else {
+                cand.plausible += 1;
+                record::key_bytes(p, &layout, fields, &mut key);
+                let v = (r.lsn, !rec.deleted);
+                let e = best.entry(key.clone()).or_insert(v);
+                if v > *e {
+                    *e = v;
+                }
+            }
+            Ok(())
+        })?;
+        cand.records = cand.plausible + rej.values().sum::<u64>();
+        cand.rejected = rej
+            .iter()
+            .map(|(k, v)| (k.name().to_string(), *v))
+            .collect();
+        tried.push(Tried { cand, best });
+    }
+    summary.candidates = tried.iter().map(|t| t.cand.clone()).collect();
+    let pick = tried
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            opts.index_id.is_some()
+                || (t.cand.plausible > 0 && t.cand.plausible * 2 >= t.cand.records)
+        })
+        .max_by_key(|(_, t)| {
+            (
+                t.cand.plausible,
+                std::cmp::Reverse((t.cand.space_id, t.cand.index_id)),
+            )
+        })
+        .map(|(i, _)| i);
+    let Some(pick) = pick else {
+        let tried_s = if summary.candidates.is_empty() {
+            "no leaf INDEX pages found".to_string()
+        } else {
+            summary
+                .candidates
+                .iter()
+                .map(|c| {
+                    let why: Vec<String> =
+                        c.rejected.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                    format!(
+                        "space {} index {}: {} of {} records fit{}",
+                        c.space_id,
+                        c.index_id,
+                        c.plausible,
+                        c.records,
+                        if why.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", rejected: {}", why.join(", "))
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        return Err(RowsError::NoIndex {
+            table: def.name.clone(),
+            tried: tried_s,
+        });
+    };
+    let Tried { cand, mut best } = tried.swap_remove(pick);
+    let others: Vec<String> = summary
+        .candidates
+        .iter()
+        .filter(|c| c.plausible > 0 && (c.space_id, c.index_id) != (cand.space_id, cand.index_id))
+        .map(|c| {
+            format!(
+                "space {} index {} ({} rows fit)",
+                c.space_id, c.index_id, c.plausible
+            )
+        })
+        .collect();
+    if !others.is_empty() {
+        summary.warnings.push(format!(
+            "decoded space {} index {}; other indexes also hold records that fit the definition: {} (choose one with --space-id/--index-id)",
+            cand.space_id,
+            cand.index_id,
+            others.join(", ")
+        ));
+    }
+    summary.space_id = Some(cand.space_id);
+    summary.index_id = Some(cand.index_id);
+    summary.pages_decoded = cand.pages;
+    summary.records_seen = cand.records;
+    sink.begin(&summary).map_err(RowsError::Write)?;
+    // Pass 2: decode again and write the newest version of each key, once.
+    let group = (cand.space_id, cand.index_id);
+    let pages = &store.leaf_groups[&group];
+    let mut key = Vec::new();
+    let mut rejected: BTreeMap<Reject, u64> = BTreeMap::new();
+    let (mut written, mut deleted_written, mut dups, mut filtered) = (0u64, 0u64, 0u64, 0u64);
+    walk(
+        store,
+        &layout,
+        group,
+        pages,
+        |p, r, page_no, fields, rec| {
+            let fields = match fields {
+                Ok(f) => f,
+                Err(e) => {
+                    *rejected.entry(e).or_default() += 1;
+                    return Ok(());
+                }
+            };
+            let row = match record::decode(p, def, &layout, fields, rec.deleted, store) {
+                Ok(row) => row,
+                Err(e) => {
+                    *rejected.entry(e).or_default() += 1;
+                    return Ok(());
+                }
+            };
+            record::key_bytes(p, &layout, fields, &mut key);
+            match best.get(&key) {
+                Some(&b) if b == (r.lsn, !rec.deleted) => {
+                    best.remove(&key);
+                }
+                _ => {
+                    dups += 1;
+                    return Ok(());
+                }
+            }
+            let keep = match opts.deleted {
+                Deleted::Exclude => !row.deleted,
+                Deleted::Include => true,
+                Deleted::Only => row.deleted,
+            };
+            if !keep {
+                filtered += 1;
+                return Ok(());
+            }
+            let meta = RowMeta {
+                space_id: group.0,
+                page_no,
+                lsn: r.lsn,
+            };
+            sink.row(&row, &meta).map_err(RowsError::Write)?;
+            written += 1;
+            deleted_written += row.deleted as u64;
+            Ok(())
+        },
+    )?;
+    summary.rows_written = written;
+    summary.deleted_rows_written = deleted_written;
+    summary.duplicates_dropped = dups;
+    summary.filtered_out = filtered;
+    summary.rejected = rejected
+        .into_iter()
+        .map(|(k, v)| (k.name().to_string(), v))
+        .collect();
+    sink.end(&summary).map_err(RowsError::Write)?;
+    Ok(summary)
+}
+
+/// The files to read: a directory (a PAGES_DIR written by `innodb pages`) stands for the
+/// `.pages` and `.page` files under it, in name order; other paths are kept as given.
+pub fn expand_inputs(paths: &[std::path::PathBuf]) -> std::io::Result<Vec<std::path::PathBuf>> {
+    fn walk_dir(d: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+        let mut entries: Vec<_> = std::fs::read_dir(d)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let ft = e.file_type()?;
+            let p = e.path();
+            if ft.is_dir() {
+                walk_dir(&p, out)?;
+            } else if ft.is_file() && p.extension().is_some_and(|x| x == "pages" || x == "page") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk_dir(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
