@@ -6,7 +6,7 @@ use crate::fileset;
 use dbio_report::bench::{
     Distribution, EngineKind, FsyncMode, Mode, Spec, Target, DEFAULT_PERCENTILES,
 };
-pub use dbio_report::bench_fileset::n_files;
+pub use dbio_report::export::text::bench_fileset::n_files;
 use dbio_report::units::format_size;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};

@@ -3,10 +3,6 @@
 #![deny(missing_docs)]
 
 pub mod bench;
-pub mod bench_csv;
-pub mod bench_fileset;
-pub mod bench_sysbench;
-pub mod bench_text;
 pub mod doc;
 pub mod export;
 pub mod hist;

@@ -2,9 +2,9 @@
 //! deterministic results: snapshots of each, and the facts each format must keep.
 
 use dbio_report::bench::*;
-use dbio_report::bench_csv::CsvExporter;
-use dbio_report::bench_sysbench::{self, SysbenchExporter};
-use dbio_report::bench_text::{self, TextExporter};
+use dbio_report::export::csv::bench::CsvExporter;
+use dbio_report::export::sysbench::bench::{self as bench_sysbench, SysbenchExporter};
+use dbio_report::export::text::bench::{self as bench_text, TextExporter};
 use dbio_report::hist::LatencyHistogram;
 use dbio_report::{Exporter, JsonExporter};
 use std::path::PathBuf;

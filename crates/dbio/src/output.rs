@@ -3,9 +3,10 @@
 //! Progress and warnings go to stderr.
 
 use anyhow::Context;
+use dbio_report::export::Format;
 use dbio_sys::atomic::AtomicFile;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` atomically (temp file in the same directory, then rename), or to
 /// stdout when `path` is `None` or `-`.
@@ -135,4 +136,77 @@ impl Console {
 pub fn to_stderr(s: &str) {
     let mut e = std::io::stderr().lock();
     let _ = e.write_all(s.as_bytes()).and_then(|()| e.flush());
+}
+
+/// The formats one command accepts, the first being its default: a marker type per command,
+/// declared with [`formats!`](crate::formats).
+pub trait Formats: Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// The accepted formats, default first.
+    const LIST: &'static [Format];
+}
+
+/// Declares a marker type listing the formats a command accepts (default first):
+/// `formats!(StackFormats: Text, Json);`.
+#[macro_export]
+macro_rules! formats {
+    ($name:ident: $($f:ident),+) => {
+        #[doc = concat!("The formats of this command: ", $(stringify!($f), " "),+)]
+        #[derive(Clone, Debug)]
+        pub struct $name;
+        impl $crate::output::Formats for $name {
+            const LIST: &'static [dbio_report::export::Format] =
+                &[$(dbio_report::export::Format::$f),+];
+        }
+    };
+}
+
+/// A clap parser that accepts the formats of `F`, listing each with its help line.
+pub fn format_parser<F: Formats>() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        F::LIST
+            .iter()
+            .map(|f| PossibleValue::new(f.name()).help(f.help())),
+    )
+    .map(|s| s.parse::<Format>().expect("clap checked the name"))
+}
+
+/// The one `--format`/`-o/--output` group every command flattens into its arguments: the
+/// result in the chosen format goes to stdout, or to FILE instead (written atomically; `-` is
+/// stdout). Never both: a command that shows live lines shows them on stderr when the result
+/// goes to a file or is for machines.
+#[derive(clap::Args, Clone, Debug)]
+pub struct OutputArgs<F: Formats> {
+    /// Output format.
+    #[arg(long, value_name = "FORMAT", default_value_t = F::LIST[0], value_parser = format_parser::<F>())]
+    pub format: Format,
+    /// Write the result to FILE instead of stdout (atomically: a reader never sees half a
+    /// file; `-` is stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[arg(skip)]
+    _formats: std::marker::PhantomData<F>,
+}
+
+impl<F: Formats> OutputArgs<F> {
+    /// The output file, `None` for stdout (also when `-o -`).
+    pub fn file(&self) -> Option<&Path> {
+        self.output.as_deref().filter(|p| *p != Path::new("-"))
+    }
+
+    /// Whether the result goes to stdout.
+    pub fn to_stdout(&self) -> bool {
+        self.file().is_none()
+    }
+
+    /// Whether human-readable lines (live intervals, notes) may go to stdout: the result goes
+    /// there and is for people.
+    pub fn people_on_stdout(&self) -> bool {
+        self.to_stdout() && !self.format.is_machine()
+    }
+
+    /// Writes the whole result: to FILE atomically, else to stdout.
+    pub fn emit(&self, bytes: &[u8]) -> anyhow::Result<()> {
+        emit(self.file(), bytes)
+    }
 }

@@ -1,9 +1,9 @@
 //! `dbio bench` output formats end to end: the real binary, real I/O on a small file set, each
-//! `--format` on stdout and in `--output FILE`. The sysbench format is compared as a layout with
+//! `--format` written with `-o FILE` (nothing on stdout; the live lines on stderr are the file). The sysbench format is compared as a layout with
 //! a real sysbench 1.0.20 run configured the same way (testdata/bench/).
 
 use assert_cmd::Command;
-use dbio_report::bench_sysbench::same_layout_doc;
+use dbio_report::export::sysbench::bench::same_layout_doc;
 use std::path::Path;
 
 /// A temp dir on the disk (the target directory lives on the root filesystem).
@@ -39,20 +39,22 @@ const LIKE_SYSBENCH: [&str; 18] = [
     "1",
 ];
 
+/// Runs one format with `-o output`: stdout stays empty, and the live lines and summary shown
+/// on stderr (returned) are the result written to the file, but for the warnings.
 fn run(dir: &Path, format: &str, output: &Path) -> String {
     let out = Command::cargo_bin("dbio")
         .unwrap()
         .args(["bench", "run", "--dir"])
         .arg(dir.join("set"))
         .args(LIKE_SYSBENCH)
-        .args(["--format", format, "--output"])
+        .args(["--format", format, "-o"])
         .arg(output)
         .assert()
         .success()
         .get_output()
-        .stdout
         .clone();
-    String::from_utf8(out).unwrap()
+    assert!(out.stdout.is_empty(), "-o FILE: nothing on stdout");
+    without_warnings(&String::from_utf8(out.stderr).unwrap(), "warning: ")
 }
 
 /// Lines of `doc` without the warnings (shown on stderr live, kept in the result file).
@@ -83,12 +85,12 @@ fn every_format_on_stdout_matches_its_output_file_and_its_promises() {
 
     // sysbench: the live header, interval lines and summary have sysbench 1.0.20's layout
     let file = d.path().join("sysbench.txt");
-    let stdout = run(d.path(), "sysbench", &file);
-    if let Err(e) = same_layout_doc(&fixture, &stdout) {
-        panic!("{e}\n--- sysbench 1.0.20\n{fixture}\n--- dbio\n{stdout}");
+    let live = run(d.path(), "sysbench", &file);
+    let saved = without_warnings(&std::fs::read_to_string(&file).unwrap(), "WARNING: ");
+    if let Err(e) = same_layout_doc(&fixture, &saved) {
+        panic!("{e}\n--- sysbench 1.0.20\n{fixture}\n--- dbio\n{saved}");
     }
-    let saved = std::fs::read_to_string(&file).unwrap();
-    assert_eq!(without_warnings(&saved, "WARNING: "), stdout);
+    assert_eq!(saved, live);
 
     // text: what was printed live is the saved document
     let file = d.path().join("text.txt");
@@ -102,10 +104,12 @@ fn every_format_on_stdout_matches_its_output_file_and_its_promises() {
 
     // csv: a header and one row per interval of the JSON result, every row as wide as the header
     let file = d.path().join("ts.csv");
-    let stdout = run(d.path(), "csv", &file);
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), stdout);
+    run(d.path(), "csv", &file);
+    let stdout = std::fs::read_to_string(&file).unwrap();
     let json_file = d.path().join("r.json");
-    let json: serde_json::Value = serde_json::from_str(&run(d.path(), "json", &json_file)).unwrap();
+    run(d.path(), "json", &json_file);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
     let rows: Vec<Vec<&str>> = stdout.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows[0][..3], ["start_s", "end_s", "warmup"]);
     // 27 application columns, then 9 iostat columns per device under the target.

@@ -1,6 +1,7 @@
 //! The command line of `dbio bench`: the clap flags and their plain [`Options`].
 
 use crate::cli::{named, parse_duration_arg, parse_size_arg};
+use crate::output::OutputArgs;
 use clap::ValueEnum;
 use dbio_bench::options::{self, Options};
 use dbio_report::bench::{Distribution, EngineKind, FsyncMode, Mode};
@@ -18,18 +19,7 @@ pub enum Phase {
     Cleanup,
 }
 
-/// Output format of the result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// For people.
-    Text,
-    /// Versioned JSON (schema dbio.bench/1) with full histograms.
-    Json,
-    /// The time series, one row per interval.
-    Csv,
-    /// The sysbench 1.0.20 fileio layout.
-    Sysbench,
-}
+crate::formats!(BenchFormats: Text, Json, Csv, Sysbench);
 
 /// Arguments of `dbio bench`.
 #[derive(clap::Args, Debug)]
@@ -141,12 +131,8 @@ pub struct Args {
     /// Percentiles of the summary, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "50,90,95,99,99.9,99.99")]
     pub percentiles: Vec<f64>,
-    /// Result format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
-    /// Also write the result to this file (in --format).
-    #[arg(long)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs<BenchFormats>,
     /// Keep the file set after a full run.
     #[arg(long)]
     pub keep: bool,

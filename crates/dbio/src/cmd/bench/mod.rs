@@ -6,15 +6,16 @@ use crate::signals;
 
 mod args;
 use anyhow::Context;
-pub use args::{Args, Format, Phase};
+pub use args::{Args, Phase};
 use dbio_bench::options::engine_spec;
 use dbio_bench::plan::{self, Plan};
 use dbio_bench::{fileset, run as brun, BenchError};
 use dbio_report::bench::{Interval, Mode, Spec};
-use dbio_report::bench_csv::CsvExporter;
-use dbio_report::bench_fileset;
-use dbio_report::bench_sysbench::{self, SysbenchExporter};
-use dbio_report::bench_text::{self, TextExporter};
+use dbio_report::export::csv::bench::CsvExporter;
+use dbio_report::export::sysbench::bench::{self as bench_sysbench, SysbenchExporter};
+use dbio_report::export::text::bench::{self as bench_text, TextExporter};
+use dbio_report::export::text::bench_fileset;
+use dbio_report::export::Format;
 use dbio_report::{Exporter, JsonExporter};
 
 /// Turns an engine error into an anyhow error with the right exit code. The engine's messages
@@ -38,11 +39,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     });
     // A run on a prepared file set takes its geometry from the set's marker.
     let (spec, set) = plan::spec_and_set(phase, &args.options()).map_err(bench_err)?;
-    if spec.report_interval_s.is_zero() && args.format != Format::Sysbench {
+    if spec.report_interval_s.is_zero() && args.out.format != Format::Sysbench {
         return Err(usage(format!(
             "--report-interval 0 (no interval lines, sysbench's default) goes with --format sysbench; \
              the {} result is reported per interval: give an interval such as 1s",
-            match args.format {
+            match args.out.format {
                 Format::Text => "text",
                 Format::Json => "JSON",
                 _ => "CSV",
@@ -54,12 +55,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         dbio_bench::spec::check_resources(&spec).map_err(bench_err)?;
     }
     let console = Console {
-        to_stdout: matches!(args.format, Format::Text | Format::Sysbench),
+        to_stdout: args.out.people_on_stdout(),
     };
     // Prepare and cleanup lines belong to the text output only: in sysbench format stdout keeps
     // sysbench's exact layout, so they go to stderr there (as they do for JSON and CSV).
     let notes = Console {
-        to_stdout: args.format == Format::Text,
+        to_stdout: args.out.people_on_stdout() && args.out.format == Format::Text,
     };
     let code = match plan::plan(phase, &spec, set.as_ref()).map_err(bench_err)? {
         Plan::Prepare(d) => prepare(&spec, &d, &notes, stop).map(|_| 0),
@@ -188,7 +189,7 @@ fn run_phase(
     // Live output: the header and one line per interval as it completes. Text and sysbench
     // formats print them on stdout (they are the result); JSON and CSV show them on stderr as
     // progress, keeping stdout for the machine-readable result.
-    let (head, line): (String, fn(&Interval, &Spec) -> String) = match args.format {
+    let (head, line): (String, fn(&Interval, &Spec) -> String) = match args.out.format {
         Format::Sysbench => (
             bench_sysbench::header(spec, &environment, &[]),
             bench_sysbench::interval_line,
@@ -224,41 +225,37 @@ fn run_phase(
     let (result, run_error) =
         dbio_bench::result::bench_result(out, spec, environment, warnings, interrupted);
     // stdout: the summary after the live lines (text, sysbench), or the whole result (JSON,
-    // CSV). --output FILE: the whole result in the chosen format.
-    let (tail, whole) = match args.format {
-        Format::Text => (
-            bench_text::summary(&result),
-            TextExporter.to_string(&result)?,
-        ),
-        Format::Sysbench => (
-            bench_sysbench::summary(&result),
-            SysbenchExporter.to_string(&result)?,
-        ),
-        Format::Json => {
-            let j = JsonExporter.to_string(&result)?;
-            (j.clone(), j)
-        }
-        Format::Csv => {
-            let c = CsvExporter.to_string(&result)?;
-            (c.clone(), c)
-        }
+    // CSV). -o/--output FILE: the whole result in the chosen format goes there instead, and
+    // the live lines and the text summary were shown on stderr.
+    let whole = match args.out.format {
+        Format::Sysbench => SysbenchExporter.to_string(&result)?,
+        Format::Json => JsonExporter.to_string(&result)?,
+        Format::Csv => CsvExporter.to_string(&result)?,
+        _ => TextExporter.to_string(&result)?,
+    };
+    // The summary that ends the live lines: sysbench's after sysbench's lines, else dbio's.
+    let summary = match args.out.format {
+        Format::Sysbench => bench_sysbench::summary(&result),
+        _ => bench_text::summary(&result),
     };
     if !console.to_stdout {
-        to_stderr(&bench_text::summary(&result));
+        to_stderr(&summary);
     }
-    // A closed stdout does not keep the result from --output.
-    let printed = match live_error {
-        Some(e) => Err(e),
-        None => output::emit(None, tail.as_bytes()),
+    let tail = if args.out.format.is_machine() {
+        whole.clone()
+    } else {
+        summary
     };
-    if let Some(p) = &args.output {
-        output::write_file(p, whole.as_bytes()).with_context(|| {
+    let printed = match (live_error, args.out.file()) {
+        (Some(e), _) => Err(e),
+        (None, None) => output::emit(None, tail.as_bytes()),
+        (None, Some(p)) => output::write_file(p, whole.as_bytes()).with_context(|| {
             format!(
-                "the result is on stdout above; writing {} failed",
+                "the summary is on stderr above; writing the result to {} failed",
                 p.display()
             )
-        })?;
-    }
+        }),
+    };
     printed?;
     if let Some(e) = run_error {
         return Err(bench_err(e))
