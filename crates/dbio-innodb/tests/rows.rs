@@ -47,7 +47,7 @@ fn rows(
         space_id: None,
     };
     let mut w = RowWriter::new(Vec::new(), format, &d);
-    let s = run::run(&store, &opts, &mut w).unwrap();
+    let s = run::run(&store, &opts, &stop, &mut w).unwrap();
     let text = String::from_utf8(w.into_inner()).unwrap();
     let lines: Vec<String> = text
         .lines()

@@ -28,6 +28,8 @@ pub const INNODB_GREP: &str = "dbio.innodb.grep/1";
 /// `dbio innodb grep --format jsonl`: one object per hit (`"type": "hit"`), then the summary
 /// (`"type": "summary"`), which alone carries `schema` and `dbio_version`.
 pub const INNODB_GREP_JSONL: &str = "dbio.innodb.grep.jsonl/1";
+/// `dbio innodb rows --summary FILE`: what a rows run read, wrote and rejected.
+pub const INNODB_ROWS: &str = "dbio.innodb.rows/1";
 
 /// A result as a JSON document: `schema` and `dbio_version` first, then the result's own
 /// fields (the result must serialise as a map: a struct or a map).
@@ -111,6 +113,7 @@ mod tests {
             INNODB_PAGES,
             INNODB_GREP,
             INNODB_GREP_JSONL,
+            INNODB_ROWS,
         ];
         for (i, a) in all.iter().enumerate() {
             assert!(a.starts_with("dbio.") && a.ends_with("/1"), "{a}");

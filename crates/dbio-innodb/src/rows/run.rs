@@ -10,6 +10,7 @@ use crate::page::{be16, be32, page_type, records, system_records, IndexHeader, R
 use crate::recover::{self, RecoverError, Scanned, Source};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Which records become rows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -104,6 +105,8 @@ pub struct Summary {
     pub candidates: Vec<Candidate>,
     /// Problems noticed.
     pub warnings: Vec<String>,
+    /// SIGINT/SIGTERM stopped the run: the rows written are those of the pages read before.
+    pub interrupted: bool,
 }
 
 /// Why a run failed.
@@ -246,6 +249,7 @@ fn walk(
     layout: &Layout,
     group: (u32, u64),
     pages: &[u32],
+    stop: &AtomicBool,
     mut each: impl FnMut(
         &[u8],
         PageRef,
@@ -257,6 +261,9 @@ fn walk(
     let mut buf = Vec::new();
     let mut fields = Vec::new();
     for &page_no in pages {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let Some(r) = store.read(group.0, page_no, &mut buf) else {
             continue;
         };
@@ -277,10 +284,11 @@ fn walk(
 }
 
 /// Decodes the rows of `opts.def` from the pages in `store`, newest version of each key,
-/// handing each row to `sink` in page order.
+/// handing each row to `sink` in page order. Once `stop` is set, no further page is read.
 pub fn run(
     store: &PageStore,
     opts: &Options,
+    stop: &AtomicBool,
     sink: &mut dyn RowSink,
 ) -> Result<Summary, RowsError> {
     let def = &opts.def;
@@ -310,28 +318,35 @@ pub fn run(
         let mut best: Best = HashMap::new();
         let mut key = Vec::new();
         let mut rej: BTreeMap<Reject, u64> = BTreeMap::new();
-        walk(store, &layout, group, pages, |p, r, _, fields, rec| {
-            let fields = match fields {
-                Ok(f) => f,
-                Err(e) => {
+        walk(
+            store,
+            &layout,
+            group,
+            pages,
+            stop,
+            |p, r, _, fields, rec| {
+                let fields = match fields {
+                    Ok(f) => f,
+                    Err(e) => {
+                        *rej.entry(e).or_default() += 1;
+                        return Ok(());
+                    }
+                };
+                let decoded = record::decode(p, def, &layout, fields, rec.deleted, store);
+                if let Err(e) = decoded {
                     *rej.entry(e).or_default() += 1;
-                    return Ok(());
+                } else {
+                    cand.plausible += 1;
+                    record::key_bytes(p, &layout, fields, &mut key);
+                    let v = (r.lsn, !rec.deleted);
+                    let e = best.entry(key.clone()).or_insert(v);
+                    if v > *e {
+                        *e = v;
+                    }
                 }
-            };
-            let decoded = record::decode(p, def, &layout, fields, rec.deleted, store);
-            if let Err(e) = decoded {
-                *rej.entry(e).or_default() += 1;
-            } else {
-                cand.plausible += 1;
-                record::key_bytes(p, &layout, fields, &mut key);
-                let v = (r.lsn, !rec.deleted);
-                let e = best.entry(key.clone()).or_insert(v);
-                if v > *e {
-                    *e = v;
-                }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         cand.records = cand.plausible + rej.values().sum::<u64>();
         cand.rejected = rej
             .iter()
@@ -421,6 +436,7 @@ pub fn run(
         &layout,
         group,
         pages,
+        stop,
         |p, r, page_no, fields, rec| {
             let fields = match fields {
                 Ok(f) => f,
@@ -474,6 +490,7 @@ pub fn run(
         .into_iter()
         .map(|(k, v)| (k.name().to_string(), v))
         .collect();
+    summary.interrupted = stop.load(Ordering::Relaxed);
     sink.end(&summary).map_err(RowsError::Write)?;
     Ok(summary)
 }
@@ -504,4 +521,31 @@ pub fn expand_inputs(paths: &[std::path::PathBuf]) -> std::io::Result<Vec<std::p
         }
     }
     Ok(out)
+}
+
+/// The summary for people (stderr): what was read, written, rejected and dropped.
+pub fn summary_text(s: &Summary) -> String {
+    let mut out = format!(
+        "innodb rows: table `{}` (definition: {}), space {} index {}: {} leaf page(s), {} record(s); {} row(s) written ({} deleted), {} filtered out by the deleted filter, {} older version(s) dropped, {} rejected",
+        s.table,
+        s.definition,
+        s.space_id.map_or("-".into(), |v| v.to_string()),
+        s.index_id.map_or("-".into(), |v| v.to_string()),
+        s.pages_decoded,
+        s.records_seen,
+        s.rows_written,
+        s.deleted_rows_written,
+        s.filtered_out,
+        s.duplicates_dropped,
+        s.rejected.values().sum::<u64>(),
+    );
+    if !s.rejected.is_empty() {
+        let why: Vec<String> = s.rejected.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        out.push_str(&format!(" ({})", why.join(", ")));
+    }
+    if s.interrupted {
+        out.push_str("; interrupted: the pages after the signal were not read");
+    }
+    out.push('\n');
+    out
 }

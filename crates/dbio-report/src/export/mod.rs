@@ -58,11 +58,15 @@ pub enum Format {
     Nagios,
     /// The text layout of sysbench fileio 1.0.20.
     Sysbench,
+    /// SQL statements a server loads (innodb rows).
+    Sql,
+    /// Tab-separated values with LOAD DATA's escaping (innodb rows).
+    Tsv,
 }
 
 impl Format {
     /// Every format.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 9] = [
         Format::Text,
         Format::Json,
         Format::Jsonl,
@@ -70,6 +74,8 @@ impl Format {
         Format::Prometheus,
         Format::Nagios,
         Format::Sysbench,
+        Format::Sql,
+        Format::Tsv,
     ];
 
     /// The name on the command line (`--format json`).
@@ -82,6 +88,8 @@ impl Format {
             Format::Prometheus => "prometheus",
             Format::Nagios => "nagios",
             Format::Sysbench => "sysbench",
+            Format::Sql => "sql",
+            Format::Tsv => "tsv",
         }
     }
 
@@ -95,6 +103,8 @@ impl Format {
             Format::Prometheus => "Prometheus text format",
             Format::Nagios => "Nagios plugin status line and perfdata",
             Format::Sysbench => "sysbench fileio 1.0.20 layout",
+            Format::Sql => "SQL statements to load into a server",
+            Format::Tsv => "tab-separated values (LOAD DATA INFILE escaping)",
         }
     }
 
@@ -113,7 +123,7 @@ impl fmt::Display for Format {
 
 /// A format name that is not one of [`Format::ALL`].
 #[derive(Debug, thiserror::Error)]
-#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench")]
+#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench, sql, tsv")]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {

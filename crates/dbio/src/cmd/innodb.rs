@@ -28,6 +28,9 @@ enum Sub {
     /// Binary grep that understands InnoDB: hex patterns, text and typed values, each hit tied
     /// to its page and record.
     Grep(Box<GrepArgs>),
+    /// Decode recovered pages back into rows (SQL INSERTs, TSV or JSON Lines) with the table's
+    /// CREATE TABLE statement.
+    Rows(Box<super::innodb_rows::RowsArgs>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -169,6 +172,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     match args.cmd {
         Sub::Pages(a) => pages(*a),
         Sub::Grep(a) => grep_cmd(*a),
+        Sub::Rows(a) => super::innodb_rows::rows(*a),
     }
 }
 

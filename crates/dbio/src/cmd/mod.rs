@@ -5,6 +5,7 @@ pub mod align;
 pub mod bench;
 pub mod check;
 pub mod innodb;
+pub mod innodb_rows;
 pub mod iostat;
 pub mod packaging;
 pub mod stack;
