@@ -493,7 +493,7 @@ fn garbage_and_a_wrong_definition_give_no_rows() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("0 of 4 records fit, rejected: range 4"),
+        err.contains("0 of 4 records checked fit, rejected: range 4"),
         "{err}"
     );
 }

@@ -119,6 +119,7 @@ const UNITLESS: &[&str] = &[
     "deleted_rows_written",
     "filtered_out",
     "plausible",
+    "sampled",
     "levels",
     "intact",
     "torn",

@@ -70,9 +70,11 @@ pub struct Candidate {
     pub pages: u64,
     /// Records in them.
     pub records: u64,
-    /// Records that passed the plausibility check.
+    /// Records whose values were checked (the first 2000) to choose the index.
+    pub sampled: u64,
+    /// Of those, the records that passed the plausibility check.
     pub plausible: u64,
-    /// The others, by reason.
+    /// Records rejected, by reason (a bad record header anywhere, bad values in the sample).
     pub rejected: BTreeMap<String, u64>,
 }
 
@@ -237,7 +239,20 @@ impl BlobSource for PageStore<'_> {
 }
 
 /// The best version seen of a key: its page LSN, and whether it is live.
-type Best = HashMap<Vec<u8>, (u64, bool)>;
+type Best = HashMap<Box<[u8]>, (u64, bool), foldhash::fast::RandomState>;
+
+/// Records of each index whose values are checked to choose the index.
+const SAMPLE: u64 = 2000;
+
+impl Candidate {
+    /// Records that would pass, estimated from the sample: records x plausible / sampled.
+    fn estimate(&self) -> u64 {
+        if self.sampled == 0 {
+            return 0;
+        }
+        (self.records as u128 * self.plausible as u128 / self.sampled as u128) as u64
+    }
+}
 
 struct Tried {
     cand: Candidate,
@@ -312,10 +327,11 @@ pub fn run(
             index_id: group.1,
             pages: pages.len() as u64,
             records: 0,
+            sampled: 0,
             plausible: 0,
             rejected: BTreeMap::new(),
         };
-        let mut best: Best = HashMap::new();
+        let mut best: Best = Best::default();
         let mut key = Vec::new();
         let mut rej: BTreeMap<Reject, u64> = BTreeMap::new();
         walk(
@@ -325,6 +341,7 @@ pub fn run(
             pages,
             stop,
             |p, r, _, fields, rec| {
+                cand.records += 1;
                 let fields = match fields {
                     Ok(f) => f,
                     Err(e) => {
@@ -332,22 +349,33 @@ pub fn run(
                         return Ok(());
                     }
                 };
-                let decoded = record::decode(p, def, &layout, fields, rec.deleted, store);
-                if let Err(e) = decoded {
-                    *rej.entry(e).or_default() += 1;
-                } else {
-                    cand.plausible += 1;
-                    record::key_bytes(p, &layout, fields, &mut key);
-                    let v = (r.lsn, !rec.deleted);
-                    let e = best.entry(key.clone()).or_insert(v);
-                    if v > *e {
-                        *e = v;
+                // The values of the first SAMPLE records are checked here (to choose the
+                // index); every record is checked when it is written.
+                if cand.sampled < SAMPLE {
+                    cand.sampled += 1;
+                    match record::decode(p, def, &layout, fields, rec.deleted, store) {
+                        Ok(_) => cand.plausible += 1,
+                        Err(e) => {
+                            *rej.entry(e).or_default() += 1;
+                            return Ok(());
+                        }
+                    }
+                }
+                record::key_bytes(p, &layout, fields, &mut key);
+                let v = (r.lsn, !rec.deleted);
+                match best.get_mut(&key[..]) {
+                    Some(e) => {
+                        if v > *e {
+                            *e = v;
+                        }
+                    }
+                    None => {
+                        best.insert(key.as_slice().into(), v);
                     }
                 }
                 Ok(())
             },
         )?;
-        cand.records = cand.plausible + rej.values().sum::<u64>();
         cand.rejected = rej
             .iter()
             .map(|(k, v)| (k.name().to_string(), *v))
@@ -360,11 +388,11 @@ pub fn run(
         .enumerate()
         .filter(|(_, t)| {
             opts.index_id.is_some()
-                || (t.cand.plausible > 0 && t.cand.plausible * 2 >= t.cand.records)
+                || (t.cand.plausible > 0 && t.cand.plausible * 2 >= t.cand.sampled)
         })
         .max_by_key(|(_, t)| {
             (
-                t.cand.plausible,
+                t.cand.estimate(),
                 std::cmp::Reverse((t.cand.space_id, t.cand.index_id)),
             )
         })
@@ -380,11 +408,11 @@ pub fn run(
                     let why: Vec<String> =
                         c.rejected.iter().map(|(k, v)| format!("{k} {v}")).collect();
                     format!(
-                        "space {} index {}: {} of {} records fit{}",
+                        "space {} index {}: {} of {} records checked fit{}",
                         c.space_id,
                         c.index_id,
                         c.plausible,
-                        c.records,
+                        c.sampled,
                         if why.is_empty() {
                             String::new()
                         } else {
@@ -407,8 +435,8 @@ pub fn run(
         .filter(|c| c.plausible > 0 && (c.space_id, c.index_id) != (cand.space_id, cand.index_id))
         .map(|c| {
             format!(
-                "space {} index {} ({} rows fit)",
-                c.space_id, c.index_id, c.plausible
+                "space {} index {} ({} of {} records checked fit)",
+                c.space_id, c.index_id, c.plausible, c.sampled
             )
         })
         .collect();
@@ -453,9 +481,9 @@ pub fn run(
                 }
             };
             record::key_bytes(p, &layout, fields, &mut key);
-            match best.get(&key) {
+            match best.get(&key[..]) {
                 Some(&b) if b == (r.lsn, !rec.deleted) => {
-                    best.remove(&key);
+                    best.remove(&key[..]);
                 }
                 _ => {
                     dups += 1;
