@@ -4,9 +4,9 @@
 //! newest LSN of each key kept, rows handed to a sink.
 
 use super::def::TableDef;
-use super::record::{self, BlobSource, Layout, RawField, Reject, Row};
+use super::record::{self, BlobSource, Layout, RawField, Rec, Reject, Row};
 use crate::io::read_full_at;
-use crate::page::{be16, be32, page_type, records, system_records, IndexHeader, Record, RowFormat};
+use crate::page::{be16, be32, page_type, system_records, IndexHeader, RowFormat};
 use crate::recover::{self, RecoverError, Scanned, Source};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -270,11 +270,12 @@ fn walk(
         PageRef,
         u32,
         Result<&[RawField], Reject>,
-        &Record,
+        &Rec,
     ) -> Result<(), RowsError>,
 ) -> Result<(), RowsError> {
     let mut buf = Vec::new();
     let mut fields = Vec::new();
+    let (mut seen, mut recs) = (Vec::new(), Vec::new());
     for &page_no in pages {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -289,10 +290,11 @@ fn walk(
         if hdr.level != 0 || hdr.index_id != group.1 {
             continue;
         }
-        for rec in records(&buf) {
-            let split = record::split(&buf, rec.origin as usize, format, layout, &mut fields)
-                .map(|()| &fields[..]);
-            each(&buf, r, page_no, split, &rec)?;
+        record::list(&buf, format, &mut seen, &mut recs);
+        for rec in &recs {
+            let split =
+                record::split(&buf, rec.origin, format, layout, &mut fields).map(|()| &fields[..]);
+            each(&buf, r, page_no, split, rec)?;
         }
     }
     Ok(())
@@ -331,7 +333,7 @@ pub fn run(
             plausible: 0,
             rejected: BTreeMap::new(),
         };
-        let mut best: Best = Best::default();
+        let mut best: Best = Best::with_capacity_and_hasher(pages.len() * 64, Default::default());
         let mut key = Vec::new();
         let mut rej: BTreeMap<Reject, u64> = BTreeMap::new();
         walk(

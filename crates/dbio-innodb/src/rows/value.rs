@@ -30,6 +30,16 @@ pub enum Bad {
     Charset,
 }
 
+/// Appends `v` with at least `width` digits (zero-padded).
+fn push_num(s: &mut String, v: u64, width: usize) {
+    let mut b = itoa::Buffer::new();
+    let d = b.format(v);
+    for _ in d.len()..width {
+        s.push('0');
+    }
+    s.push_str(d);
+}
+
 fn be(b: &[u8]) -> u64 {
     b.iter().fold(0u64, |a, &x| a << 8 | x as u64)
 }
@@ -40,14 +50,15 @@ pub fn int(b: &[u8], ty: IntType, unsigned: bool) -> Result<String, Bad> {
         return Err(Bad::Length);
     }
     let v = be(b);
+    let mut buf = itoa::Buffer::new();
     if unsigned {
-        return Ok(v.to_string());
+        return Ok(buf.format(v).to_string());
     }
     let bits = 8 * b.len() as u32;
     let flipped = v ^ (1u64 << (bits - 1));
     // Sign-extend from `bits`.
     let shift = 64 - bits;
-    Ok((((flipped << shift) as i64) >> shift).to_string())
+    Ok(buf.format(((flipped << shift) as i64) >> shift).to_string())
 }
 
 /// DECIMAL(P,S): the inverse of [`crate::encode::decimal`].
@@ -66,9 +77,9 @@ pub fn decimal(b: &[u8], precision: u32, scale: u32) -> Result<String, Bad> {
     let intg = (precision - scale) as usize;
     let frac = scale as usize;
     let mut at = 0usize;
-    let mut take = |digits: usize| -> Result<String, Bad> {
+    let mut take = |digits: usize, out: &mut String| -> Result<(), Bad> {
         if digits == 0 {
-            return Ok(String::new());
+            return Ok(());
         }
         let n = if digits == 9 { 4 } else { DIG2BYTES[digits] };
         let g = be(&v[at..at + n]);
@@ -76,17 +87,19 @@ pub fn decimal(b: &[u8], precision: u32, scale: u32) -> Result<String, Bad> {
         if g >= 10u64.pow(digits as u32) {
             return Err(Bad::Range);
         }
-        Ok(format!("{g:0digits$}"))
+        push_num(out, g, digits);
+        Ok(())
     };
-    let mut ip = take(intg % 9)?;
+    let mut ip = String::with_capacity(intg);
+    take(intg % 9, &mut ip)?;
     for _ in 0..intg / 9 {
-        ip.push_str(&take(9)?);
+        take(9, &mut ip)?;
     }
-    let mut fp = String::new();
+    let mut fp = String::with_capacity(frac);
     for _ in 0..frac / 9 {
-        fp.push_str(&take(9)?);
+        take(9, &mut fp)?;
     }
-    fp.push_str(&take(frac % 9)?);
+    take(frac % 9, &mut fp)?;
     let ip = ip.trim_start_matches('0');
     let ip = if ip.is_empty() { "0" } else { ip };
     let zero = ip == "0" && fp.bytes().all(|c| c == b'0');
@@ -198,10 +211,25 @@ fn frac_usec(b: &[u8], fsp: u8) -> Result<u32, Bad> {
 
 fn push_frac(s: &mut String, usec: u32, fsp: u8) {
     if fsp > 0 {
-        let f = format!("{usec:06}");
         s.push('.');
-        s.push_str(&f[..fsp as usize]);
+        push_num(s, (usec / 10u32.pow(6 - fsp as u32)) as u64, fsp as usize);
     }
+}
+
+fn push_ymd(s: &mut String, y: u64, m: u64, d: u64) {
+    push_num(s, y, 4);
+    s.push('-');
+    push_num(s, m, 2);
+    s.push('-');
+    push_num(s, d, 2);
+}
+
+fn push_hms(s: &mut String, h: u64, m: u64, sec: u64) {
+    push_num(s, h, 2);
+    s.push(':');
+    push_num(s, m, 2);
+    s.push(':');
+    push_num(s, sec, 2);
 }
 
 /// DATE: 3 bytes, Y<<9 | M<<5 | D, sign bit flipped.
@@ -214,7 +242,9 @@ pub fn date(b: &[u8]) -> Result<String, Bad> {
     if y > 9999 || m > 12 {
         return Err(Bad::Range);
     }
-    Ok(format!("{y:04}-{m:02}-{d:02}"))
+    let mut s = String::with_capacity(10);
+    push_ymd(&mut s, y, m, d);
+    Ok(s)
 }
 
 /// DATETIME(fsp): 5 bytes + fraction.
@@ -235,7 +265,10 @@ pub fn datetime(b: &[u8], fsp: u8) -> Result<String, Bad> {
     if y > 9999 || h > 23 || mi > 59 || s > 59 {
         return Err(Bad::Range);
     }
-    let mut out = format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}");
+    let mut out = String::with_capacity(26);
+    push_ymd(&mut out, y, mo, d);
+    out.push(' ');
+    push_hms(&mut out, h, mi, s);
     push_frac(&mut out, frac_usec(&b[5..], fsp)?, fsp);
     Ok(out)
 }
@@ -252,15 +285,16 @@ pub fn timestamp(b: &[u8], fsp: u8) -> Result<String, Bad> {
     } else {
         let t = jiff::Timestamp::from_second(secs).map_err(|_| Bad::Range)?;
         let dt = t.to_zoned(jiff::tz::TimeZone::UTC).datetime();
-        format!(
-            "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
-            dt.year(),
-            dt.month(),
-            dt.day(),
-            dt.hour(),
-            dt.minute(),
-            dt.second()
-        )
+        let mut o = String::with_capacity(26);
+        push_ymd(&mut o, dt.year() as u64, dt.month() as u64, dt.day() as u64);
+        o.push(' ');
+        push_hms(
+            &mut o,
+            dt.hour() as u64,
+            dt.minute() as u64,
+            dt.second() as u64,
+        );
+        o
     };
     push_frac(&mut out, usec, fsp);
     Ok(out)
@@ -301,7 +335,11 @@ pub fn time(b: &[u8], fsp: u8) -> Result<String, Bad> {
     if h > 838 || m > 59 || s > 59 || usec > 999_999 {
         return Err(Bad::Range);
     }
-    let mut out = format!("{}{h:02}:{m:02}:{s:02}", if neg { "-" } else { "" });
+    let mut out = String::with_capacity(18);
+    if neg {
+        out.push('-');
+    }
+    push_hms(&mut out, h, m, s);
     push_frac(&mut out, usec, fsp);
     Ok(out)
 }
