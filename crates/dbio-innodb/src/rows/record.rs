@@ -370,6 +370,8 @@ pub struct Rec {
     pub origin: usize,
     /// Delete-marked or purged.
     pub deleted: bool,
+    /// On the free list (purged).
+    pub purged: bool,
 }
 
 /// The user records of an INDEX page: the record list from the infimum in key order, then
@@ -411,6 +413,7 @@ pub fn list(p: &[u8], format: RowFormat, seen: &mut Vec<u64>, out: &mut Vec<Rec>
             out.push(Rec {
                 origin: at,
                 deleted: purged || info(at) & 0x20 != 0,
+                purged,
             });
             at = next_of(at);
         }

@@ -256,7 +256,41 @@ impl Candidate {
 
 struct Tried {
     cand: Candidate,
-    best: Best,
+    /// Per page with records: the smallest and largest key bytes, and whether it has purged
+    /// records on its free list.
+    ranges: Vec<PageRange>,
+}
+
+struct PageRange {
+    page_no: u32,
+    min: Box<[u8]>,
+    max: Box<[u8]>,
+    free_list: bool,
+}
+
+/// Pages that may hold a key another record also holds: pages whose key ranges (byte order
+/// of the key fields, over every record) overlap another page's, and pages with purged
+/// records. A key found only in the other pages is unique: no map is needed for it.
+fn pages_to_compare(ranges: &mut [PageRange]) -> std::collections::HashSet<u32> {
+    let mut out = std::collections::HashSet::new();
+    ranges.sort_by(|a, b| a.min.cmp(&b.min));
+    let mut i = 0;
+    while i < ranges.len() {
+        let mut j = i + 1;
+        let mut hi = ranges[i].max.clone();
+        while j < ranges.len() && ranges[j].min <= hi {
+            if ranges[j].max > hi {
+                hi = ranges[j].max.clone();
+            }
+            j += 1;
+        }
+        if j - i > 1 {
+            out.extend(ranges[i..j].iter().map(|r| r.page_no));
+        }
+        i = j;
+    }
+    out.extend(ranges.iter().filter(|r| r.free_list).map(|r| r.page_no));
+    out
 }
 
 fn walk(
@@ -333,7 +367,7 @@ pub fn run(
             plausible: 0,
             rejected: BTreeMap::new(),
         };
-        let mut best: Best = Best::with_capacity_and_hasher(pages.len() * 64, Default::default());
+        let mut ranges: Vec<PageRange> = Vec::new();
         let mut key = Vec::new();
         let mut rej: BTreeMap<Reject, u64> = BTreeMap::new();
         walk(
@@ -342,7 +376,7 @@ pub fn run(
             group,
             pages,
             stop,
-            |p, r, _, fields, rec| {
+            |p, _, page_no, fields, rec| {
                 cand.records += 1;
                 let fields = match fields {
                     Ok(f) => f,
@@ -364,16 +398,22 @@ pub fn run(
                     }
                 }
                 record::key_bytes(p, &layout, fields, &mut key);
-                let v = (r.lsn, !rec.deleted);
-                match best.get_mut(&key[..]) {
-                    Some(e) => {
-                        if v > *e {
-                            *e = v;
+                match ranges.last_mut() {
+                    Some(r) if r.page_no == page_no => {
+                        if key[..] < r.min[..] {
+                            r.min = key.as_slice().into();
                         }
+                        if key[..] > r.max[..] {
+                            r.max = key.as_slice().into();
+                        }
+                        r.free_list |= rec.purged;
                     }
-                    None => {
-                        best.insert(key.as_slice().into(), v);
-                    }
+                    _ => ranges.push(PageRange {
+                        page_no,
+                        min: key.as_slice().into(),
+                        max: key.as_slice().into(),
+                        free_list: rec.purged,
+                    }),
                 }
                 Ok(())
             },
@@ -382,7 +422,7 @@ pub fn run(
             .iter()
             .map(|(k, v)| (k.name().to_string(), *v))
             .collect();
-        tried.push(Tried { cand, best });
+        tried.push(Tried { cand, ranges });
     }
     summary.candidates = tried.iter().map(|t| t.cand.clone()).collect();
     let pick = tried
@@ -430,7 +470,7 @@ pub fn run(
             tried: tried_s,
         });
     };
-    let Tried { cand, mut best } = tried.swap_remove(pick);
+    let Tried { cand, mut ranges } = tried.swap_remove(pick);
     let others: Vec<String> = summary
         .candidates
         .iter()
@@ -455,10 +495,45 @@ pub fn run(
     summary.pages_decoded = cand.pages;
     summary.records_seen = cand.records;
     sink.begin(&summary).map_err(RowsError::Write)?;
-    // Pass 2: decode again and write the newest version of each key, once.
+    // The newest version of each key that more than one record may hold.
     let group = (cand.space_id, cand.index_id);
     let pages = &store.leaf_groups[&group];
+    let compare = pages_to_compare(&mut ranges);
+    drop(ranges);
+    let mut best: Best = Best::default();
     let mut key = Vec::new();
+    if !compare.is_empty() {
+        let cmp_pages: Vec<u32> = pages
+            .iter()
+            .copied()
+            .filter(|p| compare.contains(p))
+            .collect();
+        walk(
+            store,
+            &layout,
+            group,
+            &cmp_pages,
+            stop,
+            |p, r, _, fields, rec| {
+                if let Ok(fields) = fields {
+                    record::key_bytes(p, &layout, fields, &mut key);
+                    let v = (r.lsn, !rec.deleted);
+                    match best.get_mut(&key[..]) {
+                        Some(e) => {
+                            if v > *e {
+                                *e = v;
+                            }
+                        }
+                        None => {
+                            best.insert(key.as_slice().into(), v);
+                        }
+                    }
+                }
+                Ok(())
+            },
+        )?;
+    }
+    // Pass 2: decode again and write the newest version of each key, once.
     let mut rejected: BTreeMap<Reject, u64> = BTreeMap::new();
     let (mut written, mut deleted_written, mut dups, mut filtered) = (0u64, 0u64, 0u64, 0u64);
     walk(
@@ -482,14 +557,16 @@ pub fn run(
                     return Ok(());
                 }
             };
-            record::key_bytes(p, &layout, fields, &mut key);
-            match best.get(&key[..]) {
-                Some(&b) if b == (r.lsn, !rec.deleted) => {
-                    best.remove(&key[..]);
-                }
-                _ => {
-                    dups += 1;
-                    return Ok(());
+            if compare.contains(&page_no) {
+                record::key_bytes(p, &layout, fields, &mut key);
+                match best.get(&key[..]) {
+                    Some(&b) if b == (r.lsn, !rec.deleted) => {
+                        best.remove(&key[..]);
+                    }
+                    _ => {
+                        dups += 1;
+                        return Ok(());
+                    }
                 }
             }
             let keep = match opts.deleted {
@@ -578,4 +655,33 @@ pub fn summary_text(s: &Summary) -> String {
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(page_no: u32, min: u8, max: u8, free_list: bool) -> PageRange {
+        PageRange {
+            page_no,
+            min: vec![min].into(),
+            max: vec![max].into(),
+            free_list,
+        }
+    }
+
+    #[test]
+    fn only_overlapping_pages_and_free_lists_are_compared() {
+        let mut v = vec![
+            r(4, 10, 19, false),
+            r(5, 20, 29, false),
+            r(6, 25, 26, false), // inside page 5's range
+            r(7, 40, 49, true),  // purged records: compared
+            r(8, 30, 39, false),
+            r(9, 0, 1, false),
+        ];
+        let mut got: Vec<u32> = pages_to_compare(&mut v).into_iter().collect();
+        got.sort();
+        assert_eq!(got, [5, 6, 7]);
+    }
 }
