@@ -195,3 +195,57 @@ fn newest_lsn_wins_per_key_and_the_others_are_counted() {
     assert_eq!(s.duplicates_dropped, 2, "{s:?}");
     assert_eq!(s.rows_written, 2);
 }
+
+#[test]
+fn page_compressed_pages_are_inflated() {
+    let (r, s) = rows(
+        &[fixture("shop_packed.ibd")],
+        "create table packed (id int primary key, v varchar(200)) page_compressed=1 default charset=latin1",
+        Deleted::Exclude,
+        RowFormat::Tsv,
+    );
+    assert_eq!(
+        r,
+        [
+            format!("1\t{}", "compressible ".repeat(15)),
+            "2\tpacked row two".to_string(),
+            "424242\tpacked target".to_string()
+        ],
+        "{s:?}"
+    );
+}
+
+#[test]
+fn row_format_compressed_pages_are_named_as_skipped() {
+    let files = run::expand_inputs(&[fixture("shop_zipped.ibd")]).unwrap();
+    let sources: Vec<Source> = files
+        .iter()
+        .map(|p| Source::open(p, false).unwrap())
+        .collect();
+    let stop = AtomicBool::new(false);
+    let scanned = scan_sources(
+        &sources,
+        &ScanOptions::default(),
+        1,
+        &stop,
+        &|_, _| {},
+        |_| (),
+    )
+    .unwrap();
+    let store = PageStore::new(&scanned, &sources);
+    let d = def::parse(
+        "create table zipped (id int primary key, v varchar(100))",
+        None,
+        "t",
+    )
+    .unwrap();
+    let opts = Options {
+        def: d.clone(),
+        deleted: Deleted::Exclude,
+        index_id: None,
+        space_id: None,
+    };
+    let mut w = RowWriter::new(Vec::new(), RowFormat::Tsv, &d);
+    let e = run::run(&store, &opts, &stop, &mut w).unwrap_err();
+    assert!(e.to_string().contains("no leaf INDEX pages found"), "{e}");
+}

@@ -486,11 +486,88 @@ fn option_value(o: &SqlOption) -> Option<(String, String)> {
     }
 }
 
+/// `sql` with the table options after each CREATE TABLE's column list removed, but for
+/// `[DEFAULT] CHARSET|CHARACTER SET [=] x` and `[DEFAULT] COLLATE [=] x`; `None` when it does
+/// not tokenize.
+fn without_table_options(sql: &str) -> Option<String> {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let toks = Tokenizer::new(&MySqlDialect {}, sql).tokenize().ok()?;
+    let kw = |t: &Token, k: Keyword| matches!(t, Token::Word(w) if w.keyword == k);
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    while i < toks.len() {
+        // A CREATE ... TABLE statement: copy through the column list's closing parenthesis.
+        if kw(&toks[i], Keyword::CREATE) {
+            let mut depth = 0i32;
+            let mut seen_paren = false;
+            while i < toks.len() {
+                let t = &toks[i];
+                out.push_str(&t.to_string());
+                i += 1;
+                match t {
+                    Token::LParen => {
+                        depth += 1;
+                        seen_paren = true;
+                    }
+                    Token::RParen => depth -= 1,
+                    Token::SemiColon => break,
+                    _ => {}
+                }
+                if seen_paren && depth == 0 {
+                    break;
+                }
+            }
+            // Keep only the charset and collation options up to the end of the statement.
+            let words: Vec<&Token> = toks[i..]
+                .iter()
+                .take_while(|t| !matches!(t, Token::SemiColon))
+                .filter(|t| !matches!(t, Token::Whitespace(_) | Token::Eq))
+                .collect();
+            let skipped = toks[i..]
+                .iter()
+                .take_while(|t| !matches!(t, Token::SemiColon))
+                .count();
+            let mut j = 0;
+            while j < words.len() {
+                let (k, n) = if kw(words[j], Keyword::CHARSET) || kw(words[j], Keyword::COLLATE) {
+                    (words[j].to_string(), 1)
+                } else if kw(words[j], Keyword::CHARACTER)
+                    && words.get(j + 1).is_some_and(|t| kw(t, Keyword::SET))
+                {
+                    ("CHARACTER SET".to_string(), 2)
+                } else {
+                    j += 1;
+                    continue;
+                };
+                if let Some(v) = words.get(j + n) {
+                    out.push_str(&format!(" {k} = {v}"));
+                }
+                j += n + 1;
+            }
+            i += skipped;
+            continue;
+        }
+        out.push_str(&toks[i].to_string());
+        i += 1;
+    }
+    Some(out)
+}
+
 /// Parses the CREATE TABLE statements in `sql` and returns the one named `table` (the last
 /// name part is compared, case-insensitively), or the only one.
 pub fn parse(sql: &str, table: Option<&str>, source: &str) -> Result<TableDef, DefError> {
-    let stmts =
-        Parser::parse_sql(&MySqlDialect {}, sql).map_err(|e| DefError::Parse(e.to_string()))?;
+    let stmts = match Parser::parse_sql(&MySqlDialect {}, sql) {
+        Ok(s) => s,
+        Err(e) => {
+            // MariaDB table options sqlparser does not know (`PAGE_COMPRESSED`=1,
+            // ENCRYPTED=YES, ...): parse again with only the charset and collation options.
+            let simpler =
+                without_table_options(sql).ok_or_else(|| DefError::Parse(e.to_string()))?;
+            Parser::parse_sql(&MySqlDialect {}, &simpler)
+                .map_err(|_| DefError::Parse(e.to_string()))?
+        }
+    };
     let creates: Vec<_> = stmts
         .iter()
         .filter_map(|s| match s {
@@ -732,6 +809,32 @@ mod tests {
         assert_eq!(ty("s").fixed_len(), Some(1));
         assert!(ty("js").is_blob());
         assert!(d.columns[1].nullable && !d.columns[0].nullable);
+    }
+
+    #[test]
+    fn mariadb_table_options_sqlparser_does_not_know() {
+        let sql = "CREATE TABLE `packed` (
+  `id` int(11) NOT NULL,
+  `v` varchar(200) DEFAULT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=latin1 COLLATE=latin1_swedish_ci `PAGE_COMPRESSED`=1 ENCRYPTED=YES";
+        let d = parse(sql, None, "t").unwrap();
+        assert_eq!(
+            d.columns[1].ty,
+            ColType::Varchar {
+                len: 200,
+                charset: Charset::Latin1
+            }
+        );
+        assert_eq!(d.create_sql, sql, "the statement is kept as given");
+        let d = parse(
+            "create table t (a int) page_compressed=1 character set utf8mb3",
+            None,
+            "t",
+        )
+        .unwrap();
+        assert_eq!(d.name, "t");
+        assert!(d.has_row_id());
     }
 
     #[test]

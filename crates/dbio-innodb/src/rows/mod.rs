@@ -6,6 +6,7 @@
 //! keeps the newest version of each key, [`write`] prints SQL, TSV or JSON Lines.
 
 pub mod def;
+pub mod inflate;
 pub mod record;
 pub mod run;
 pub mod value;

@@ -142,6 +142,8 @@ struct PageRef {
 pub struct PageStore<'a> {
     sources: &'a [Source],
     pages: HashMap<(u32, u32), PageRef>,
+    /// page_compressed pages, inflated.
+    inflated: HashMap<(u32, u32), (Vec<u8>, u64)>,
     leaf_groups: BTreeMap<(u32, u64), Vec<u32>>,
     warnings: Vec<String>,
 }
@@ -158,10 +160,39 @@ impl<'a> PageStore<'a> {
         let mut leaf_groups: BTreeMap<(u32, u64), Vec<u32>> = BTreeMap::new();
         let mut warnings = scanned.warnings.clone();
         let mut skipped_zip = 0u64;
+        let mut not_inflated = 0u64;
+        let mut inflated = HashMap::new();
+        let mut buf = Vec::new();
         for i in plan.kept.keys() {
             let (si, p) = &scanned.found[*i];
-            if p.zip || p.compressed_bytes.is_some() {
+            if p.zip {
                 skipped_zip += 1;
+                continue;
+            }
+            if p.compressed_bytes.is_some() {
+                buf.resize(p.page_size as usize, 0);
+                let page = read_full_at(&sources[*si].file, &mut buf, p.offset)
+                    .ok()
+                    .and_then(|n| super::inflate::page_compressed(&buf[..n], p.page_size as usize));
+                let Some(page) = page else {
+                    not_inflated += 1;
+                    continue;
+                };
+                let (space, page_no, lsn) = (
+                    be32(&page, 34),
+                    be32(&page, 4),
+                    crate::page::be64(&page, 16),
+                );
+                if system_records(&page).is_some() {
+                    let h = IndexHeader::parse(&page);
+                    if h.level == 0 {
+                        leaf_groups
+                            .entry((space, h.index_id))
+                            .or_default()
+                            .push(page_no);
+                    }
+                }
+                inflated.insert((space, page_no), (page, lsn));
                 continue;
             }
             pages.insert(
@@ -182,20 +213,40 @@ impl<'a> PageStore<'a> {
                 }
             }
         }
+        if not_inflated > 0 {
+            warnings.push(format!(
+                "{not_inflated} page_compressed page(s) skipped: not zlib (lz4, lzo, lzma, bzip2 and snappy are not read) or damaged"
+            ));
+        }
         if skipped_zip > 0 {
             warnings.push(format!(
-                "{skipped_zip} ROW_FORMAT=COMPRESSED or page_compressed page(s) skipped: dbio does not decompress pages for innodb rows yet"
+                "{skipped_zip} ROW_FORMAT=COMPRESSED page(s) skipped: dbio does not decompress them for innodb rows yet"
             ));
+        }
+        for pages in leaf_groups.values_mut() {
+            pages.sort_unstable();
+            pages.dedup();
         }
         PageStore {
             sources,
             pages,
+            inflated,
             leaf_groups,
             warnings,
         }
     }
 
     fn read(&self, space: u32, page_no: u32, buf: &mut Vec<u8>) -> Option<PageRef> {
+        if let Some((page, lsn)) = self.inflated.get(&(space, page_no)) {
+            buf.clear();
+            buf.extend_from_slice(page);
+            return Some(PageRef {
+                src: usize::MAX,
+                offset: 0,
+                size: page.len() as u32,
+                lsn: *lsn,
+            });
+        }
         let r = *self.pages.get(&(space, page_no))?;
         buf.resize(r.size as usize, 0);
         let n = read_full_at(&self.sources[r.src].file, buf, r.offset).ok()?;
