@@ -97,8 +97,8 @@ gbs() { echo "scale=2; $SIZE / $1 / 1000000000" | bc -l; }
 
 # Each timing is the best of 3 runs (the machine is shared); output goes through a pipe.
 best() { local b=999999 x; for _ in 1 2 3; do x=$(t "$@"); b=$(echo "if ($x < $b) $x else $b" | bc -l); done; echo "$b"; }
-PT=$(best $DBIO innodb pages "$IMG" --out "$OUT" --force --format json)
-FOUND=$($DBIO innodb pages "$IMG" --out "$OUT" --force --format json 2>/dev/null | python3 -c "import json,sys;print(json.load(sys.stdin)['pages_found'])")
+PT=$(best $DBIO innodb pages "$IMG" --output-dir "$OUT" --force --format json)
+FOUND=$($DBIO innodb pages "$IMG" --output-dir "$OUT" --force --format json 2>/dev/null | python3 -c "import json,sys;print(json.load(sys.stdin)['pages_found'])")
 GT=$(best $DBIO innodb grep --int 837492636 "$IMG")
 HITS=$($DBIO innodb grep --int 837492636 "$IMG" --format json 2>/dev/null | python3 -c "import json,sys;h=json.load(sys.stdin)['hits'];print(len(h), sum(1 for x in h if x.get('page')))")
 read -r GHITS GINPAGE <<<"$HITS"
@@ -115,7 +115,7 @@ printf 'grep -c -aobUP        %6.2fs  %5s GB/s  dbio grep is %.1fx faster\n' "$R
 
 # ---------------------------------------------------------------- adversarial inputs
 MIB=${ADV_MIB:-256}
-adv_time() { best $DBIO innodb pages "$ADV" --out "$OUT" --force --format json; }
+adv_time() { best $DBIO innodb pages "$ADV" --output-dir "$OUT" --force --format json; }
 make_adv() {
     python3 - "$ADV" "$MIB" "$1" <<'PY'
 import os, sys, random

@@ -4,6 +4,7 @@
 //! request counts).
 
 use dbio_report::bench::{DeviceCheck, DeviceInterval};
+use dbio_sys::cpustat::{self, CpuShares, CpuTimes};
 use dbio_sys::diskstats::{self, Delta, DiskStat};
 
 /// Samples of the monitored devices: (ns since the run started, counters).
@@ -13,6 +14,8 @@ pub struct Samples {
     pub names: Vec<String>,
     /// The samples, in time order.
     pub at: Vec<(u64, Vec<DiskStat>)>,
+    /// CPU times of the whole machine (/proc/stat) at the same instants.
+    pub cpu: Vec<(u64, CpuTimes)>,
 }
 
 impl Samples {
@@ -21,17 +24,31 @@ impl Samples {
         Samples {
             names,
             at: Vec::new(),
+            cpu: Vec::new(),
         }
     }
 
     /// Takes one sample now (`t_ns` since the start); a failed read is skipped.
     pub fn sample(&mut self, t_ns: u64) {
+        if let Ok(c) = cpustat::read() {
+            self.cpu.push((t_ns, c));
+        }
         if self.names.is_empty() {
             return;
         }
         if let Ok(all) = diskstats::read() {
             self.push(t_ns, all);
         }
+    }
+
+    /// The machine's CPU shares between the samples nearest to `from_ns` and `to_ns`.
+    pub fn cpu_interval(&self, from_ns: u64, to_ns: u64) -> Option<CpuShares> {
+        let near = |t: u64| self.cpu.iter().min_by_key(|(s, _)| s.abs_diff(t));
+        let (a, b) = (near(from_ns)?, near(to_ns)?);
+        if b.0 <= a.0 {
+            return None;
+        }
+        cpustat::shares(&a.1, &b.1)
     }
 
     /// Adds a sample taken elsewhere (tests feed parsed fixtures).

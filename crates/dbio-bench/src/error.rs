@@ -158,6 +158,9 @@ pub enum BenchError {
         /// The `--time` given, as people write it.
         time: String,
     },
+    /// A step of a sweep failed on the system's side (a result file, a scheduler switch).
+    #[error("{0}")]
+    Failed(String),
     /// A worker stopped on an I/O error.
     #[error("worker {thread} stopped: {msg}")]
     Worker {

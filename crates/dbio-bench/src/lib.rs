@@ -16,6 +16,7 @@ pub mod result;
 pub mod rng;
 pub mod run;
 pub mod spec;
+pub mod sweep;
 pub mod timer;
 pub mod warn;
 pub mod worker;

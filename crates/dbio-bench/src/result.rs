@@ -38,6 +38,57 @@ pub fn run_checked(
     Ok((out, warning))
 }
 
+/// A run about to start: the opened target, the environment it runs in and the warnings
+/// about it (shown before the run, kept in the result).
+pub struct Setup {
+    /// The opened files or device.
+    pub target: Target,
+    /// Where the run happens.
+    pub environment: Environment,
+    /// What may make the figures misleading.
+    pub warnings: Vec<String>,
+}
+
+/// Opens the target of `spec` and describes its environment ([`crate::run::open_target`],
+/// [`crate::environment::environment`], [`crate::warn::warnings`]).
+pub fn setup(
+    spec: &Spec,
+    allow_device_writes: bool,
+    prepared: Option<&crate::fileset::Prepared>,
+) -> Result<Setup, BenchError> {
+    let target = run::open_target(spec, allow_device_writes)?;
+    let environment =
+        crate::environment::environment(spec, target.open_flags.clone(), &target.fs, prepared);
+    let warnings = crate::warn::warnings(spec, &environment, crate::env::meminfo("MemAvailable"));
+    Ok(Setup {
+        target,
+        environment,
+        warnings,
+    })
+}
+
+/// Runs `spec` on a [`Setup`] and builds its result (a warning that O_DIRECT was ignored is
+/// added to the warnings); also returns the worker error that stopped the run early.
+pub fn measure(
+    spec: &Spec,
+    setup: Setup,
+    stop: &AtomicBool,
+    on_interval: &mut dyn FnMut(&Interval),
+) -> Result<(BenchResult, Option<BenchError>), BenchError> {
+    let (out, direct_ignored) =
+        run_checked(spec, &setup.target, &setup.environment, stop, on_interval)?;
+    let mut warnings = setup.warnings;
+    warnings.extend(direct_ignored);
+    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    Ok(bench_result(
+        out,
+        spec,
+        setup.environment,
+        warnings,
+        interrupted,
+    ))
+}
+
 /// Formats a wall-clock time as RFC 3339 UTC to the second (`2026-11-22T07:55:43Z`); a clock
 /// set before 1970 prints as the epoch.
 pub fn rfc3339(t: SystemTime) -> String {

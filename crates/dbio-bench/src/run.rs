@@ -646,6 +646,7 @@ impl Reporter {
                 fsync: op_interval(&p.ops[SYNC], secs),
                 total: OpInterval::from_hist(&all, bytes, secs),
                 devices: Vec::new(),
+                cpu: None,
             };
             on_interval(&iv);
             self.intervals.push(iv);
@@ -847,15 +848,16 @@ pub fn run_with<F: EngineFactory>(
             deadline_ns,
         };
         start.set(clock).expect("clock set once");
-        // The device sampler: /proc/diskstats at the start, at every boundary and at the end.
+        // The sampler: /proc/diskstats (of the devices under the target) and /proc/stat at the
+        // start, at every boundary and at the end.
         let (samples, workers_done) = (&samples, &workers_done);
-        if !devices.is_empty() {
+        {
             // The first sample is taken here, before the workers are let go: taken by the
             // sampler thread, it could come after the first I/Os on a busy machine, and the
             // device would then seem to have done fewer requests than dbio.
             samples.lock().expect("samples lock").sample(clock.now_ns());
             let spawned = std::thread::Builder::new()
-                .name("dbio-diskstats".into())
+                .name("dbio-sampler".into())
                 .spawn_scoped(s, move || {
                     let take = || {
                         let t = clock.now_ns();
@@ -918,10 +920,12 @@ pub fn run_with<F: EngineFactory>(
     // Device-side figures next to each interval, and the cross-check over the measured run.
     let samples = samples.into_inner().expect("samples lock");
     for iv in &mut intervals {
-        iv.devices = samples.interval(
+        let (from, to) = (
             (iv.start_s * 1e9).round() as u64,
             (iv.end_s * 1e9).round() as u64,
         );
+        iv.devices = samples.interval(from, to);
+        iv.cpu = samples.cpu_interval(from, to);
     }
     // Every operation dbio waits on, syncs included (the device side counts its flushes):
     // in commit mode a thread spends much of its time in fdatasync.

@@ -1,33 +1,7 @@
 //! Page checksums: MariaDB full_crc32, crc32 (CRC-32C over two ranges), the legacy `innodb`
 //! fold checksum and `none` (0xDEADBEEF). Pure functions over page bytes.
 
-use serde::Serialize;
-
-/// A checksum algorithm InnoDB may have written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Algorithm {
-    /// MariaDB >= 10.5: CRC-32C over `[0, S-4)` stored at `S-4`.
-    FullCrc32,
-    /// CRC-32C(bytes 4..26) XOR CRC-32C(bytes 38..S-8), stored at 0.
-    Crc32,
-    /// The legacy fold-based checksum (`ut_fold_binary`), stored at 0 and `S-8`.
-    Innodb,
-    /// No checksum: the magic 0xDEADBEEF at 0.
-    None,
-}
-
-impl Algorithm {
-    /// The name MariaDB uses for `innodb_checksum_algorithm`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::FullCrc32 => "full_crc32",
-            Algorithm::Crc32 => "crc32",
-            Algorithm::Innodb => "innodb",
-            Algorithm::None => "none",
-        }
-    }
-}
+pub use dbio_report::innodb::Algorithm;
 
 /// CRC-32C (Castagnoli) of `data`, as InnoDB's `ut_crc32` computes it (init and final XOR
 /// 0xFFFFFFFF); the `crc32c` crate uses the SSE4.2 / ARMv8 instruction when the CPU has it.

@@ -186,17 +186,7 @@ pub fn flags_are_full_crc32(flags: u32) -> bool {
     flags & 0x10 != 0
 }
 
-/// Row format of an INDEX page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum RowFormat {
-    /// COMPACT or DYNAMIC (the new record header).
-    Compact,
-    /// REDUNDANT (the old record header).
-    Redundant,
-    /// ROW_FORMAT=COMPRESSED (zlib stream; only the page header is readable as is).
-    Compressed,
-}
+pub use dbio_report::innodb::RowFormat;
 
 /// The INDEX page header fields dbio uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -269,21 +259,7 @@ pub fn system_records(p: &[u8]) -> Option<RowFormat> {
     None
 }
 
-/// One record found by walking a page's record lists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Record {
-    /// Offset of the record origin within the page (JSON `origin_bytes`).
-    #[serde(rename = "origin_bytes")]
-    pub origin: u16,
-    /// Heap number.
-    pub heap_no: u16,
-    /// Delete-marked, or on the free (purged) list.
-    pub deleted: bool,
-    /// Found on the free list (purged: its bytes survive until reused).
-    pub purged: bool,
-    /// Node pointer record (non-leaf) rather than ordinary.
-    pub node_ptr: bool,
-}
+pub use dbio_report::innodb::Record;
 
 fn record_at(p: &[u8], format: RowFormat, origin: usize, purged: bool) -> Option<(Record, usize)> {
     let s = p.len();

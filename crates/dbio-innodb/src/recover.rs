@@ -13,8 +13,10 @@ use crate::dict::{Dictionary, SYS_INDEXES_ID, SYS_TABLES_ID};
 use crate::io::read_full_at;
 use crate::page::{is_blob_type, page_type_name, physical_page_size_from_flags, RowFormat};
 use crate::scan::{self, FoundPage, ScanOptions, ScanWarning, Status};
+pub use dbio_report::innodb::{
+    DictIndex, DictTable, IndexRow, PageFileRow, PagesReport, SourceRow, SpaceRow, StatusCounts,
+};
 use dbio_report::units::format_size;
-use dbio_report::units::format_size_approx;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -65,7 +67,7 @@ pub enum RecoverError {
         source: crate::Error,
     },
     /// The output directory cannot be listed.
-    #[error("--out {} is not a readable directory", .path.display())]
+    #[error("--output-dir {} is not a readable directory", .path.display())]
     OutDir {
         /// The directory.
         path: PathBuf,
@@ -81,7 +83,7 @@ pub enum RecoverError {
         source: std::io::Error,
     },
     /// The output directory cannot be created.
-    #[error("cannot create --out directory {}", .path.display())]
+    #[error("cannot create --output-dir directory {}", .path.display())]
     CreateOutDir {
         /// The directory.
         path: PathBuf,
@@ -191,11 +193,11 @@ impl Source {
     }
 }
 
-/// Why `--out` cannot be used.
+/// Why `--output-dir` cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum OutDirError {
     /// The overlap check itself failed.
-    #[error("cannot tell whether --out {} is on the device stack of {}: pass --allow-same-device if you know it is not", .out.display(), .source_path.display())]
+    #[error("cannot tell whether --output-dir {} is on the device stack of {}: pass --allow-same-device if you know it is not", .out.display(), .source_path.display())]
     Check {
         /// The output directory.
         out: PathBuf,
@@ -205,7 +207,7 @@ pub enum OutDirError {
         source: dbio_sys::Error,
     },
     /// The directory is on the stack of a source.
-    #[error("--out {} is on the filesystem or device being scanned ({}: {}; --out is on {}): writing there can overwrite the data being recovered; choose a directory on another device, or pass --allow-same-device", .out.display(), .source_path.display(), .overlap.source_chain, .overlap.out_chain)]
+    #[error("--output-dir {} is on the filesystem or device being scanned ({}: {}; --output-dir is on {}): writing there can overwrite the data being recovered; choose a directory on another device, or pass --allow-same-device", .out.display(), .source_path.display(), .overlap.source_chain, .overlap.out_chain)]
     Overlap {
         /// The output directory.
         out: PathBuf,
@@ -215,7 +217,7 @@ pub enum OutDirError {
         overlap: dbio_sys::inuse::Overlap,
     },
     /// The directory holds files and `force` was not given.
-    #[error("--out {} is not empty: choose an empty directory, or pass --force to write into it", .out.display())]
+    #[error("--output-dir {} is not empty: choose an empty directory, or pass --force to write into it", .out.display())]
     NotEmpty {
         /// The output directory.
         out: PathBuf,
@@ -269,17 +271,6 @@ pub fn prepare_out_dir(
         source,
     })?;
     Ok(())
-}
-
-/// One source in the report.
-#[derive(Clone, Debug, Serialize)]
-pub struct SourceRow {
-    /// Its path.
-    pub path: String,
-    /// Its size.
-    pub bytes: u64,
-    /// Pages found in it.
-    pub pages_found: usize,
 }
 
 /// The pages found in every source.
@@ -346,150 +337,6 @@ pub fn scan_sources<G>(
             .push("no InnoDB pages found in the sources".to_string());
     }
     Ok(r)
-}
-
-/// One tablespace in the report.
-#[derive(Clone, Debug, Serialize)]
-pub struct SpaceRow {
-    /// Space id.
-    pub space_id: u32,
-    /// Page size (JSON `page_size_bytes`).
-    #[serde(rename = "page_size_bytes")]
-    pub page_size: u32,
-    /// "fsp_flags" (page 0 found) or "checksum" (inferred from the pages found).
-    pub page_size_from: &'static str,
-    /// Pages found.
-    pub pages: usize,
-}
-
-/// Pages per checksum status.
-#[derive(Serialize, Default, Clone, Debug, PartialEq, Eq)]
-pub struct StatusCounts {
-    /// Intact pages.
-    pub intact: usize,
-    /// Torn pages.
-    pub torn: usize,
-    /// Pages found by structure only.
-    pub heuristic: usize,
-}
-
-impl StatusCounts {
-    fn add(&mut self, s: Status) {
-        match s {
-            Status::Intact => self.intact += 1,
-            Status::Torn => self.torn += 1,
-            Status::Heuristic => self.heuristic += 1,
-        }
-    }
-}
-
-/// One index written to a page file.
-#[derive(Clone, Debug, Serialize)]
-pub struct IndexRow {
-    /// Space id.
-    pub space_id: u32,
-    /// Index id.
-    pub index_id: u64,
-    /// Table name from the dictionary.
-    pub table: Option<String>,
-    /// Index name from the dictionary.
-    pub index: Option<String>,
-    /// The dictionary rows naming it are delete-marked or purged (DROP TABLE/DATABASE).
-    pub dropped: bool,
-    /// Row format.
-    pub format: RowFormat,
-    /// Pages written.
-    pub pages: usize,
-    /// User records on leaf pages.
-    pub records: u64,
-    /// B-tree levels.
-    pub levels: u16,
-    /// Delete-marked records on leaf pages.
-    pub deleted_records: u64,
-    /// Pages per checksum status.
-    pub checksum: StatusCounts,
-    /// The page file, relative to the output directory.
-    pub file: String,
-}
-
-/// Pages written one file per page: BLOB/LOB pages, and MariaDB page_compressed pages
-/// (written as found, still compressed).
-#[derive(Clone, Debug, Serialize)]
-pub struct PageFileRow {
-    /// Space id.
-    pub space_id: u32,
-    /// "BLOB" or "COMPRESSED".
-    pub kind: &'static str,
-    /// Pages written.
-    pub pages: usize,
-    /// The directory, relative to the output directory.
-    pub dir: String,
-}
-
-/// A table named by the dictionary (SYS_TABLES/SYS_INDEXES) read from the sources.
-#[derive(Clone, Debug, Serialize)]
-pub struct DictTable {
-    /// Table id.
-    pub table_id: u64,
-    /// `db/table`.
-    pub name: String,
-    /// Space id.
-    pub space_id: u32,
-    /// Delete-marked or purged.
-    pub dropped: bool,
-    /// Its indexes.
-    pub indexes: Vec<DictIndex>,
-}
-
-/// An index named by the dictionary.
-#[derive(Clone, Debug, Serialize)]
-pub struct DictIndex {
-    /// Index id.
-    pub index_id: u64,
-    /// Index name.
-    pub name: String,
-    /// Root page number.
-    pub root_page: u32,
-    /// Pages of this index found in the sources.
-    pub pages_found: usize,
-}
-
-/// The result of `innodb pages`.
-#[derive(Clone, Debug, Serialize)]
-pub struct PagesReport {
-    /// The output directory.
-    pub out_dir: String,
-    /// One row per source.
-    pub sources: Vec<SourceRow>,
-    /// Bytes of all sources (JSON `scanned_bytes`).
-    #[serde(rename = "scanned_bytes")]
-    pub bytes_scanned: u64,
-    /// Scan time.
-    pub elapsed_s: f64,
-    /// Scan rate.
-    pub bytes_per_s: f64,
-    /// Pages found (duplicates included).
-    pub pages_found: usize,
-    /// Pages written.
-    pub pages_written: usize,
-    /// Older copies not written.
-    pub duplicates_dropped: usize,
-    /// Kept pages per checksum algorithm (or status when none validates).
-    pub checksum_algorithms: BTreeMap<String, usize>,
-    /// One row per tablespace.
-    pub spaces: Vec<SpaceRow>,
-    /// One row per index.
-    pub indexes: Vec<IndexRow>,
-    /// Single-page files.
-    pub page_files: Vec<PageFileRow>,
-    /// Pages of other types (not written), per type.
-    pub other_pages: BTreeMap<String, usize>,
-    /// Every table the dictionary names (dropped ones too), with its indexes.
-    pub dictionary: Vec<DictTable>,
-    /// Problems noticed.
-    pub warnings: Vec<String>,
-    /// SIGINT/SIGTERM stopped the run: what was written is listed, the rest was not done.
-    pub interrupted: bool,
 }
 
 /// A copy of a page found in a source.
@@ -1020,157 +867,6 @@ fn dictionary_rows(dict: &Dictionary, indexes: &[IndexRow]) -> Vec<DictTable> {
                 .collect(),
         })
         .collect()
-}
-
-/// Columns padded to their widest cell, two spaces apart, trailing blanks trimmed.
-fn table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut w: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let line = |cells: Vec<String>, out: &mut String| {
-        let s: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{c:<width$}", width = w[i]))
-            .collect();
-        out.push_str(s.join("  ").trim_end());
-        out.push('\n');
-    };
-    line(header.iter().map(|s| s.to_string()).collect(), &mut out);
-    for r in rows {
-        line(r.clone(), &mut out);
-    }
-    out
-}
-
-/// The text report of `innodb pages`.
-pub fn render_text(r: &PagesReport) -> String {
-    let mut s = String::new();
-    for src in &r.sources {
-        s.push_str(&format!(
-            "source {}: {}, {} pages\n",
-            src.path,
-            format_size(src.bytes),
-            src.pages_found
-        ));
-    }
-    s.push_str(&format!(
-        "scanned {} in {:.2}s ({}/s); {} pages found, {} written to {}, {} duplicates dropped\n",
-        format_size(r.bytes_scanned),
-        r.elapsed_s,
-        format_size_approx(r.bytes_per_s),
-        r.pages_found,
-        r.pages_written,
-        r.out_dir,
-        r.duplicates_dropped
-    ));
-    let algos: Vec<String> = r
-        .checksum_algorithms
-        .iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect();
-    s.push_str(&format!("checksums: {}\n\n", algos.join(", ")));
-    let rows: Vec<Vec<String>> = r
-        .spaces
-        .iter()
-        .map(|x| {
-            vec![
-                x.space_id.to_string(),
-                format_size(x.page_size as u64),
-                x.page_size_from.to_string(),
-                x.pages.to_string(),
-            ]
-        })
-        .collect();
-    s.push_str(&table(&["SPACE", "PAGE_SIZE", "FROM", "PAGES"], &rows));
-    s.push('\n');
-    let rows: Vec<Vec<String>> = r
-        .indexes
-        .iter()
-        .map(|x| {
-            vec![
-                x.space_id.to_string(),
-                x.index_id.to_string(),
-                match (&x.table, x.dropped) {
-                    (Some(t), true) => format!("{t} (dropped)"),
-                    (Some(t), false) => t.clone(),
-                    (None, _) => "-".into(),
-                },
-                x.index.clone().unwrap_or_else(|| "-".into()),
-                format!("{:?}", x.format).to_uppercase(),
-                x.pages.to_string(),
-                x.records.to_string(),
-                x.levels.to_string(),
-                x.deleted_records.to_string(),
-                x.checksum.intact.to_string(),
-                x.checksum.torn.to_string(),
-                x.checksum.heuristic.to_string(),
-            ]
-        })
-        .collect();
-    s.push_str(&table(
-        &[
-            "SPACE",
-            "INDEX_ID",
-            "TABLE",
-            "INDEX",
-            "FORMAT",
-            "PAGES",
-            "RECORDS",
-            "LEVELS",
-            "DELETED",
-            "INTACT",
-            "TORN",
-            "HEURISTIC",
-        ],
-        &rows,
-    ));
-    if !r.page_files.is_empty() {
-        s.push('\n');
-        for b in &r.page_files {
-            s.push_str(&format!(
-                "space {}: {} {} pages in {}/\n",
-                b.space_id, b.pages, b.kind, b.dir
-            ));
-        }
-    }
-    if !r.dictionary.is_empty() {
-        let dropped: Vec<&str> = r
-            .dictionary
-            .iter()
-            .filter(|t| t.dropped)
-            .map(|t| t.name.as_str())
-            .collect();
-        let missing = r
-            .dictionary
-            .iter()
-            .filter(|t| t.indexes.iter().all(|i| i.pages_found == 0))
-            .count();
-        s.push_str(&format!(
-            "\ndictionary: {} tables named ({} dropped{}), {} without any page found (--format json lists them)\n",
-            r.dictionary.len(),
-            dropped.len(),
-            if dropped.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", dropped.join(", "))
-            },
-            missing
-        ));
-    }
-    if !r.other_pages.is_empty() {
-        let o: Vec<String> = r
-            .other_pages
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        s.push_str(&format!("\nother pages (not written): {}\n", o.join(", ")));
-    }
-    s
 }
 
 #[cfg(test)]

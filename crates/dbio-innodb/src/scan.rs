@@ -19,35 +19,14 @@ use serde::Serialize;
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// How a found page was recognised.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Header and trailer agree and a checksum algorithm validates the page.
-    Intact,
-    /// Header and trailer agree (the page frame is certain) but no checksum validates: a
-    /// torn or damaged page. Reported, never hidden.
-    Torn,
-    /// Found by structure only (INDEX system records); its trailer does not match, so its
-    /// size and end are inferred.
-    Heuristic,
-}
+pub use dbio_report::innodb::Status;
 
-impl Status {
-    /// The name used in text and JSON output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Intact => "intact",
-            Status::Torn => "torn",
-            Status::Heuristic => "heuristic",
-        }
-    }
-    fn rank(self) -> u8 {
-        match self {
-            Status::Intact => 3,
-            Status::Torn => 2,
-            Status::Heuristic => 1,
-        }
+/// Which of two overlapping pages to keep: the better recognised.
+fn rank(s: Status) -> u8 {
+    match s {
+        Status::Intact => 3,
+        Status::Torn => 2,
+        Status::Heuristic => 1,
     }
 }
 
@@ -663,7 +642,7 @@ pub fn resolve_overlaps(pages: Vec<FoundPage>) -> Vec<FoundPage> {
     for p in pages {
         if let Some(q) = out.last_mut() {
             if p.offset < q.offset + q.extent() {
-                if p.status.rank() > q.status.rank() {
+                if rank(p.status) > rank(q.status) {
                     *q = p;
                 }
                 continue;

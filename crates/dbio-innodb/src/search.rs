@@ -1,15 +1,12 @@
 //! `innodb grep`: typed values -> patterns; sources -> hits tied to their page and record,
 //! kept by `--all-in`, cut at `--max-count`, streamed to a sink in source order; a summary.
 
-use crate::checksum::Algorithm;
 use crate::encode::{self, IntType};
 use crate::grep::{self, Hit, Location, Pattern};
 use crate::io::read_full_at;
-use crate::page::Record;
 use crate::recover::{type_name, RecoverError, Source};
-use crate::scan::{ScanOptions, Status};
-use dbio_report::units::{format_size, format_size_approx};
-use serde::Serialize;
+use crate::scan::ScanOptions;
+pub use dbio_report::innodb::{GrepSummary, HitPage, HitRow, PatternRow};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -249,15 +246,6 @@ impl AllInFilter {
     }
 }
 
-/// A pattern in the output.
-#[derive(Clone, Debug, Serialize)]
-pub struct PatternRow {
-    /// What it stands for.
-    pub label: String,
-    /// Its bytes in hex.
-    pub hex: String,
-}
-
 /// The patterns as output rows.
 pub fn pattern_rows(pats: &[Pattern]) -> Vec<PatternRow> {
     pats.iter()
@@ -266,57 +254,6 @@ pub fn pattern_rows(pats: &[Pattern]) -> Vec<PatternRow> {
             hex: p.to_hex(),
         })
         .collect()
-}
-
-/// One hit in the output.
-#[derive(Clone, Debug, Serialize)]
-pub struct HitRow {
-    /// "hit" in JSON Lines (the last line is the "summary").
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<&'static str>,
-    /// Source path.
-    pub source: String,
-    /// Offset in the source (JSON `offset_bytes`).
-    #[serde(rename = "offset_bytes")]
-    pub offset: u64,
-    /// Label of the pattern.
-    pub pattern: String,
-    /// The page holding it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub page: Option<HitPage>,
-    /// Hex dump around it (`context` > 0).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub context_hex: Option<String>,
-}
-
-/// The page holding a hit.
-#[derive(Clone, Debug, Serialize)]
-pub struct HitPage {
-    /// Offset of the page in the source (JSON `page_offset_bytes`).
-    #[serde(rename = "page_offset_bytes")]
-    pub page_offset_in_source: u64,
-    /// Page size (JSON `page_size_bytes`).
-    #[serde(rename = "page_size_bytes")]
-    pub page_size: u32,
-    /// Space id.
-    pub space_id: u32,
-    /// Page number.
-    pub page_no: u32,
-    /// Page type name.
-    pub page_type: String,
-    /// Index id (INDEX pages).
-    pub index_id: Option<u64>,
-    /// B-tree level (INDEX pages).
-    pub level: Option<u16>,
-    /// How the page was recognised.
-    pub status: Status,
-    /// The checksum algorithm that validates it.
-    pub checksum: Option<Algorithm>,
-    /// Offset of the hit in the page (JSON `offset_in_page_bytes`).
-    #[serde(rename = "offset_in_page_bytes")]
-    pub offset_in_page: u32,
-    /// The record holding it.
-    pub record: Option<Record>,
 }
 
 fn hit_page(l: Location) -> HitPage {
@@ -333,33 +270,6 @@ fn hit_page(l: Location) -> HitPage {
         offset_in_page: l.page_offset,
         record: l.record,
     }
-}
-
-/// The end of a search.
-#[derive(Clone, Debug, Serialize)]
-pub struct GrepSummary {
-    /// "summary".
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    /// The patterns.
-    pub patterns: Vec<PatternRow>,
-    /// `--all-in` mode.
-    pub all_in: Option<String>,
-    /// Named as in `--format json`, where `hits` is the array of hits.
-    pub hit_count: u64,
-    /// Hits inside a recognised page.
-    pub hits_in_pages: u64,
-    /// Bytes searched (JSON `searched_bytes`).
-    #[serde(rename = "searched_bytes")]
-    pub bytes_searched: u64,
-    /// Search time.
-    pub elapsed_s: f64,
-    /// Search rate.
-    pub bytes_per_s: f64,
-    /// `--max-count` was reached: the search stopped there.
-    pub max_count_reached: bool,
-    /// SIGINT/SIGTERM stopped the search: the hits before it were all printed.
-    pub interrupted: bool,
 }
 
 /// How [`run`] searches.
@@ -409,7 +319,6 @@ pub fn run<G, E: From<RecoverError>>(
                 None
             };
             let row = HitRow {
-                kind: None,
                 source: name.clone(),
                 offset: h.offset,
                 pattern: pats[h.pattern].label.clone(),
@@ -474,7 +383,6 @@ pub fn run<G, E: From<RecoverError>>(
     }
     let elapsed = start.elapsed().as_secs_f64();
     Ok(GrepSummary {
-        kind: "summary",
         patterns: pattern_rows(pats),
         all_in: o.all_in.map(|a| a.name().to_string()),
         hit_count: nhits,
@@ -520,115 +428,11 @@ fn hexdump_bytes(buf: &[u8], lo: u64) -> String {
     s
 }
 
-/// The start of the `--format json` document (schema `dbio.innodb.grep/1`: `schema` and
-/// `dbio_version` first), up to the opening of the hits array.
-pub fn json_head(patterns: &[PatternRow], all_in: Option<AllIn>) -> String {
-    let all_in = all_in.map(|a| a.name());
-    format!(
-        "{}  \"patterns\": {},\n  \"all_in\": {},\n  \"hits\": [",
-        dbio_report::doc::stream_head(dbio_report::doc::INNODB_GREP),
-        serde_json::to_string(patterns).unwrap_or_default(),
-        serde_json::to_string(&all_in).unwrap_or_default()
-    )
-}
-
-/// What goes before hit number `n` in the `--format json` hits array.
-pub fn json_separator(n: u64) -> &'static str {
-    if n == 0 {
-        "\n    "
-    } else {
-        ",\n    "
-    }
-}
-
-/// The end of the `--format json` document: the hits array closed, then the totals.
-pub fn json_tail(s: &GrepSummary) -> String {
-    let f = |x: f64| serde_json::to_string(&x).unwrap_or_else(|_| "null".into());
-    format!(
-        "\n  ],\n  \"hit_count\": {},\n  \"hits_in_pages\": {},\n  \"searched_bytes\": {},\n  \"elapsed_s\": {},\n  \"bytes_per_s\": {},\n  \"max_count_reached\": {},\n  \"interrupted\": {}\n}}\n",
-        s.hit_count,
-        s.hits_in_pages,
-        s.bytes_searched,
-        f(s.elapsed_s),
-        f(s.bytes_per_s),
-        s.max_count_reached,
-        s.interrupted
-    )
-}
-
-/// The one-line summary for people.
-pub fn summary_line(s: &GrepSummary) -> String {
-    format!(
-        "{} {} ({} inside InnoDB pages) in {} searched in {:.2}s ({}/s){}",
-        s.hit_count,
-        if s.hit_count == 1 { "hit" } else { "hits" },
-        s.hits_in_pages,
-        format_size(s.bytes_searched),
-        s.elapsed_s,
-        format_size_approx(s.bytes_per_s),
-        if s.interrupted {
-            "; interrupted"
-        } else if s.max_count_reached {
-            "; stopped at --max-count"
-        } else {
-            ""
-        }
-    )
-}
-
-/// A hit as text: where, which pattern, the page and record holding it, the hex dump.
-pub fn render_hit(h: &HitRow) -> String {
-    let mut s = String::new();
-    s.push_str(&format!(
-        "{}:{} (0x{:x}) {}",
-        h.source, h.offset, h.offset, h.pattern
-    ));
-    match &h.page {
-        Some(p) => {
-            s.push_str(&format!(
-                "  space {} page {} {} ",
-                p.space_id, p.page_no, p.page_type
-            ));
-            if let Some(ix) = p.index_id {
-                s.push_str(&format!("index {ix} level {} ", p.level.unwrap_or(0)));
-            }
-            s.push_str(&format!(
-                "({}{}) page@{} +0x{:x}",
-                p.status.name(),
-                p.checksum
-                    .map(|a| format!(" {}", a.name()))
-                    .unwrap_or_default(),
-                p.page_offset_in_source,
-                p.offset_in_page
-            ));
-            if let Some(rec) = &p.record {
-                s.push_str(&format!(
-                    " record heap {} at 0x{:x}{}",
-                    rec.heap_no,
-                    rec.origin,
-                    if rec.purged {
-                        " purged"
-                    } else if rec.deleted {
-                        " deleted"
-                    } else {
-                        ""
-                    }
-                ));
-            }
-        }
-        None => s.push_str("  (not inside a recognised page)"),
-    }
-    s.push('\n');
-    if let Some(c) = &h.context_hex {
-        s.push_str(c);
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::FoundPage;
+    use crate::page::Record;
+    use crate::scan::{FoundPage, Status};
 
     fn hit(offset: u64, pattern: usize, page: u64, origin: Option<u16>) -> Hit {
         let found = FoundPage {

@@ -405,6 +405,10 @@ pub struct Interval {
     /// /proc/diskstats, the iostat -x formulas), top device first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceInterval>,
+    /// The whole machine's CPU time over the same interval (from /proc/stat, iostat -c's
+    /// shares), for service demands (`dbio model`: Dcpu = (%usr + %sys) / throughput).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<dbio_sys::cpustat::CpuShares>,
 }
 
 /// One block device over one interval, as `iostat -x` would print it for the same two samples.

@@ -11,16 +11,19 @@ pub const DBIO_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// `dbio bench` (one document).
 pub const BENCH: &str = "dbio.bench/1";
-/// `dbio iostat --format json` (one document per report, one per line).
+/// `dbio sweep`: `DIR/sweep.json` and `dbio sweep --format json`.
+pub const SWEEP: &str = "dbio.sweep/1";
+/// `dbio iostat --format jsonl` (one document per report, one per line).
 pub const IOSTAT: &str = "dbio.iostat/1";
 /// `dbio stack --format json`.
 pub const STACK: &str = "dbio.stack/1";
 /// `dbio check --format json`.
 pub const CHECK: &str = "dbio.check/1";
-/// `dbio align check --format json`.
-pub const ALIGN_CHECK: &str = "dbio.align.check/1";
-/// `dbio align calc --format json`.
-pub const ALIGN_CALC: &str = "dbio.align.calc/1";
+/// `dbio align check --format json` (version 2: every key carries its unit, see
+/// [`crate::align`]).
+pub const ALIGN_CHECK: &str = "dbio.align.check/2";
+/// `dbio align calc --format json` (version 2: every key carries its unit).
+pub const ALIGN_CALC: &str = "dbio.align.calc/2";
 /// `dbio innodb pages --format json`.
 pub const INNODB_PAGES: &str = "dbio.innodb.pages/1";
 /// `dbio innodb grep --format json` (one document, written as hits are found).
@@ -105,6 +108,7 @@ mod tests {
     fn schema_names_are_unique_and_dotted() {
         let all = [
             BENCH,
+            SWEEP,
             IOSTAT,
             STACK,
             CHECK,
@@ -116,7 +120,11 @@ mod tests {
             INNODB_ROWS,
         ];
         for (i, a) in all.iter().enumerate() {
-            assert!(a.starts_with("dbio.") && a.ends_with("/1"), "{a}");
+            let (name, version) = a.split_once('/').expect("name/version");
+            assert!(
+                name.starts_with("dbio.") && version.parse::<u32>().is_ok(),
+                "{a}"
+            );
             assert!(!all[i + 1..].contains(a), "{a} twice");
         }
     }

@@ -2,10 +2,15 @@
 //! dbio command. This crate never prints and never exits: it returns bytes and typed errors.
 #![deny(missing_docs)]
 
+pub mod align;
 pub mod bench;
+pub mod check;
+pub mod disk;
 pub mod doc;
 pub mod export;
 pub mod hist;
+pub mod innodb;
+pub mod sweep;
 pub mod units;
 
 pub use doc::Document;

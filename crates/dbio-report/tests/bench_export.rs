@@ -163,6 +163,13 @@ fn build(spec: Spec, intervals: u64, warmup_intervals: u64) -> BenchResult {
                 aqu_sz: 0.25,
                 util_pct: 24.5,
             }],
+            cpu: Some(dbio_sys::cpustat::CpuShares {
+                usr_pct: 12.5,
+                sys_pct: 30.0 + k as f64,
+                iowait_pct: 10.0,
+                steal_pct: 0.0,
+                idle_pct: 47.5 - k as f64,
+            }),
         });
     }
     calls.syscalls = calls.reads + calls.writes + calls.fsyncs;

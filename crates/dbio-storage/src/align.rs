@@ -1,19 +1,23 @@
 //! Alignment math: sectors per stripe unit, aligned start sectors (by sector and, for
 //! cylinder labels, by the LCM method), data-disk counts per RAID level, and the exact
 //! `mkfs.xfs`, `mkfs.ext4`, mount, `parted`, `sfdisk` and `diskpart` settings that follow.
+//! The result types live in [`dbio_report::align`] (re-exported here), beside their exporters.
 
-use serde::Serialize;
 use thiserror::Error;
 
 pub mod check;
-pub mod text;
+
+pub use dbio_report::align::{
+    size_arg, CalcResult, CylinderAlign, Ext4Settings, GeometryCheck, GeometryMatch, RaidLevel,
+    StartAlign, UnknownRaidLevel, XfsSettings,
+};
 
 /// A geometry that does not make sense.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum AlignError {
     /// Unknown RAID level text.
-    #[error("unknown RAID level '{0}': use 0, 1, 10, 5, 6, 50 or 60")]
-    BadLevel(String),
+    #[error(transparent)]
+    BadLevel(#[from] UnknownRaidLevel),
     /// A disk count that the level cannot have.
     #[error("RAID {level} cannot have {disks} disks: {why}")]
     BadDisks {
@@ -69,67 +73,6 @@ const LIMITS: [(&str, u64, &str); 6] = [
         "CHS geometry: 63 sectors per track",
     ),
 ];
-
-/// RAID levels dbio knows the data-disk count of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum RaidLevel {
-    /// Striping.
-    #[serde(rename = "0")]
-    Raid0,
-    /// Mirroring.
-    #[serde(rename = "1")]
-    Raid1,
-    /// Striped mirrors (1+0).
-    #[serde(rename = "10")]
-    Raid10,
-    /// Single parity.
-    #[serde(rename = "5")]
-    Raid5,
-    /// Double parity.
-    #[serde(rename = "6")]
-    Raid6,
-    /// Striped RAID 5 spans.
-    #[serde(rename = "50")]
-    Raid50,
-    /// Striped RAID 6 spans.
-    #[serde(rename = "60")]
-    Raid60,
-}
-
-impl std::str::FromStr for RaidLevel {
-    type Err = AlignError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim().to_ascii_lowercase();
-        let t = t
-            .strip_prefix("raid")
-            .unwrap_or(&t)
-            .trim_start_matches(['-', ' ']);
-        Ok(match t {
-            "0" => RaidLevel::Raid0,
-            "1" => RaidLevel::Raid1,
-            "10" | "1+0" | "1-0" => RaidLevel::Raid10,
-            "5" => RaidLevel::Raid5,
-            "6" => RaidLevel::Raid6,
-            "50" | "5+0" => RaidLevel::Raid50,
-            "60" | "6+0" => RaidLevel::Raid60,
-            _ => return Err(AlignError::BadLevel(s.to_string())),
-        })
-    }
-}
-
-impl std::fmt::Display for RaidLevel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            RaidLevel::Raid0 => "0",
-            RaidLevel::Raid1 => "1",
-            RaidLevel::Raid10 => "10",
-            RaidLevel::Raid5 => "5",
-            RaidLevel::Raid6 => "6",
-            RaidLevel::Raid50 => "50",
-            RaidLevel::Raid60 => "60",
-        })
-    }
-}
 
 /// Number of disks that hold distinct data in one stripe (the `sw` of mkfs.xfs).
 /// `spans` is the number of RAID 5/6 groups striped together for RAID 50/60.
@@ -203,116 +146,6 @@ pub struct CalcInput {
     pub sectors_per_track: Option<u32>,
     /// Filesystem block size in bytes.
     pub fs_block_bytes: u64,
-}
-
-/// Cylinder (CHS label) alignment by the LCM method.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct CylinderAlign {
-    /// Heads.
-    pub heads: u32,
-    /// Sectors per track.
-    pub sectors_per_track: u32,
-    /// heads x sectors per track.
-    pub sectors_per_cylinder: u64,
-    /// Sectors per stripe unit (volume block).
-    pub sectors_per_block: u64,
-    /// LCM of the two.
-    pub lcm_sectors: u64,
-    /// First non-zero aligned cylinder: LCM / sectors per cylinder. Every multiple is aligned too.
-    pub first_aligned_cylinder: u64,
-    /// Its start sector.
-    pub start_sector: u64,
-}
-
-/// XFS settings for this geometry.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct XfsSettings {
-    /// `mkfs.xfs -d su=..,sw=..`.
-    pub mkfs: String,
-    /// Stripe unit in filesystem blocks (mkfs prints `sunit=`).
-    pub sunit_blocks: u64,
-    /// Stripe width in filesystem blocks (mkfs prints `swidth=`).
-    pub swidth_blocks: u64,
-    /// Mount option `sunit=` in 512-byte units.
-    pub mount_sunit: u64,
-    /// Mount option `swidth=` in 512-byte units.
-    pub mount_swidth: u64,
-    /// `sunit=..,swidth=..` for a filesystem already made.
-    pub mount_options: String,
-}
-
-/// ext4 settings for this geometry.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Ext4Settings {
-    /// Stride in filesystem blocks (stripe unit / block size).
-    pub stride: u64,
-    /// Stripe width in filesystem blocks (stride x data disks).
-    pub stripe_width: u64,
-    /// `mkfs.ext4 -b .. -E stride=..,stripe_width=..`.
-    pub mkfs: String,
-    /// `tune2fs -E stride=..,stripe_width=..` for a filesystem already made.
-    pub tune2fs: String,
-}
-
-/// Everything `dbio align calc` prints.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct CalcResult {
-    /// Stripe unit in bytes.
-    pub stripe_bytes: u64,
-    /// Sector size in bytes.
-    pub sector_bytes: u64,
-    /// Stripe unit in sectors.
-    pub sectors_per_stripe_unit: u64,
-    /// RAID level.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub raid: Option<RaidLevel>,
-    /// Disks in the array.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub disks: Option<u32>,
-    /// Disks holding distinct data.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data_disks: Option<u32>,
-    /// Full stripe (stripe unit x data disks) in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub full_stripe_bytes: Option<u64>,
-    /// Recommended start: the smallest multiple of both 1 MiB and the stripe unit, in sectors.
-    pub recommended_start_sector: u64,
-    /// The same in bytes.
-    pub recommended_start_bytes: u64,
-    /// Smallest aligned start sector after an MBR label (sector 0).
-    pub smallest_start_sector_mbr: u64,
-    /// Smallest aligned start sector after a GPT label (sectors 0-33 with 512-byte sectors).
-    pub smallest_start_sector_gpt: u64,
-    /// Cylinder alignment, when heads and sectors per track were given.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cylinder: Option<CylinderAlign>,
-    /// Filesystem block size in bytes.
-    pub fs_block_bytes: u64,
-    /// XFS settings (needs the data-disk count).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub xfs: Option<XfsSettings>,
-    /// ext4 settings (needs the data-disk count and a stripe unit of at least one block).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ext4: Option<Ext4Settings>,
-    /// `parted` command for an aligned GPT partition.
-    pub parted: String,
-    /// `sfdisk` command for an aligned GPT partition.
-    pub sfdisk: String,
-    /// Windows `diskpart` command.
-    pub diskpart: String,
-    /// Notes (why something is missing, non-power-of-two stripes).
-    pub notes: Vec<String>,
-}
-
-/// Formats a byte count the way mkfs and people write it: `64k`, `1m`, `1536` (bytes).
-pub fn size_arg(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
-        format!("{}m", bytes >> 20)
-    } else if bytes.is_multiple_of(1024) {
-        format!("{}k", bytes >> 10)
-    } else {
-        bytes.to_string()
-    }
 }
 
 fn smallest_multiple_at_least(step: u64, min: u64) -> u64 {
@@ -402,7 +235,7 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
                 sectors_per_block: sps,
                 lcm_sectors: l,
                 first_aligned_cylinder: l / spc,
-                start_sector: l,
+                start_sectors: l,
             })
         }
         (None, None) => None,
@@ -419,8 +252,8 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
             mkfs: format!("mkfs.xfs -d su={},sw={d}", size_arg(input.stripe_bytes)),
             sunit_blocks: input.stripe_bytes / fsb,
             swidth_blocks: input.stripe_bytes * d as u64 / fsb,
-            mount_sunit: sunit512,
-            mount_swidth: swidth512,
+            mount_sunit_512_sectors: sunit512,
+            mount_swidth_512_sectors: swidth512,
             mount_options: format!("sunit={sunit512},swidth={swidth512}"),
         }
     });
@@ -437,8 +270,8 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
             let stride = input.stripe_bytes / fsb;
             let width = stride * d as u64;
             Some(Ext4Settings {
-                stride,
-                stripe_width: width,
+                stride_blocks: stride,
+                stripe_width_blocks: width,
                 mkfs: format!("mkfs.ext4 -b {fsb} -E stride={stride},stripe_width={width}"),
                 tune2fs: format!("tune2fs -E stride={stride},stripe_width={width}"),
             })
@@ -461,10 +294,10 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
         disks: input.disks,
         data_disks: data,
         full_stripe_bytes: data.map(|d| d as u64 * input.stripe_bytes),
-        recommended_start_sector: rec,
+        recommended_start_sectors: rec,
         recommended_start_bytes: rec_bytes,
-        smallest_start_sector_mbr: smallest_multiple_at_least(sps, 1),
-        smallest_start_sector_gpt: smallest_multiple_at_least(sps, gpt_first),
+        smallest_start_mbr_sectors: smallest_multiple_at_least(sps, 1),
+        smallest_start_gpt_sectors: smallest_multiple_at_least(sps, gpt_first),
         cylinder,
         fs_block_bytes: fsb,
         xfs,
@@ -478,36 +311,12 @@ pub fn calc(input: &CalcInput) -> Result<CalcResult, AlignError> {
     })
 }
 
-/// Alignment of one partition start.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StartAlign {
-    /// Start sector.
-    pub start_sector: u64,
-    /// Start in bytes.
-    pub start_bytes: u64,
-    /// Stripe unit checked against, in bytes (absent when none was given).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stripe_bytes: Option<u64>,
-    /// Aligned to the stripe unit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stripe_aligned: Option<bool>,
-    /// start_bytes mod stripe unit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stripe_remainder_bytes: Option<u64>,
-    /// Aligned to 4 KiB.
-    pub aligned_4k: bool,
-    /// Aligned to 64 KiB.
-    pub aligned_64k: bool,
-    /// Aligned to 1 MiB.
-    pub aligned_1m: bool,
-}
-
 /// Checks one start sector against a stripe unit (any size, power of two or not) and the
 /// usual power-of-two boundaries.
 pub fn check_start(start_sector: u64, sector_bytes: u64, stripe_bytes: Option<u64>) -> StartAlign {
     let b = start_sector * sector_bytes;
     StartAlign {
-        start_sector,
+        start_sectors: start_sector,
         start_bytes: b,
         stripe_bytes,
         stripe_aligned: stripe_bytes.map(|s| s != 0 && b.is_multiple_of(s)),
@@ -516,34 +325,6 @@ pub fn check_start(start_sector: u64, sector_bytes: u64, stripe_bytes: Option<u6
         aligned_64k: b.is_multiple_of(65536),
         aligned_1m: b.is_multiple_of(1 << 20),
     }
-}
-
-/// How a filesystem's stored geometry compares with the RAID.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GeometryMatch {
-    /// su and sw both match.
-    Match,
-    /// The filesystem has no stripe geometry at all.
-    NoGeometry,
-    /// They differ.
-    Mismatch,
-}
-
-/// Result of comparing a filesystem's stripe geometry with the RAID.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct GeometryCheck {
-    /// Filesystem stripe unit in bytes.
-    pub fs_su_bytes: u64,
-    /// Filesystem stripe width in bytes.
-    pub fs_sw_bytes: u64,
-    /// Expected stripe unit in bytes.
-    pub expected_su_bytes: u64,
-    /// Expected stripe width in bytes (None when the data-disk count is unknown).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expected_sw_bytes: Option<u64>,
-    /// Verdict.
-    pub verdict: GeometryMatch,
 }
 
 /// Compares filesystem su/sw (bytes) with the stripe unit and data-disk count.
@@ -615,7 +396,7 @@ mod tests {
         assert_eq!(r.full_stripe_bytes, Some(((1 << 30) - 512) << 16));
         big.sector_bytes = 1;
         // 1-byte sectors make the most sectors per stripe unit, the largest LCMs.
-        assert_eq!(calc(&big).unwrap().recommended_start_sector, 2199022206976);
+        assert_eq!(calc(&big).unwrap().recommended_start_sectors, 2199022206976);
     }
 
     /// Articles: 64 KiB stripe / 512-byte sectors = 128 sectors; 27344896 / 128 = 213632.
@@ -655,10 +436,10 @@ mod tests {
         assert_eq!((x.sunit_blocks, x.swidth_blocks), (16, 64));
         assert_eq!(x.mount_options, "sunit=128,swidth=512");
         let e = r.ext4.unwrap();
-        assert_eq!((e.stride, e.stripe_width), (16, 64));
-        assert_eq!(r.recommended_start_sector, 2048);
-        assert_eq!(r.smallest_start_sector_mbr, 128);
-        assert_eq!(r.smallest_start_sector_gpt, 128);
+        assert_eq!((e.stride_blocks, e.stripe_width_blocks), (16, 64));
+        assert_eq!(r.recommended_start_sectors, 2048);
+        assert_eq!(r.smallest_start_mbr_sectors, 128);
+        assert_eq!(r.smallest_start_gpt_sectors, 128);
         assert!(r.diskpart.ends_with("align=1024"));
     }
 
@@ -683,8 +464,8 @@ mod tests {
         // 3 x 32k = 96k: 192 sectors; 1 MiB is not a multiple, LCM(1 MiB, 96 KiB) = 3 MiB.
         let r = calc(&input(96 * 1024, Some(4), Some(RaidLevel::Raid5))).unwrap();
         assert_eq!(r.sectors_per_stripe_unit, 192);
-        assert_eq!(r.recommended_start_sector, 6144);
-        assert_eq!(r.smallest_start_sector_gpt, 192);
+        assert_eq!(r.recommended_start_sectors, 6144);
+        assert_eq!(r.smallest_start_gpt_sectors, 192);
         assert!(r.notes[0].contains("not a power of two"));
         assert_eq!(
             check_start(2048, 512, Some(96 * 1024)).stripe_remainder_bytes,

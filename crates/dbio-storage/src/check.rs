@@ -11,6 +11,7 @@ use crate::rules::{
     self, Finding, GeometryFacts, Labels, LvInfo, MountFacts, PartitionFacts, QueueFacts, Status,
 };
 use crate::source::FileSource;
+use dbio_report::check::CheckReport;
 use dbio_sys::mounts;
 use dbio_sys::stack::{self, Device, DeviceKind, Stack};
 use dbio_sys::sysfs::{QueueAttrs, Sys};
@@ -38,16 +39,23 @@ pub struct Options {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A path to audit does not exist or cannot be reached.
-    #[error("{}: {source}: give an existing file or directory on the filesystem to check", path.display())]
+    /// (The OS error is part of the message, not a cause, so that a caller printing the
+    /// chain of causes does not repeat it.)
+    #[error("{}: {error}: give an existing file or directory on the filesystem to check", path.display())]
     Path {
         /// The path as given.
         path: PathBuf,
         /// What stat/canonicalize said.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The mount table could not be read.
     #[error("cannot list the mounted filesystems: is /proc mounted?")]
     Mounts(#[source] dbio_sys::Error),
+}
+
+/// Runs the audit and groups its findings by device, worst first: the result of `dbio check`.
+pub fn report(o: &Options) -> Result<CheckReport, Error> {
+    audit(o).map(CheckReport::new)
 }
 
 /// Runs the audit: every finding, each (device, rule) of the audited paths once, listing the
@@ -153,9 +161,9 @@ fn targets(o: &Options) -> Result<Vec<(String, PathBuf)>, Error> {
     if !o.paths.is_empty() {
         let mut out = Vec::new();
         for p in &o.paths {
-            let c = std::fs::canonicalize(p).map_err(|source| Error::Path {
+            let c = std::fs::canonicalize(p).map_err(|error| Error::Path {
                 path: p.clone(),
-                source,
+                error,
             })?;
             out.push((p.display().to_string(), c));
         }

@@ -16,7 +16,6 @@ pub mod crc32;
 pub mod fs;
 pub mod lvm;
 pub mod raid;
-pub mod report;
 pub mod rules;
 pub mod source;
 pub mod table;

@@ -2,24 +2,7 @@
 //! followed by the PV header whose first data area starts at `pe_start` — where the first
 //! physical extent, and so every logical volume's data, begins.
 
-use serde::Serialize;
-
-/// What the PV label says.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PvLabel {
-    /// Sector (512 bytes) of the label within the PV.
-    pub label_sector: u64,
-    /// PV UUID as LVM prints it (6-4-4-4-4-4-6).
-    pub pv_uuid: String,
-    /// Device size recorded in the label, in bytes.
-    pub device_size_bytes: u64,
-    /// Start of the first data area (the first physical extent), in bytes from the PV start.
-    pub pe_start_bytes: u64,
-    /// Metadata areas: (offset, size) in bytes.
-    pub metadata_areas: Vec<(u64, u64)>,
-    /// The label's CRC matched.
-    pub crc_ok: bool,
-}
+pub use dbio_report::disk::{MetadataArea, PvLabel};
 
 fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4"))
@@ -94,7 +77,10 @@ pub fn parse_label(head: &[u8]) -> Option<PvLabel> {
             if offset == 0 && size == 0 {
                 break;
             }
-            meta.push((offset, size));
+            meta.push(MetadataArea {
+                offset_bytes: offset,
+                size_bytes: size,
+            });
         }
         return Some(PvLabel {
             label_sector: sector as u64,

@@ -41,29 +41,7 @@ pub enum TableError {
     BadSectorSize(u64),
 }
 
-/// The kind of partition table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TableKind {
-    /// DOS/MBR label.
-    Mbr,
-    /// GUID partition table.
-    Gpt,
-}
-
-/// Where a partition's entry lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PartKind {
-    /// One of the four MBR entries.
-    Primary,
-    /// The MBR entry that holds the logical partitions.
-    Extended,
-    /// A partition inside the extended partition (through an EBR).
-    Logical,
-    /// A GPT entry.
-    Gpt,
-}
+pub use dbio_report::disk::{GptInfo, HeaderSource, PartKind, TableKind};
 
 /// One partition.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -87,37 +65,6 @@ pub struct Partition {
     pub name: Option<String>,
     /// MBR boot flag.
     pub bootable: bool,
-}
-
-/// Which GPT header was used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum HeaderSource {
-    /// The primary header at sector 1.
-    Primary,
-    /// The backup header (normally the last sector).
-    Backup,
-}
-
-/// GPT header facts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct GptInfo {
-    /// The header the partitions were read from.
-    pub header_used: HeaderSource,
-    /// Primary header and its entry array passed their CRC checks.
-    pub primary_ok: bool,
-    /// Backup header and its entry array passed their CRC checks.
-    pub backup_ok: bool,
-    /// Sector of the backup header.
-    pub backup_lba: u64,
-    /// First usable sector.
-    pub first_usable: u64,
-    /// Last usable sector.
-    pub last_usable: u64,
-    /// Disk GUID.
-    pub disk_guid: String,
-    /// A protective MBR (type 0xEE) was present in sector 0.
-    pub protective_mbr: bool,
 }
 
 /// A partition table.

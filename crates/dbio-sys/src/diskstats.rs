@@ -142,6 +142,15 @@ pub fn is_old_partition_line(line: &str) -> bool {
             .all(|(i, t)| i == 2 || t.parse::<u64>().is_ok())
 }
 
+/// The numbers (from 1) of the lines of `raw` that [`is_old_partition_line`] skips.
+pub fn old_partition_lines(raw: &str) -> Vec<usize> {
+    raw.lines()
+        .enumerate()
+        .filter(|(_, l)| is_old_partition_line(l))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
 /// Parses the whole text of `/proc/diskstats`. Partition lines of kernels before 2.6.25
 /// ([`is_old_partition_line`]) are skipped. The first malformed line is an error naming its
 /// number.
@@ -247,6 +256,26 @@ pub struct SavedSamples {
     pub old_partition_lines: Vec<usize>,
 }
 
+impl SavedSamples {
+    /// The intervals of the file in order: each pair of consecutive samples, or, when the
+    /// second was not taken after the first, a note saying so (that interval is skipped).
+    pub fn intervals(&self) -> Vec<Result<(&Sample, &Sample), String>> {
+        self.samples
+            .windows(2)
+            .map(|w| {
+                if w[1].ts > w[0].ts {
+                    Ok((&w[0], &w[1]))
+                } else {
+                    Err(format!(
+                        "sample at TS {} is not after the one before ({}); interval skipped",
+                        w[1].ts, w[0].ts
+                    ))
+                }
+            })
+            .collect()
+    }
+}
+
 /// Parses the saved-sample format that pt-stalk writes (`*-diskstats`), `pt-diskstats
 /// --save-samples` writes and `dbio iostat --record` appends: a line `TS <epoch[.frac]>
 /// [date]`, then the raw `/proc/diskstats` lines of that moment, repeated. Malformed lines
@@ -322,6 +351,27 @@ pub fn format_saved(ts: f64, raw: &str) -> String {
         s.push('\n');
     }
     s
+}
+
+/// Appends one sample taken at `ts` to the samples file `path` (created if missing) in the
+/// saved format ([`format_saved`]), each line cut to its first `fields` tokens when given
+/// ([`limit_fields`]).
+pub fn append_saved(
+    path: &std::path::Path,
+    ts: f64,
+    raw: &str,
+    fields: Option<usize>,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let raw = match fields {
+        Some(n) => std::borrow::Cow::Owned(limit_fields(raw, n)),
+        None => std::borrow::Cow::Borrowed(raw),
+    };
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(format_saved(ts, &raw).as_bytes()))
 }
 
 /// `YYYY-MM-DD HH:MM:SS` (UTC) for seconds since the epoch; seconds outside the range of
@@ -972,5 +1022,48 @@ mod tests {
         assert_eq!(saved.samples[0].ts, 253_402_207_200.5);
         let lines: Vec<usize> = saved.problems.iter().map(|p| p.line).collect();
         assert_eq!(lines, vec![3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn intervals_skip_a_sample_not_after_the_one_before() {
+        let line = "   8       0 sda 1 0 8 1 0 0 0 0 0 1 1\n";
+        let text = format!("TS 10\n{line}TS 11\n{line}TS 11\n{line}TS 13\n{line}");
+        let saved = parse_saved(&text);
+        let got: Vec<Result<(f64, f64), String>> = saved
+            .intervals()
+            .into_iter()
+            .map(|i| i.map(|(a, b)| (a.ts, b.ts)))
+            .collect();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0], Ok((10.0, 11.0)));
+        assert!(
+            got[1].as_ref().unwrap_err().contains("TS 11 is not after"),
+            "{got:?}"
+        );
+        assert_eq!(got[2], Ok((11.0, 13.0)));
+    }
+
+    #[test]
+    fn old_partition_lines_are_numbered_from_1_and_append_saved_appends() {
+        let raw =
+            "   8 0 sda 1 0 8 1 0 0 0 0 0 1 1 0 0 0 0 0 0\n   8 1 sda1 5024 46400 6662 13324\n";
+        assert_eq!(old_partition_lines(raw), [2]);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("rec");
+        append_saved(&p, 1.5, raw, None).unwrap();
+        append_saved(&p, 2.5, raw, Some(14)).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.starts_with("TS 1.500000000 1970-01-01 00:00:01\n"),
+            "{text}"
+        );
+        assert!(text.contains("\nTS 2.500000000 "), "{text}");
+        assert!(
+            text.ends_with("   8 0 sda 1 0 8 1 0 0 0 0 0 1 1\n   8 1 sda1 5024 46400 6662 13324\n"),
+            "{text}"
+        );
+        let saved = parse_saved(&text);
+        assert_eq!(saved.samples.len(), 2);
+        assert!(append_saved(&dir.path().join("no/dir"), 1.0, raw, None).is_err());
     }
 }

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod cpustat;
 pub mod diskstats;
 pub mod inuse;
 pub mod iostat;

@@ -90,6 +90,11 @@ mod tests {
                 eprintln!("{argv:?}: -1 parsed");
                 continue;
             };
+            // A command with a required flag (sweep's --output-dir) that took -1 then
+            // misses that flag: the value itself parsed.
+            if e.kind() == ErrorKind::MissingRequiredArgument {
+                continue;
+            }
             assert_eq!(e.kind(), ErrorKind::ValueValidation, "{argv:?}: {e}");
             let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
                 panic!("{argv:?}: no flag named: {e}");

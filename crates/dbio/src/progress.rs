@@ -18,19 +18,40 @@ impl Progress {
     /// A bar over `total` bytes, each line starting with `prefix` (may be empty), redrawn
     /// at most four times a second; hidden when stderr is not a terminal.
     pub fn bytes(prefix: &str, total: u64) -> Progress {
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
-        let style = ProgressStyle::with_template(
+        Progress::with_template(
+            prefix,
+            total,
             "{prefix}[{wide_bar}] {binary_bytes} of {binary_total_bytes} \
              ({binary_bytes_per_sec}){msg}, ETA {eta}",
         )
-        .expect("the template is valid")
-        .progress_chars("=> ");
+    }
+
+    fn with_template(prefix: &str, total: u64, template: &str) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
+        let style = ProgressStyle::with_template(template)
+            .expect("the template is valid")
+            .progress_chars("=> ");
         bar.set_style(style);
         bar.set_prefix(prefix.to_string());
         Progress {
             bar,
             furthest: AtomicU64::new(0),
         }
+    }
+
+    /// A bar over `total` steps (the points of a sweep), with the step being run as its
+    /// message, the elapsed time and the ETA; hidden when stderr is not a terminal.
+    pub fn steps(prefix: &str, total: u64) -> Progress {
+        Progress::with_template(
+            prefix,
+            total,
+            "{prefix}[{wide_bar}] {pos}/{len} {msg} (elapsed {elapsed}, ETA {eta})",
+        )
+    }
+
+    /// Shows what is being done now.
+    pub fn message(&self, msg: &str) {
+        self.bar.set_message(msg.to_string());
     }
 
     /// Reports `done` bytes so far (cumulative).

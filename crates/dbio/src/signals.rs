@@ -80,6 +80,21 @@ the I/O error instead.\n",
     unsafe { libc::_exit(EXIT_MAP_FAULT) };
 }
 
+/// Sleeps until `due` in steps of at most 50 ms; returns early with `true` when SIGINT or
+/// SIGTERM arrived (see [`install`]).
+pub fn sleep_until(due: std::time::Instant) -> bool {
+    loop {
+        if STOP.load(Ordering::SeqCst) {
+            return true;
+        }
+        let now = std::time::Instant::now();
+        if due <= now {
+            return false;
+        }
+        std::thread::sleep((due - now).min(std::time::Duration::from_millis(50)));
+    }
+}
+
 /// While the returned guard lives, a SIGBUS is taken as a failed read of the memory map of
 /// the file last named to [`catch_map_faults`]; dropping it restores the default action.
 #[must_use = "the handler is removed when the guard is dropped"]

@@ -638,6 +638,14 @@ fn intervals_are_per_interval_and_add_up_to_the_summary() {
             u(&i["total"]["count"]),
             u(&i["read"]["count"]) + u(&i["write"]["count"]) + u(&i["fsync"]["count"])
         );
+        // The machine's CPU over the interval (/proc/stat): two busy null-engine workers.
+        let cpu = &i["cpu"];
+        let sum: f64 = ["usr_pct", "sys_pct", "iowait_pct", "steal_pct", "idle_pct"]
+            .iter()
+            .map(|k| f(&cpu[k]))
+            .sum();
+        assert!(sum > 99.0 && sum <= 100.0 + 1e-6, "{cpu}");
+        assert!(f(&cpu["usr_pct"]) + f(&cpu["sys_pct"]) > 20.0, "{cpu}");
     }
     let sum: u64 = measured.iter().map(|i| u(&i["read"]["count"])).sum();
     assert_eq!(

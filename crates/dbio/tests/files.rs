@@ -86,7 +86,7 @@ fn output_never_follows_a_symlink_at_the_old_temporary_name() {
     untouched(&victim);
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(c.join("res.json")).unwrap()).unwrap();
-    assert_eq!(v["schema"], "dbio.align.check/1");
+    assert_eq!(v["schema"], "dbio.align.check/2");
     assert_eq!(entries(&c), [".res.json.dbio-tmp", "res.json"]);
 
     // The same for bench's --output (written after the run).
@@ -117,7 +117,14 @@ fn innodb_manifest_never_follows_a_symlink_at_the_old_temporary_name() {
     plant(&victim, &out.join(".manifest.json.dbio-tmp"));
     let ibd = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/innodb/shop_orders.ibd");
     dbio()
-        .args(["innodb", "pages", "--format", "json", "--force", "--out"])
+        .args([
+            "innodb",
+            "pages",
+            "--format",
+            "json",
+            "--force",
+            "--output-dir",
+        ])
         .arg(&out)
         .arg(&ibd)
         .assert()
@@ -135,7 +142,7 @@ fn innodb_page_files_never_follow_a_symlink_planted_at_their_names() {
     // A first run tells the names of the page files.
     let first = t.path().join("first");
     dbio()
-        .args(["innodb", "pages", "--format", "json", "--out"])
+        .args(["innodb", "pages", "--format", "json", "--output-dir"])
         .arg(&first)
         .arg(&ibd)
         .assert()
@@ -160,7 +167,14 @@ fn innodb_page_files_never_follow_a_symlink_planted_at_their_names() {
         plant(&victim, &link);
     }
     dbio()
-        .args(["innodb", "pages", "--format", "json", "--force", "--out"])
+        .args([
+            "innodb",
+            "pages",
+            "--format",
+            "json",
+            "--force",
+            "--output-dir",
+        ])
         .arg(&out)
         .arg(&ibd)
         .assert()

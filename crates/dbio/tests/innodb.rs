@@ -70,7 +70,7 @@ fn pages_json(sources: &[PathBuf], extra: &[&str]) -> (Value, tempfile::TempDir)
     let (dir, flags) = scratch();
     let out = dir.path().join("out");
     let mut cmd = dbio();
-    cmd.args(["innodb", "pages", "--format", "json", "--out"])
+    cmd.args(["innodb", "pages", "--format", "json", "--output-dir"])
         .arg(&out)
         .args(flags)
         .args(extra)
@@ -264,7 +264,7 @@ fn finds_pages_again_at_odd_offsets_in_random_data() {
             "--no-mmap",
             "--threads",
             "1",
-            "--out",
+            "--output-dir",
         ])
         .arg(dir.path().join("pread"))
         .arg(&image)
@@ -275,7 +275,7 @@ fn finds_pages_again_at_odd_offsets_in_random_data() {
     assert_eq!(v["pages_found"], expect, "{v}");
     let out = dir.path().join("out");
     let o = dbio()
-        .args(["innodb", "pages", "--format", "json", "--out"])
+        .args(["innodb", "pages", "--format", "json", "--output-dir"])
         .arg(&out)
         .arg(&image)
         .output()
@@ -390,7 +390,7 @@ fn text_summary_snapshot() {
     sources.extend(IBD.iter().map(|n| fixture(n)));
     let o = dbio()
         .current_dir(testdata())
-        .args(["innodb", "pages", "--out"])
+        .args(["innodb", "pages", "--output-dir"])
         .arg(dir.path().join("out"))
         .args(flags)
         .args(["ibdata1_16k_head"])
@@ -566,13 +566,85 @@ fn show_bytes_prints_the_encoding() {
     ");
 }
 
+/// `-o FILE` is the result instead of stdout for both subcommands (pages' summary report,
+/// grep's hits, --show-bytes' patterns); pages' directory is `--output-dir`, and the old
+/// `--out` is refused as an unknown flag.
+#[test]
+fn output_file_takes_the_result_and_output_dir_the_pages() {
+    let (dir, flags) = scratch();
+    let (out, report) = (dir.path().join("pages"), dir.path().join("report.json"));
+    let src = fixture("shop_orders.ibd");
+    let o = dbio()
+        .args(["innodb", "pages", "--format", "json", "--output-dir"])
+        .arg(&out)
+        .arg("-o")
+        .arg(&report)
+        .args(&flags)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.is_empty(), "the report went to -o, not stdout");
+    let v: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(v["schema"], "dbio.innodb.pages/1");
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        v["pages_written"].as_u64().unwrap() as usize,
+        manifest["pages"].as_array().unwrap().len()
+    );
+    // --out is gone; --format jsonl is grep's.
+    dbio()
+        .args(["innodb", "pages", "--out"])
+        .arg(dir.path().join("x"))
+        .arg(&src)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--out"));
+    dbio()
+        .args(["innodb", "pages", "--format", "jsonl", "--output-dir"])
+        .arg(dir.path().join("y"))
+        .arg(&src)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("jsonl"));
+    // grep's hits and --show-bytes' patterns go to -o FILE too.
+    let hits = dir.path().join("hits.jsonl");
+    let o = dbio()
+        .args(["innodb", "grep", "--format", "jsonl", "--int", "1", "-o"])
+        .arg(&hits)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(o.status.success() && o.stdout.is_empty());
+    let text = std::fs::read_to_string(&hits).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(
+        last["hit_count"].as_u64().unwrap() as usize,
+        text.lines().count() - 1
+    );
+    assert!(last["hit_count"].as_u64().unwrap() > 0);
+    let pats = dir.path().join("patterns.txt");
+    let o = dbio()
+        .args(["innodb", "grep", "--show-bytes", "--int", "837492636", "-o"])
+        .arg(&pats)
+        .output()
+        .unwrap();
+    assert!(o.status.success() && o.stdout.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&pats).unwrap(),
+        "int:837492636: B1 EB 1F 9C\n"
+    );
+}
+
 // ---------------------------------------------------------------- bad inputs
 
 #[test]
 fn unreadable_source_fails_with_its_name() {
     let (dir, _) = scratch();
     dbio()
-        .args(["innodb", "pages", "/nonexistent/ibdata1", "--out"])
+        .args(["innodb", "pages", "/nonexistent/ibdata1", "--output-dir"])
         .arg(dir.path().join("o"))
         .assert()
         .code(1)
@@ -652,7 +724,7 @@ fn refuses_out_dir_on_the_scanned_device() {
     dbio()
         .args(["innodb", "pages"])
         .arg(&src)
-        .arg("--out")
+        .arg("--output-dir")
         .arg(&out)
         .assert()
         .code(2)
@@ -661,7 +733,7 @@ fn refuses_out_dir_on_the_scanned_device() {
     dbio()
         .args(["innodb", "pages", "--allow-same-device"])
         .arg(&src)
-        .arg("--out")
+        .arg("--output-dir")
         .arg(&out)
         .assert()
         .success();
@@ -675,7 +747,7 @@ fn refuses_non_empty_out_dir_without_force() {
     dbio()
         .args(["innodb", "pages"])
         .arg(fixture("shop_orders.ibd"))
-        .arg("--out")
+        .arg("--output-dir")
         .arg(dir.path())
         .args(&flags)
         .assert()
@@ -684,7 +756,7 @@ fn refuses_non_empty_out_dir_without_force() {
     dbio()
         .args(["innodb", "pages", "--force"])
         .arg(fixture("shop_orders.ibd"))
-        .arg("--out")
+        .arg("--output-dir")
         .arg(dir.path())
         .args(&flags)
         .assert()
@@ -700,7 +772,7 @@ fn bad_page_size_and_step_are_usage_errors() {
             .args(["innodb", "pages"])
             .args(args)
             .arg(fixture("shop_orders.ibd"))
-            .arg("--out")
+            .arg("--output-dir")
             .arg(dir.path().join("o"))
             .args(&flags)
             .assert()
@@ -800,7 +872,7 @@ fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
 
     // DIR on the filesystem holding the loop device's backing file: refused.
     dbio()
-        .args(["innodb", "pages", &dev, "--out"])
+        .args(["innodb", "pages", &dev, "--output-dir"])
         .arg(tmp.path().join("recovered"))
         .assert()
         .code(2)
@@ -809,7 +881,7 @@ fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
     assert!(sh("mount", &["-o", "ro", &dev, mnt.to_str().unwrap()]));
     guard.mounts.push(mnt.clone());
     dbio()
-        .args(["innodb", "pages", &dev, "--out"])
+        .args(["innodb", "pages", &dev, "--output-dir"])
         .arg(mnt.join("recovered"))
         .assert()
         .code(2)
@@ -956,7 +1028,7 @@ fn pages_interrupted_while_writing_keeps_whole_pages_and_a_manifest() {
             "--format",
             "json",
             "--allow-same-device",
-            "--out",
+            "--output-dir",
         ])
         .arg(&out)
         .arg(&image)
@@ -1181,7 +1253,7 @@ fn pages_interrupted_while_scanning_writes_an_empty_interrupted_manifest() {
             "--format",
             "json",
             "--allow-same-device",
-            "--out",
+            "--output-dir",
         ])
         .arg(&out)
         .arg(&image)

@@ -412,7 +412,7 @@ fn rows_from_a_pages_dir_written_by_innodb_pages() {
             "--allow-same-device",
             "--format",
             "json",
-            "--out",
+            "--output-dir",
         ])
         .arg(&pages_dir)
         .arg(fixture("shop_typed.ibd"))

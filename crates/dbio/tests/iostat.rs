@@ -46,7 +46,7 @@ fn replay_json(file: &str, extra: &[&str]) -> Vec<Value> {
         "--replay",
         path.to_str().unwrap(),
         "--format",
-        "json",
+        "jsonl",
     ];
     args.extend_from_slice(extra);
     let o = dbio(&args);
@@ -280,7 +280,8 @@ fn group_sums_devices() {
         "--group",
         "x=sdc,nope",
     ]);
-    assert_eq!(bad.code, 2);
+    // An unknown member is an unknown device (exit 1); a malformed --group a usage error.
+    assert_eq!(bad.code, 1);
     assert!(
         bad.stderr.contains("\"nope\"") && bad.stderr.contains("sdc, sdd"),
         "{}",
@@ -338,7 +339,7 @@ fn malformed_lines_are_reported_with_their_number_and_skipped() {
         "--replay",
         testdata("malformed.txt").to_str().unwrap(),
         "--format",
-        "json",
+        "jsonl",
     ]);
     assert_eq!(o.code, 1, "{}", o.stderr);
     for n in [1, 6, 7, 8, 11] {
@@ -369,7 +370,7 @@ fn malformed_lines_are_reported_with_their_number_and_skipped() {
         testdata("pair-20.txt").to_str().unwrap(),
         "sdq",
     ]);
-    assert_eq!(unknown.code, 2);
+    assert_eq!(unknown.code, 1);
     assert!(unknown.stderr.contains("vda"), "{}", unknown.stderr);
 }
 
@@ -426,7 +427,7 @@ fn same_numbers_as_sysstat_iostat_on_the_same_two_samples() {
             "--replay",
             f.to_str().unwrap(),
             "--format",
-            "json",
+            "jsonl",
             "--all",
         ]);
         assert_eq!(o.code, 0, "{}", o.stderr);
@@ -553,7 +554,7 @@ fn columns_unknown_name_is_refused_listing_the_valid_ones() {
 
 #[test]
 fn snapshot_json() {
-    insta::assert_snapshot!(replay_format("pair-20.txt", "json", &[]));
+    insta::assert_snapshot!(replay_format("pair-20.txt", "jsonl", &[]));
 }
 
 #[test]
@@ -859,7 +860,7 @@ fn live_sampling_record_and_replay() {
         "--count",
         "2",
         "--format",
-        "json",
+        "jsonl",
         "--record",
         rec.to_str().unwrap(),
     ]);
@@ -927,7 +928,8 @@ fn live_unknown_device_lists_the_devices() {
         "--interval",
         "100ms",
     ]);
-    assert_eq!(o.code, 2);
+    // The system says no: exit 1, as `dbio stack` for an unknown device (2 is for usage).
+    assert_eq!(o.code, 1, "{}", o.stderr);
     assert!(
         o.stderr.contains("unknown device \"no-such-disk\""),
         "{}",
@@ -938,6 +940,75 @@ fn live_unknown_device_lists_the_devices() {
     assert!(o.stderr.contains(name), "{}", o.stderr);
     let z = dbio(&["iostat", "--count", "0"]);
     assert_eq!(z.code, 2);
+}
+
+#[test]
+fn unknown_device_exits_1_bad_group_and_format_exit_2() {
+    let path = testdata("pair-14.txt");
+    let path = path.to_str().unwrap();
+    let o = dbio(&["iostat", "--replay", path, "sdq"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("unknown device \"sdq\"") && o.stderr.contains("sda, "),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stdout.is_empty(), "{}", o.stdout);
+    let o = dbio(&["iostat", "--replay", path, "--group", "data=sda,sdq"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let o = dbio(&["iostat", "--replay", path, "--group", "data"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("NAME=dev1,dev2"), "{}", o.stderr);
+    // One JSON document per report per line is JSON Lines: --format jsonl (json is refused,
+    // naming the formats iostat has).
+    let o = dbio(&["iostat", "--replay", path, "--format", "json"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    for f in ["text", "jsonl", "csv", "prometheus"] {
+        assert!(o.stderr.contains(f), "{f}: {}", o.stderr);
+    }
+}
+
+/// `-o FILE`: the reports go to FILE instead of stdout, the same bytes, the file renamed into
+/// place at the end (no temporary left beside it).
+#[test]
+fn output_file_holds_what_stdout_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = "pt-stalk-2026_11_22_08_22_49-diskstats";
+    for (format, extra) in [("text", "--explain"), ("jsonl", "--all"), ("csv", "--all")] {
+        let want = replay_format(file, format, &[extra]);
+        let out = dir.path().join(format!("out.{format}"));
+        std::fs::write(&out, "old contents\n").unwrap();
+        let path = testdata(file);
+        let o = dbio(&[
+            "iostat",
+            "--replay",
+            path.to_str().unwrap(),
+            "--format",
+            format,
+            extra,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert!(o.stdout.is_empty(), "{}", o.stdout);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), want, "{format}");
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with("out."))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // A directory that does not exist: nothing is written, exit 1.
+    let o = dbio(&[
+        "iostat",
+        "--replay",
+        testdata(file).to_str().unwrap(),
+        "-o",
+        dir.path().join("no/such/dir/out").to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("no/such/dir/out"), "{}", o.stderr);
 }
 
 #[test]
@@ -1068,7 +1139,7 @@ fn closed_pipe_ends_quietly() {
     use std::io::{BufRead, BufReader};
     let bin = assert_cmd::cargo::cargo_bin("dbio");
     let mut child = std::process::Command::new(bin)
-        .args(["iostat", "--all", "--interval", "50ms", "--format", "json"])
+        .args(["iostat", "--all", "--interval", "50ms", "--format", "jsonl"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -1100,7 +1171,7 @@ fn closed_pipe_ends_quietly() {
 fn ctrl_c_ends_live_sampling_with_130() {
     use std::io::BufRead;
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
-        .args(["iostat", "--interval", "100ms", "--format", "json"])
+        .args(["iostat", "--interval", "100ms", "--format", "jsonl"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -1122,6 +1193,39 @@ fn ctrl_c_ends_live_sampling_with_130() {
         String::from_utf8_lossy(&o.stderr)
     );
     drop(out);
+}
+
+#[test]
+fn ctrl_c_keeps_the_reports_written_to_the_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("live.jsonl");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(["iostat", "--all", "-i", "100ms", "--format", "jsonl", "-o"])
+        .arg(&f)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // The reports stream into a temporary beside the file until the run ends.
+    assert!(!f.exists(), "-o FILE appeared before the run ended");
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(143),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.stdout.is_empty());
+    let text = std::fs::read_to_string(&f).unwrap();
+    let reports: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(reports.len() >= 2, "{text}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
 #[test]
@@ -1217,7 +1321,7 @@ fn same_figures_as_pt_diskstats_published_expected_output() {
         "--replay",
         sample.to_str().unwrap(),
         "--format",
-        "json",
+        "jsonl",
         "--all",
         "--partitions",
         "--group",
@@ -1299,12 +1403,12 @@ fn old_kernel_partition_lines_of_7_fields_are_skipped() {
     let f = dir.path().join("old-kernel");
     std::fs::write(&f, format!("TS 1000.0 x\n{snap}TS 1001.0 x\n{snap}")).unwrap();
     let path = f.to_str().unwrap();
-    let o = dbio(&["iostat", "--replay", path, "--format", "json", "--all"]);
+    let o = dbio(&["iostat", "--replay", path, "--format", "jsonl", "--all"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stderr.is_empty(), "{}", o.stderr);
     let r: Value = serde_json::from_str(o.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(names(&r), vec!["fd0", "hda", "sda"]);
-    let v = dbio(&["iostat", "--replay", path, "--format", "json", "-v"]);
+    let v = dbio(&["iostat", "--replay", path, "--format", "jsonl", "-v"]);
     assert_eq!(v.code, 0, "{}", v.stderr);
     assert_eq!(v.stderr.lines().count(), 1, "{}", v.stderr);
     assert!(
@@ -1331,7 +1435,7 @@ fn record_fields_14_is_read_by_pt_diskstats() {
         "--count",
         "2",
         "--format",
-        "json",
+        "jsonl",
         "--record",
         rec.to_str().unwrap(),
         "--record-fields",
@@ -1549,7 +1653,7 @@ fn same_figures_as_sysstat_on_pt_diskstats_samples() {
             "--replay",
             f.to_str().unwrap(),
             "--format",
-            "json",
+            "jsonl",
             "--all",
             "--partitions",
         ]);

@@ -1,5 +1,5 @@
 //! Writes refused anywhere in a device's whole stack: `dbio bench --device X
-//! --allow-device-writes` and `dbio innodb pages --out DIR` against real loop devices, a real
+//! --allow-device-writes` and `dbio innodb pages --output-dir DIR` against real loop devices, a real
 //! mounted ext4, a partition table (sfdisk, `losetup -P`) and a real swap area. Every
 //! filesystem the refused commands could have destroyed is checked with `e2fsck -fn` after.
 //!
@@ -321,7 +321,7 @@ fn bench_refuses_swap_and_says_swapoff() {
 }
 
 /// `innodb pages` of a loop device over a disk (and over its image) whose partition is
-/// mounted, with --out on that partition: refused, nothing written.
+/// mounted, with --output-dir on that partition: refused, nothing written.
 #[test]
 fn innodb_pages_refuses_out_on_a_partition_of_the_scanned_disk() {
     if !ready(&["sfdisk", "mkfs.ext4", "e2fsck"]) {
@@ -353,7 +353,7 @@ fn innodb_pages_refuses_out_on_a_partition_of_the_scanned_disk() {
     ] {
         let out = mnt.join("recovered");
         let o = dbio()
-            .args(["innodb", "pages", src, "--out"])
+            .args(["innodb", "pages", src, "--output-dir"])
             .arg(&out)
             .output()
             .unwrap();

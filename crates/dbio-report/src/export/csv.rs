@@ -2,7 +2,10 @@
 //! break. Every command's CSV goes through [`csv_row`]; an undefined statistic is an empty
 //! cell ([`opt`]), never 0.
 
+pub mod align;
 pub mod bench;
+pub mod iostat;
+pub mod sweep;
 
 use std::io::{self, Write};
 

@@ -1,18 +1,22 @@
 //! Every output format of every command, in one place: one [`Exporter`] trait, one
 //! implementation per (format, result), one [`Format`] enum the command line chooses from.
 //!
-//! Layout: a directory per format (`text/`, `csv/`, `sysbench/`, and later `prometheus/`,
-//! `nagios/`), a file per result inside it (`text/bench.rs`, `csv/bench.rs`, ...). What the
+//! Layout: a directory per format (`text/`, `csv/`, `sysbench/`, `prometheus/`, `nagios/`), a
+//! file per result inside it (`text/bench.rs`, `csv/bench.rs`, `nagios/check.rs`, ...). What the
 //! formats share lives beside them: [`table`] (the one table renderer for text output),
 //! [`prometheus`] (the one Prometheus text-format writer: families declared once, label values
 //! escaped, `promtool check metrics` clean) and [`csv`] (RFC 4180 fields, empty cells for
 //! undefined statistics). JSON needs no code per result: [`JsonExporter`] writes any
-//! serialisable result, wrapped in a [`crate::Document`] that names its schema.
+//! serialisable result, wrapped in a [`crate::Document`] that names its schema; [`json`] and
+//! [`jsonl`] hold only results written as they are produced (innodb grep's hits).
 //!
 //! A command builds its result, picks the exporter for the user's `--format`, and the binary
 //! writes the bytes to stdout or `-o/--output FILE` (never both).
 
 pub mod csv;
+pub mod json;
+pub mod jsonl;
+pub mod nagios;
 pub mod prometheus;
 pub mod sysbench;
 pub mod table;

@@ -10,6 +10,9 @@
 //! - [`Exposition::stream`]: successive reports form one exposition, each family declared
 //!   once (a second `# HELP` line is an error for Prometheus' parser), samples timestamped.
 
+pub mod check;
+pub mod iostat;
+
 use std::collections::HashSet;
 use std::fmt::Write as _;
 

@@ -1,16 +1,20 @@
 //! `dbio align check`: the partition table, filesystems and LVM labels of a disk or image,
 //! each partition's start checked against the stripe unit, each filesystem's stripe geometry
 //! against the RAID, and on a live block device the kernel's view from sysfs (read under a
-//! [`Sys`] root, so a fixture tree stands in for `/sys` in tests).
+//! [`Sys`] root, so a fixture tree stands in for `/sys` in tests). The result,
+//! [`DiskCheck`], is a [`dbio_report::align`] type, re-exported here.
 
-use super::{check_geometry, check_start, GeometryCheck, GeometryMatch, StartAlign};
+use super::{check_geometry, check_start, GeometryCheck};
 use crate::fs::Superblock;
 use crate::source::{FileSource, ReadAt, Slice};
 use crate::table::{self, PartKind, PartitionTable, TableError};
 use dbio_sys::sysfs::{self, Sys};
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+
+pub use dbio_report::align::{
+    DiskCheck, KernelDisk, KernelPart, LvmDataArea, PartitionCheck, TableSummary,
+};
 
 /// What to check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,198 +67,6 @@ pub enum CheckError {
     },
 }
 
-/// What the kernel says about one partition of a live device.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-pub struct KernelPart {
-    /// Its sysfs name (`loop0p1`, `sda1`); empty when the kernel does not know the partition.
-    pub name: String,
-    /// `start`, in 512-byte units.
-    pub start_sector_512: Option<u64>,
-    /// `alignment_offset`.
-    pub alignment_offset: Option<u64>,
-    /// Whether the kernel's start is the table's.
-    pub agrees_with_table: Option<bool>,
-}
-
-/// The kernel's queue limits of a live device.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-pub struct KernelDisk {
-    /// `queue/logical_block_size`.
-    pub logical_block_size: Option<u64>,
-    /// `queue/physical_block_size`.
-    pub physical_block_size: Option<u64>,
-    /// `queue/minimum_io_size`.
-    pub minimum_io_size: Option<u64>,
-    /// `queue/optimal_io_size`.
-    pub optimal_io_size: Option<u64>,
-    /// `alignment_offset`.
-    pub alignment_offset: Option<u64>,
-}
-
-/// Where an LVM2 physical volume's data area lands on the disk.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-pub struct LvmDataArea {
-    /// PV UUID.
-    pub pv_uuid: String,
-    /// `pe_start`: bytes into the PV.
-    pub pe_start_bytes: u64,
-    /// The same from the start of the disk.
-    pub pe_start_absolute_bytes: u64,
-    /// Aligned to the stripe unit (absent without one).
-    pub pe_start_aligned_to_stripe: Option<bool>,
-    /// Aligned to 1 MiB.
-    pub pe_start_aligned_1m: bool,
-}
-
-/// One partition (or the whole device, number 0, when it has no table).
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-pub struct PartitionCheck {
-    /// Partition number (0: the whole device).
-    pub number: u32,
-    /// Primary, extended, logical or GPT.
-    pub kind: PartKind,
-    /// Type name.
-    pub type_name: String,
-    /// Type code.
-    pub type_code: String,
-    /// GPT partition name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// First sector (table sectors).
-    pub start_sector: u64,
-    /// Last sector (table sectors).
-    pub end_sector: u64,
-    /// Size in bytes.
-    pub size_bytes: u64,
-    /// Alignment of the start.
-    pub alignment: StartAlign,
-    /// Filesystem or LVM label found at the start.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub filesystem: Option<Superblock>,
-    /// Filesystem geometry against the RAID (with a stripe unit).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub geometry: Option<GeometryCheck>,
-    /// LVM data area (for a PV).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lvm: Option<LvmDataArea>,
-    /// The kernel's view (live block devices).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kernel: Option<KernelPart>,
-    /// What else was found.
-    pub notes: Vec<String>,
-}
-
-/// The partition table, in short.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-pub struct TableSummary {
-    /// MBR or GPT.
-    pub kind: table::TableKind,
-    /// Sector size used.
-    pub sector_size: u64,
-    /// Disk size in sectors.
-    pub disk_sectors: u64,
-    /// GPT header facts.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gpt: Option<table::GptInfo>,
-    /// MBR disk identifier.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub disk_id: Option<String>,
-}
-
-/// The result of `dbio align check`.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-pub struct DiskCheck {
-    /// The target as given.
-    pub target: String,
-    /// A live block device (the kernel's view was read).
-    pub block_device: bool,
-    /// Size in bytes.
-    pub size_bytes: u64,
-    /// Stripe unit checked against.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stripe_bytes: Option<u64>,
-    /// Data disks of the RAID.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data_disks: Option<u32>,
-    /// The partition table (absent for a filesystem on the whole device).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub table: Option<TableSummary>,
-    /// Partitions in table order.
-    pub partitions: Vec<PartitionCheck>,
-    /// The kernel's queue limits (live block devices).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kernel: Option<KernelDisk>,
-    /// Table warnings.
-    pub warnings: Vec<String>,
-}
-
-impl DiskCheck {
-    /// What fails the check (`dbio align check` exits 1 when this is not empty, as parted's
-    /// `align-check` does): a partition (not an extended container) whose start is not a
-    /// multiple of 4 KiB or of the stripe unit; a kernel `alignment_offset` other than 0
-    /// (disk or partition); an LVM data area not on a 4 KiB boundary or off the stripe
-    /// unit; a filesystem whose stripe geometry does not match the RAID or is missing.
-    pub fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(a) = self.kernel.as_ref().and_then(|k| k.alignment_offset) {
-            if a != 0 {
-                out.push(format!(
-                    "{}: the kernel reports alignment_offset {a}",
-                    self.target
-                ));
-            }
-        }
-        for p in self
-            .partitions
-            .iter()
-            .filter(|p| p.kind != PartKind::Extended)
-        {
-            let n = p.number;
-            let a = &p.alignment;
-            if !a.aligned_4k {
-                out.push(format!(
-                    "partition {n}: start byte {} is not a multiple of 4 KiB",
-                    a.start_bytes
-                ));
-            }
-            if a.stripe_aligned == Some(false) {
-                out.push(format!(
-                    "partition {n}: start is off the stripe unit by {} bytes",
-                    a.stripe_remainder_bytes.unwrap_or(0)
-                ));
-            }
-            if let Some(o) = p
-                .kernel
-                .as_ref()
-                .and_then(|k| k.alignment_offset)
-                .filter(|&o| o != 0)
-            {
-                out.push(format!(
-                    "partition {n}: the kernel reports alignment_offset {o}"
-                ));
-            }
-            if let Some(l) = &p.lvm {
-                let abs = l.pe_start_absolute_bytes;
-                if !abs.is_multiple_of(4096) || l.pe_start_aligned_to_stripe == Some(false) {
-                    out.push(format!(
-                        "partition {n}: the LVM data area at byte {abs} is misaligned"
-                    ));
-                }
-            }
-            match p.geometry.as_ref().map(|g| g.verdict) {
-                Some(GeometryMatch::Mismatch) => out.push(format!(
-                    "partition {n}: the filesystem's stripe geometry does not match the RAID"
-                )),
-                Some(GeometryMatch::NoGeometry) => out.push(format!(
-                    "partition {n}: the filesystem has no stripe geometry"
-                )),
-                _ => {}
-            }
-        }
-        out
-    }
-}
-
 /// The sysfs directory of block device `major:minor` (`/sys/dev/block/M:m` resolved) under
 /// `sys`, `None` when the kernel has no such device.
 pub fn disk_dir(sys: &Sys, major: u32, minor: u32) -> Option<PathBuf> {
@@ -269,11 +81,11 @@ fn attr_u64(p: &Path) -> Option<u64> {
 pub fn kernel_disk(dir: &Path) -> KernelDisk {
     let q = dir.join("queue");
     KernelDisk {
-        logical_block_size: attr_u64(&q.join("logical_block_size")),
-        physical_block_size: attr_u64(&q.join("physical_block_size")),
-        minimum_io_size: attr_u64(&q.join("minimum_io_size")),
-        optimal_io_size: attr_u64(&q.join("optimal_io_size")),
-        alignment_offset: attr_u64(&dir.join("alignment_offset")),
+        logical_block_size_bytes: attr_u64(&q.join("logical_block_size")),
+        physical_block_size_bytes: attr_u64(&q.join("physical_block_size")),
+        minimum_io_size_bytes: attr_u64(&q.join("minimum_io_size")),
+        optimal_io_size_bytes: attr_u64(&q.join("optimal_io_size")),
+        alignment_offset_bytes: attr_u64(&dir.join("alignment_offset")),
     }
 }
 
@@ -309,7 +121,7 @@ pub fn check_source(
     let kernel = disk_dir.map(kernel_disk);
     let sector = o
         .sector_bytes
-        .or_else(|| kernel.as_ref().and_then(|k| k.logical_block_size));
+        .or_else(|| kernel.as_ref().and_then(|k| k.logical_block_size_bytes));
     let mut out = DiskCheck {
         target: path.display().to_string(),
         block_device: disk_dir.is_some(),
@@ -339,8 +151,8 @@ pub fn check_source(
                 type_name: "whole device".into(),
                 type_code: "-".into(),
                 name: None,
-                start_sector: 0,
-                end_sector: src.size() / 512 - 1,
+                start_sectors: 0,
+                end_sectors: src.size() / 512 - 1,
                 size_bytes: src.size(),
                 alignment: check_start(0, 512, o.stripe_bytes),
                 geometry: geometry(&sb, o),
@@ -402,8 +214,8 @@ fn kernel_part(
         );
         return KernelPart {
             name: String::new(),
-            start_sector_512: None,
-            alignment_offset: None,
+            start_512_sectors: None,
+            alignment_offset_bytes: None,
             agrees_with_table: None,
         };
     };
@@ -426,8 +238,8 @@ fn kernel_part(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        start_sector_512: kstart,
-        alignment_offset: ao,
+        start_512_sectors: kstart,
+        alignment_offset_bytes: ao,
         agrees_with_table: agrees,
     }
 }
@@ -443,7 +255,7 @@ fn fill_partitions(
     out.warnings.extend(t.warnings.iter().cloned());
     out.table = Some(TableSummary {
         kind: t.kind,
-        sector_size: ss,
+        sector_size_bytes: ss,
         disk_sectors: t.disk_sectors,
         gpt: t.gpt.clone(),
         disk_id: t.disk_id.clone(),
@@ -476,8 +288,8 @@ fn fill_partitions(
             type_name: p.type_name.clone(),
             type_code: p.type_code.clone(),
             name: p.name.clone(),
-            start_sector: p.start_sector,
-            end_sector: p.start_sector + p.sectors.saturating_sub(1),
+            start_sectors: p.start_sector,
+            end_sectors: p.start_sector + p.sectors.saturating_sub(1),
             size_bytes,
             alignment: check_start(p.start_sector, ss, o.stripe_bytes),
             geometry: fs.as_ref().and_then(|sb| geometry(sb, o)),
@@ -559,11 +371,11 @@ mod tests {
         assert_eq!(
             k,
             KernelDisk {
-                logical_block_size: Some(512),
-                physical_block_size: Some(4096),
-                minimum_io_size: Some(65536),
-                optimal_io_size: Some(262144),
-                alignment_offset: Some(0),
+                logical_block_size_bytes: Some(512),
+                physical_block_size_bytes: Some(4096),
+                minimum_io_size_bytes: Some(65536),
+                optimal_io_size_bytes: Some(262144),
+                alignment_offset_bytes: Some(0),
             }
         );
         // Partition 2 was moved in the table only (22529), partition 3 was added without a
@@ -572,14 +384,14 @@ mod tests {
         let r = check_source(&img, Some(&dir), &opts(Some(65536))).unwrap();
         assert!(r.block_device);
         assert_eq!(r.kernel, Some(k));
-        assert_eq!(r.table.as_ref().unwrap().sector_size, 512);
+        assert_eq!(r.table.as_ref().unwrap().sector_size_bytes, 512);
         let p = &r.partitions;
         assert_eq!(
             p[0].kernel,
             Some(KernelPart {
                 name: "loop7p1".into(),
-                start_sector_512: Some(2048),
-                alignment_offset: Some(0),
+                start_512_sectors: Some(2048),
+                alignment_offset_bytes: Some(0),
                 agrees_with_table: Some(true),
             })
         );
@@ -605,11 +417,11 @@ mod tests {
         // The kernel's logical block size is the table's sector size unless one is given.
         write(dir.join("queue/logical_block_size"), "4096\n").unwrap();
         let r = check_source(&img, Some(&dir), &opts(None)).unwrap();
-        assert_eq!(r.table.unwrap().sector_size, 4096);
+        assert_eq!(r.table.unwrap().sector_size_bytes, 4096);
         let mut o = opts(None);
         o.sector_bytes = Some(512);
         let r = check_source(&img, Some(&dir), &o).unwrap();
-        assert_eq!(r.table.unwrap().sector_size, 512);
+        assert_eq!(r.table.unwrap().sector_size_bytes, 512);
     }
 
     #[test]
@@ -678,11 +490,11 @@ mod tests {
         assert_eq!(lvm(512, None).len(), 1);
         let mut r = aligned.clone();
         r.kernel = Some(KernelDisk {
-            logical_block_size: Some(512),
-            physical_block_size: Some(4096),
-            minimum_io_size: None,
-            optimal_io_size: None,
-            alignment_offset: Some(3584),
+            logical_block_size_bytes: Some(512),
+            physical_block_size_bytes: Some(4096),
+            minimum_io_size_bytes: None,
+            optimal_io_size_bytes: None,
+            alignment_offset_bytes: Some(3584),
         });
         assert_eq!(
             r.problems(),

@@ -1,15 +1,13 @@
 //! `dbio iostat` reports: the figures of the chosen devices (and `--group` sums) between two
 //! `/proc/diskstats` samples, as one serde [`Report`] per interval; the `--explain` reading of
-//! those figures ([`explain_figures`]); the text table ([`table`]) and the Prometheus
-//! exposition ([`prometheus`]) of a report.
+//! those figures ([`explain_figures`]). Its renderers (text table, CSV, JSON lines, Prometheus)
+//! live in dbio-report's `export` module.
 //!
 //! Everything here is pure over samples except [`resolve_name`] and [`Selection::live`] checks
 //! (which look a node or `/sys/class/block` up on the live system) and [`dev_info`] (which
 //! resolves the device stack). This module never prints.
 
 mod explain;
-pub mod prometheus;
-pub mod table;
 
 pub use explain::explain_figures;
 
@@ -18,7 +16,7 @@ use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-/// A device, group or column the user named that does not exist.
+/// A device or group the user named that does not exist.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// A device argument that is not in the sample.
@@ -36,20 +34,6 @@ pub enum Error {
     BadGroup {
         /// The argument as given.
         spec: String,
-    },
-    /// A `--columns` name that is not a column of the table.
-    #[error("--columns: no column {name:?}; the columns are: {valid}")]
-    UnknownColumn {
-        /// The name as given.
-        name: String,
-        /// Every column name, comma separated.
-        valid: String,
-    },
-    /// A `--columns` name given twice.
-    #[error("--columns: {name} is given twice; name each column once")]
-    DuplicateColumn {
-        /// The name.
-        name: String,
     },
 }
 
@@ -109,6 +93,11 @@ pub struct Report {
     /// Devices left out of this interval and why (counter reset, appeared).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// The `/proc/diskstats` sample at the end of the interval, every device of it (shown or
+    /// not): the cumulative counters that Prometheus exports as node_exporter does. Not in
+    /// the JSON document.
+    #[serde(skip)]
+    pub sample: Vec<DiskStat>,
 }
 
 /// What `--explain` needs to know about a device beyond its counters.
@@ -222,6 +211,24 @@ pub struct ExplainWith {
     pub page_size: u64,
 }
 
+/// What `dbio iostat` shows, as the command line gives it (names resolved by
+/// [`Reporter::from_options`] in the first sample).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Device arguments (kernel names, /dev/NAME, live: any node of a block device).
+    pub devices: Vec<String>,
+    /// `--group NAME=DEV,DEV` arguments.
+    pub groups: Vec<String>,
+    /// Also idle devices.
+    pub all: bool,
+    /// Also partitions.
+    pub partitions: bool,
+    /// `--explain`, comparing request sizes with this database page size (bytes).
+    pub explain_page_size: Option<u64>,
+    /// See [`Selection::keep_shown`].
+    pub keep_shown: bool,
+}
+
 /// Builds one [`Report`] per pair of samples, remembering what it showed (for
 /// [`Selection::keep_shown`]).
 #[derive(Clone, Debug)]
@@ -239,6 +246,36 @@ impl Reporter {
             explain,
             shown: BTreeSet::new(),
         }
+    }
+
+    /// The reporter of `opts`, its device and group names resolved in `first`, the first
+    /// sample ([`resolve_name`], [`parse_groups`]); `live`: the samples are the running
+    /// system's (then --explain knows each device's stack, see [`dev_info`]).
+    pub fn from_options(opts: &Options, first: &[DiskStat], live: bool) -> Result<Self, Error> {
+        let named = opts
+            .devices
+            .iter()
+            .map(|d| resolve_name(d, first, live))
+            .collect::<Result<Vec<_>, _>>()?;
+        let groups = parse_groups(&opts.groups, first, live)?;
+        let explain = opts.explain_page_size.map(|page_size| ExplainWith {
+            info: if live {
+                let names: Vec<String> = first.iter().map(|d| d.name.clone()).collect();
+                dev_info(&names)
+            } else {
+                HashMap::new()
+            },
+            page_size,
+        });
+        let sel = Selection {
+            named,
+            groups,
+            all: opts.all,
+            partitions: opts.partitions,
+            live,
+            keep_shown: opts.keep_shown,
+        };
+        Ok(Reporter::new(sel, explain))
     }
 
     /// The report of the interval from `prev` to `cur`, which ends at `ts` (seconds since
@@ -347,6 +384,7 @@ impl Reporter {
             interval_s,
             devices: rows,
             skipped,
+            sample: cur.to_vec(),
         }
     }
 }
@@ -456,5 +494,34 @@ mod tests {
                 Err(Error::BadGroup { .. })
             ));
         }
+    }
+
+    #[test]
+    fn from_options_resolves_names_and_groups_in_the_first_sample() {
+        let a = sample("8 0 sda 0 0 0 0 0 0 0 0 0 0 0\n8 16 sdb 0 0 0 0 0 0 0 0 0 0 0\n");
+        let b = sample("8 0 sda 10 0 80 10 0 0 0 0 0 10 10\n8 16 sdb 5 0 40 5 0 0 0 0 0 5 5\n");
+        let opts = Options {
+            devices: vec!["/dev/sdb".into()],
+            groups: vec!["both=sda,sdb".into()],
+            explain_page_size: Some(16384),
+            ..Options::default()
+        };
+        let mut rep = Reporter::from_options(&opts, &a, false).unwrap();
+        let r = rep.report(&a, &b, 1.0, 1.0);
+        let names: Vec<&str> = r.devices.iter().map(|d| d.device.as_str()).collect();
+        assert_eq!(names, ["sdb", "both"]);
+        assert!(
+            !r.devices[0].explain.is_empty(),
+            "--explain reads every row"
+        );
+        assert_eq!(r.sample, b, "the report keeps its end sample");
+        let bad = Options {
+            devices: vec!["sdq".into()],
+            ..Options::default()
+        };
+        assert!(matches!(
+            Reporter::from_options(&bad, &a, false),
+            Err(Error::UnknownDevice { .. })
+        ));
     }
 }

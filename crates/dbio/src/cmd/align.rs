@@ -1,20 +1,17 @@
 //! `dbio align`: alignment math (`calc`) and the alignment of a real disk or image (`check`).
 
 use crate::cli::{parse_size_arg, usage};
+use crate::output::OutputArgs;
+use dbio_report::doc::{ALIGN_CALC, ALIGN_CHECK};
+use dbio_report::export::{csv, text, Format};
 use dbio_report::{Document, Exporter, JsonExporter};
 use dbio_storage::align::check::{self as disk, CheckOptions};
-use dbio_storage::align::{self, text, CalcInput, RaidLevel};
+use dbio_storage::align::{self, CalcInput, RaidLevel};
 use dbio_sys::sysfs::Sys;
 use std::path::PathBuf;
 
-/// Output formats of `dbio align`.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// For people.
-    Text,
-    /// For machines.
-    Json,
-}
+crate::formats!(CalcFormats: Text, Json);
+crate::formats!(CheckFormats: Text, Json, Csv);
 
 /// Arguments of `dbio align`.
 #[derive(clap::Args, Debug)]
@@ -95,12 +92,8 @@ struct CalcArgs {
     /// Filesystem block size.
     #[arg(long, default_value = "4k", value_parser = parse_size_arg)]
     fs_block: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    /// Write the result to FILE instead of stdout.
-    #[arg(long, short = 'o')]
-    output: Option<PathBuf>,
+    #[command(flatten)]
+    out: OutputArgs<CalcFormats>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -115,12 +108,8 @@ struct CheckArgs {
     /// Logical sector size (default: the device's, or 512 and then 4096 for GPT images).
     #[arg(long, value_parser = parse_size_arg)]
     sector: Option<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    /// Write the result to FILE instead of stdout.
-    #[arg(long, short = 'o')]
-    output: Option<PathBuf>,
+    #[command(flatten)]
+    out: OutputArgs<CheckFormats>,
 }
 
 /// Runs `dbio align`.
@@ -147,13 +136,11 @@ fn calc(a: CalcArgs) -> anyhow::Result<u8> {
             "{e}: check --stripe, --sector, --fs-block, --disks and --raid"
         ))
     })?;
-    let bytes = match a.format {
-        Format::Json => JsonExporter
-            .to_string(&Document::new(dbio_report::doc::ALIGN_CALC, &r))?
-            .into_bytes(),
-        Format::Text => text::calc(&r).into_bytes(),
+    let bytes = match a.out.format {
+        Format::Json => JsonExporter.to_string(&Document::new(ALIGN_CALC, &r))?,
+        _ => text::align::TextExporter.to_string(&r)?,
     };
-    crate::output::emit(a.output.as_deref(), &bytes)?;
+    a.out.emit(bytes.as_bytes())?;
     Ok(0)
 }
 
@@ -165,13 +152,16 @@ fn check(a: CheckArgs) -> anyhow::Result<u8> {
         sector_bytes: a.sector,
     };
     let r = disk::check_disk(&Sys::live(), &opts)?;
-    let bytes = match a.format {
-        Format::Json => JsonExporter
-            .to_string(&Document::new(dbio_report::doc::ALIGN_CHECK, &r))?
-            .into_bytes(),
-        Format::Text => text::check(&r).into_bytes(),
+    let bytes = match a.out.format {
+        Format::Json => JsonExporter.to_string(&Document::new(ALIGN_CHECK, &r))?,
+        Format::Csv => csv::align::CsvExporter.to_string(&r)?,
+        _ => text::align::TextExporter.to_string(&r)?,
     };
-    crate::output::emit(a.output.as_deref(), &bytes)?;
+    a.out.emit(bytes.as_bytes())?;
     // A failed check, as parted's align-check: scripts test the exit code.
-    Ok(if r.problems().is_empty() { 0 } else { 1 })
+    Ok(if r.problems().is_empty() {
+        0
+    } else {
+        crate::cli::EXIT_FAILURE
+    })
 }

@@ -1,26 +1,21 @@
 //! `dbio check`: is the storage under each PATH set up right for a database? The flags
-//! become [`Options`]; `dbio_storage::check` gathers the facts and runs the rules; this file
-//! renders text, JSON, Nagios or Prometheus output and picks the exit code. Under `--nagios`
-//! every error, a usage error included, is one UNKNOWN status line and exit code 3.
+//! become [`Options`]; `dbio_storage::check::report` gathers the facts and runs the rules
+//! into a `CheckReport`; the exporter of the chosen `--format` renders it; this file picks
+//! the exit code. Under `--format nagios` (`--nagios`) every error, a usage error included,
+//! is one UNKNOWN status line and exit code 3.
 
 use crate::cli::{parse_size_arg, usage};
 use crate::cmd::align::Geometry;
+use crate::output::OutputArgs;
+use dbio_report::check::CheckFailure;
+use dbio_report::export::nagios::check::NagiosExporter;
+use dbio_report::export::{prometheus, text, Format};
 use dbio_report::{Document, Exporter, JsonExporter};
 use dbio_storage::check::{self as gather, Options};
-use dbio_storage::report::{self, CheckReport};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// Output formats of `dbio check`.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Grouped by device, worst first.
-    Text,
-    /// The whole report as JSON (schema dbio.check/1).
-    Json,
-    /// Prometheus text format for the node_exporter textfile collector.
-    Prometheus,
-}
+crate::formats!(CheckFormats: Text, Json, Prometheus, Nagios);
 
 /// Arguments of `dbio check`.
 #[derive(clap::Args, Debug)]
@@ -40,35 +35,48 @@ pub struct Args {
     stripe: Option<u64>,
     #[command(flatten)]
     geometry: Geometry,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    /// Nagios/Icinga plugin mode: one short status line with perfdata, details as long
-    /// output; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for any error, a usage
-    /// error included).
+    #[command(flatten)]
+    out: OutputArgs<CheckFormats>,
+    /// Shorthand for --format nagios: the Nagios/Icinga plugin's short status line with
+    /// perfdata, details as long output; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also
+    /// for any error, a usage error included).
     #[arg(long, conflicts_with = "format")]
     nagios: bool,
-    /// With --nagios, count tuning advice (controller read-ahead, a verify running, a learn
-    /// cycle due) as WARNING; by default advice is shown but exits 0.
-    #[arg(long, requires = "nagios")]
+    /// With --format nagios (--nagios), count tuning advice (controller read-ahead, a verify
+    /// running, a learn cycle due) as WARNING; by default advice is shown but exits 0.
+    #[arg(long)]
     advice_warns: bool,
-    /// Write the result to FILE instead of stdout.
-    #[arg(long, short = 'o')]
-    output: Option<PathBuf>,
 }
 
-/// Runs `dbio check`. Returns the Nagios code with --nagios, else 0.
+impl Args {
+    /// The chosen format: `--nagios` is `--format nagios`.
+    fn format(&self) -> Format {
+        if self.nagios {
+            Format::Nagios
+        } else {
+            self.out.format
+        }
+    }
+}
+
+/// Runs `dbio check`. Returns the Nagios code with --format nagios, else 0.
 pub fn run(a: Args) -> anyhow::Result<u8> {
     match audit_and_render(&a) {
-        Err(e) if a.nagios && !broken_pipe(&e) => {
+        Err(e) if a.format() == Format::Nagios && !broken_pipe(&e) => {
             let msg: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            Ok(nagios_unknown(a.output.as_deref(), &msg.join(": ")))
+            Ok(nagios_unknown(a.out.file(), &msg.join(": ")))
         }
         r => r,
     }
 }
 
 fn audit_and_render(a: &Args) -> anyhow::Result<u8> {
+    let format = a.format();
+    if a.advice_warns && format != Format::Nagios {
+        return Err(usage(
+            "--advice-warns counts advice as a warning in Nagios output: give it with --nagios (or --format nagios)",
+        ));
+    }
     let opts = Options {
         paths: a.paths.clone(),
         raid_outputs: a.raid_output.clone(),
@@ -76,22 +84,20 @@ fn audit_and_render(a: &Args) -> anyhow::Result<u8> {
         stripe: a.stripe,
         data_disks: a.geometry.data_disks()?,
     };
-    let findings = gather::audit(&opts).map_err(|e| match e {
-        gather::Error::Path { .. } => usage(e.to_string()),
-        e => anyhow::Error::new(e),
-    })?;
-    let r = CheckReport::new(findings);
-    let bytes = if a.nagios {
-        report::render_nagios_with(&r, a.advice_warns)
-    } else {
-        match a.format {
-            Format::Text => report::render_text(&r),
-            Format::Json => JsonExporter.to_string(&Document::new(dbio_report::doc::CHECK, &r))?,
-            Format::Prometheus => report::render_prometheus(&r),
-        }
+    // A missing path is exit 1 (the system said no), like every failure that is not a usage
+    // error.
+    let r = gather::report(&opts)?;
+    let nagios = NagiosExporter {
+        advice_warns: a.advice_warns,
     };
-    crate::output::emit(a.output.as_deref(), bytes.as_bytes())?;
-    Ok(if a.nagios {
+    let bytes = match format {
+        Format::Json => JsonExporter.to_string(&Document::new(dbio_report::doc::CHECK, &r))?,
+        Format::Prometheus => prometheus::check::PrometheusExporter.to_string(&r)?,
+        Format::Nagios => nagios.to_string(&r)?,
+        _ => text::check::TextExporter.to_string(&r)?,
+    };
+    a.out.emit(bytes.as_bytes())?;
+    Ok(if format == Format::Nagios {
         r.nagios_status(a.advice_warns).nagios_code()
     } else {
         0
@@ -105,26 +111,36 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Under --nagios, reports an error as the UNKNOWN status line (to `output`, or stdout when
-/// there is none or it cannot be written: the monitoring system reads stdout) and returns
+/// Under Nagios output, reports an error as the UNKNOWN status line (to `output`, or stdout
+/// when there is none or it cannot be written: the monitoring system reads stdout) and returns
 /// the Nagios code 3.
 pub fn nagios_unknown(output: Option<&Path>, message: &str) -> u8 {
-    let text = report::render_nagios_error(message);
+    let failure = CheckFailure {
+        message: message.to_string(),
+    };
+    let text = NagiosExporter::default()
+        .to_string(&failure)
+        .unwrap_or_else(|_| "DBIO STORAGE UNKNOWN\n".to_string());
     if output.is_none() || crate::output::emit(output, text.as_bytes()).is_err() {
         let _ = crate::output::emit(None, text.as_bytes());
     }
     3
 }
 
-/// Whether a command line is `dbio check ... --nagios ...` (before any `--`): looked at
-/// before clap parses it, so that clap's own usage errors are reported the Nagios way.
+/// Whether a command line is `dbio check ... --nagios ...` or `... --format nagios ...`
+/// (before any `--`): looked at before clap parses it, so that clap's own usage errors are
+/// reported the Nagios way.
 pub fn nagios_requested(argv: &[OsString]) -> bool {
-    argv.get(1).is_some_and(|s| s == "check")
-        && argv
-            .iter()
-            .skip(2)
-            .take_while(|s| *s != "--")
-            .any(|s| s == "--nagios" || s.to_string_lossy().starts_with("--nagios="))
+    if argv.get(1).is_none_or(|s| s != "check") {
+        return false;
+    }
+    let args: Vec<&OsString> = argv.iter().skip(2).take_while(|s| *s != "--").collect();
+    args.iter().enumerate().any(|(i, s)| {
+        s.as_os_str() == "--nagios"
+            || s.to_string_lossy().starts_with("--nagios=")
+            || s.as_os_str() == "--format=nagios"
+            || (s.as_os_str() == "--format" && args.get(i + 1).is_some_and(|v| *v == "nagios"))
+    })
 }
 
 #[cfg(test)]
@@ -136,6 +152,13 @@ mod tests {
         let argv = |s: &str| -> Vec<OsString> { s.split(' ').map(OsString::from).collect() };
         assert!(nagios_requested(&argv("dbio check --nagios --bogus")));
         assert!(nagios_requested(&argv("dbio check / --bogus --nagios")));
+        assert!(nagios_requested(&argv(
+            "dbio check --format nagios --bogus"
+        )));
+        assert!(nagios_requested(&argv(
+            "dbio check --bogus --format=nagios"
+        )));
+        assert!(!nagios_requested(&argv("dbio check --format json --bogus")));
         assert!(!nagios_requested(&argv("dbio check --bogus -- --nagios")));
         assert!(!nagios_requested(&argv("dbio stack --nagios")));
         assert!(!nagios_requested(&argv("dbio")));

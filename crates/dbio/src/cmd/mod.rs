@@ -5,10 +5,10 @@ pub mod align;
 pub mod bench;
 pub mod check;
 pub mod innodb;
-pub mod innodb_rows;
 pub mod iostat;
 pub mod packaging;
 pub mod stack;
+pub mod sweep;
 
 use clap::Subcommand;
 
@@ -21,6 +21,9 @@ pub enum Command {
     Align(align::Args),
     /// Is the storage set up right for a database: an audit with OK/WARN/CRIT rules.
     Check(check::Args),
+    /// Benchmark curves: one bench run per combination of threads, iodepth, block size, mode,
+    /// misalignment and scheduler, on one file set; resumable.
+    Sweep(sweep::Args),
     /// What the storage is doing now: iostat -x and pt-diskstats figures from /proc/diskstats.
     Iostat(iostat::Args),
     /// The mount, filesystem and device stack (partition, LVM/dm, md) under a path, down to the disks.
@@ -39,6 +42,7 @@ pub fn run(command: Command) -> anyhow::Result<u8> {
         Command::Bench(args) => bench::run(args),
         Command::Align(args) => align::run(args),
         Command::Check(args) => check::run(args),
+        Command::Sweep(args) => sweep::run(args),
         Command::Iostat(args) => iostat::run(args),
         Command::Stack(args) => stack::run(args),
         Command::Innodb(args) => innodb::run(args),

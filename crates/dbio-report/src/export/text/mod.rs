@@ -1,5 +1,10 @@
 //! Text output for people, one file per result. Tables go through [`super::table`].
 
+pub mod align;
 pub mod bench;
 pub mod bench_fileset;
+pub mod check;
+pub mod innodb;
+pub mod iostat;
 pub mod stack;
+pub mod sweep;

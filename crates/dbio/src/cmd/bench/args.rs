@@ -33,6 +33,34 @@ pub struct Args {
     /// prepare, run or cleanup; omit for all three.
     #[arg(value_enum)]
     pub phase: Option<Phase>,
+    #[command(flatten)]
+    pub w: WorkloadArgs,
+    /// Workload.
+    #[arg(long, default_value = "rndrw", value_parser = named::<Mode>())]
+    pub mode: Mode,
+    /// I/Os in flight per thread (uring, null).
+    #[arg(long, default_value = "1")]
+    pub iodepth: u32,
+    /// Bytes per I/O (16k is an InnoDB page).
+    #[arg(long, default_value = "16k", value_parser = parse_size_arg)]
+    pub block_size: u64,
+    /// Worker threads.
+    #[arg(long, default_value = "1")]
+    pub threads: u32,
+    /// Add this many bytes to every offset (what a misaligned partition costs).
+    #[arg(long, default_value = "0", value_parser = parse_size_arg)]
+    pub misalign: u64,
+    #[command(flatten)]
+    pub out: OutputArgs<BenchFormats>,
+    /// Keep the file set after a full run.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// The workload flags `dbio bench` and `dbio sweep` share: everything but the swept ones
+/// (--mode, --threads, --iodepth, --block-size, --misalign) and the output.
+#[derive(clap::Args, Debug, Clone)]
+pub struct WorkloadArgs {
     /// Directory of the file set.
     #[arg(long, default_value = "dbio-data", conflicts_with = "device")]
     pub dir: PathBuf,
@@ -42,18 +70,12 @@ pub struct Args {
     /// Allow write modes on --device (destroys its data; refused while it is mounted).
     #[arg(long)]
     pub allow_device_writes: bool,
-    /// Workload.
-    #[arg(long, default_value = "rndrw", value_parser = named::<Mode>())]
-    pub mode: Mode,
     /// Reads per write in rndrw (sysbench's --file-rw-ratio).
     #[arg(long, default_value = "1.5")]
     pub rw_ratio: f64,
     /// I/O engine.
     #[arg(long, default_value = "sync", value_parser = named::<EngineKind>())]
     pub engine: EngineKind,
-    /// I/Os in flight per thread (uring, null).
-    #[arg(long, default_value = "1")]
-    pub iodepth: u32,
     /// Async engines: submit once this many I/Os are queued (1: each as soon as it is queued,
     /// like fio's iodepth_batch_submit=1; --iodepth: one submission per refill).
     #[arg(long, default_value = "1")]
@@ -89,9 +111,6 @@ pub struct Args {
     /// Sync every written file when the run ends.
     #[arg(long)]
     pub fsync_end: bool,
-    /// Bytes per I/O (16k is an InnoDB page).
-    #[arg(long, default_value = "16k", value_parser = parse_size_arg)]
-    pub block_size: u64,
     /// Number of files [default: 64; on a prepared file set: its number of files].
     #[arg(long)]
     pub file_num: Option<u64>,
@@ -99,9 +118,6 @@ pub struct Args {
     /// the whole device].
     #[arg(long, value_parser = parse_size_arg)]
     pub file_total_size: Option<u64>,
-    /// Worker threads.
-    #[arg(long, default_value = "1")]
-    pub threads: u32,
     /// Measured run time (after --warmup) [default: 10s, or none when --events is given].
     #[arg(long, value_parser = parse_duration_arg)]
     pub time: Option<Duration>,
@@ -111,9 +127,6 @@ pub struct Args {
     /// Run this long before measuring (shown, excluded from the summary).
     #[arg(long, default_value = "0s", value_parser = parse_duration_arg)]
     pub warmup: Duration,
-    /// Add this many bytes to every offset (what a misaligned partition costs).
-    #[arg(long, default_value = "0", value_parser = parse_size_arg)]
-    pub misalign: u64,
     /// uniform, zipf:THETA, or hotspot:P/Q (P% of I/Os go to Q% of the data).
     #[arg(long, default_value = "uniform", value_parser = options::parse_distribution)]
     pub distribution: Distribution,
@@ -131,23 +144,38 @@ pub struct Args {
     /// Percentiles of the summary, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "50,90,95,99,99.9,99.99")]
     pub percentiles: Vec<f64>,
-    #[command(flatten)]
-    pub out: OutputArgs<BenchFormats>,
-    /// Keep the file set after a full run.
-    #[arg(long)]
-    pub keep: bool,
 }
 
 impl Args {
     /// The workload flags as plain values.
     pub fn options(&self) -> Options {
+        self.w.options(
+            self.mode,
+            self.iodepth,
+            self.block_size,
+            self.threads,
+            self.misalign,
+        )
+    }
+}
+
+impl WorkloadArgs {
+    /// The workload flags as plain values, with the values of the flags a sweep varies.
+    pub fn options(
+        &self,
+        mode: Mode,
+        iodepth: u32,
+        block_size: u64,
+        threads: u32,
+        misalign: u64,
+    ) -> Options {
         Options {
             dir: self.dir.clone(),
             device: self.device.clone(),
-            mode: self.mode,
+            mode,
             rw_ratio: self.rw_ratio,
             engine: self.engine,
-            iodepth: self.iodepth,
+            iodepth,
             submit_batch: self.submit_batch,
             reap_batch: self.reap_batch,
             buffered: self.buffered,
@@ -157,14 +185,14 @@ impl Args {
             fsync_every: self.fsync_every,
             fsync_mode: self.fsync_mode,
             fsync_end: self.fsync_end,
-            block_size: self.block_size,
+            block_size,
             file_num: self.file_num,
             file_total_size: self.file_total_size,
-            threads: self.threads,
+            threads,
             time: self.time,
             events: self.events,
             warmup: self.warmup,
-            misalign: self.misalign,
+            misalign,
             distribution: self.distribution,
             rate: self.rate,
             seed: self.seed,

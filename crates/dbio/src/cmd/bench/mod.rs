@@ -4,12 +4,12 @@ use crate::cli::usage;
 use crate::output::{self, to_stderr, Console};
 use crate::signals;
 
-mod args;
+pub mod args;
 use anyhow::Context;
 pub use args::{Args, Phase};
 use dbio_bench::options::engine_spec;
 use dbio_bench::plan::{self, Plan};
-use dbio_bench::{fileset, run as brun, BenchError};
+use dbio_bench::{fileset, BenchError};
 use dbio_report::bench::{Interval, Mode, Spec};
 use dbio_report::export::csv::bench::CsvExporter;
 use dbio_report::export::sysbench::bench::{self as bench_sysbench, SysbenchExporter};
@@ -178,24 +178,22 @@ fn run_phase(
     stop: &std::sync::atomic::AtomicBool,
     prepared: Option<&fileset::Prepared>,
 ) -> anyhow::Result<u8> {
-    let target = brun::open_target(spec, args.allow_device_writes).map_err(bench_err)?;
-    let environment =
-        dbio_bench::environment::environment(spec, target.open_flags.clone(), &target.fs, prepared);
-    let warnings =
-        dbio_bench::warn::warnings(spec, &environment, dbio_bench::env::meminfo("MemAvailable"));
-    for w in &warnings {
+    let setup =
+        dbio_bench::result::setup(spec, args.w.allow_device_writes, prepared).map_err(bench_err)?;
+    for w in &setup.warnings {
         to_stderr(&format!("warning: {w}\n"));
     }
+    let shown = setup.warnings.len();
     // Live output: the header and one line per interval as it completes. Text and sysbench
     // formats print them on stdout (they are the result); JSON and CSV show them on stderr as
     // progress, keeping stdout for the machine-readable result.
     let (head, line): (String, fn(&Interval, &Spec) -> String) = match args.out.format {
         Format::Sysbench => (
-            bench_sysbench::header(spec, &environment, &[]),
+            bench_sysbench::header(spec, &setup.environment, &[]),
             bench_sysbench::interval_line,
         ),
         _ => (
-            bench_text::header(spec, &environment, &[]),
+            bench_text::header(spec, &setup.environment, &[]),
             bench_text::interval_line,
         ),
     };
@@ -212,18 +210,13 @@ fn run_phase(
         }
     };
     // O_DIRECT that a filesystem silently ignores shows up as file pages entering the page
-    // cache during the run: a warning.
-    let (out, direct_ignored) =
-        dbio_bench::result::run_checked(spec, &target, &environment, stop, &mut on_interval)
-            .map_err(bench_err)?;
-    let mut warnings = warnings;
-    if let Some(w) = direct_ignored {
-        to_stderr(&format!("warning: {w}\n"));
-        warnings.push(w);
-    }
-    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    // cache during the run: a warning added to the result, shown now.
     let (result, run_error) =
-        dbio_bench::result::bench_result(out, spec, environment, warnings, interrupted);
+        dbio_bench::result::measure(spec, setup, stop, &mut on_interval).map_err(bench_err)?;
+    for w in &result.warnings[shown..] {
+        to_stderr(&format!("warning: {w}\n"));
+    }
+    let interrupted = result.interrupted;
     // stdout: the summary after the live lines (text, sysbench), or the whole result (JSON,
     // CSV). -o/--output FILE: the whole result in the chosen format goes there instead, and
     // the live lines and the text summary were shown on stderr.

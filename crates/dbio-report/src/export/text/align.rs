@@ -1,14 +1,75 @@
-//! Text renderings of `dbio align calc` and `dbio align check` for people (JSON is the serde
-//! form of [`CalcResult`] and [`DiskCheck`]).
+//! `dbio align calc` and `dbio align check` as text, for people: calc's aligned starts and
+//! mkfs/mount settings; check's table header, the partition table (through [`Table`]), then a
+//! line per partition for its filesystem, geometry verdict, kernel view and notes.
 
-use super::check::DiskCheck;
-use super::{size_arg, CalcResult, GeometryMatch};
-use crate::fs::Superblock;
-use dbio_report::units::format_size;
+use crate::align::{size_arg, CalcResult, DiskCheck, GeometryMatch};
+use crate::disk::Superblock;
+use crate::export::table::{Column, Table};
+use crate::export::Exporter;
+use crate::units::format_size;
 use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// `dbio align calc --format text` and `dbio align check --format text`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TextExporter;
+
+impl Exporter<CalcResult> for TextExporter {
+    fn export(&self, value: &CalcResult, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(calc(value).as_bytes())
+    }
+}
+
+impl Exporter<DiskCheck> for TextExporter {
+    fn export(&self, value: &DiskCheck, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(check(value).as_bytes())
+    }
+}
+
+/// The partition table of `dbio align check`: one row per partition. Columns are one space
+/// apart; the empty columns after `#` and `size` make the two-space gaps of the layout.
+fn partition_table(o: &DiskCheck) -> Table {
+    let mut t = Table::new(vec![
+        Column::right("#").min(3),
+        Column::left(""),
+        Column::left("kind").min(9),
+        Column::left("type").min(22),
+        Column::right("start").min(12),
+        Column::right("start bytes").min(14),
+        Column::right("size").min(10),
+        Column::left(""),
+        Column::left("stripe").min(6),
+        Column::left("4K").min(3),
+        Column::left("64K").min(3),
+        Column::left("1M").min(3),
+        Column::right("remainder").min(9),
+    ])
+    .separator(" ");
+    for p in &o.partitions {
+        let a = &p.alignment;
+        t.row([
+            p.number.to_string(),
+            String::new(),
+            p.kind.name().to_string(),
+            p.type_name.chars().take(22).collect(),
+            p.start_sectors.to_string(),
+            a.start_bytes.to_string(),
+            format_size(p.size_bytes),
+            String::new(),
+            a.stripe_aligned.map(yn).unwrap_or("-").to_string(),
+            yn(a.aligned_4k).to_string(),
+            yn(a.aligned_64k).to_string(),
+            yn(a.aligned_1m).to_string(),
+            a.stripe_remainder_bytes
+                .map(|r| r.to_string())
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    t
+}
 
 /// `dbio align calc` as text.
-pub fn calc(r: &CalcResult) -> String {
+fn calc(r: &CalcResult) -> String {
     let mut s = String::new();
     let sps = r.sectors_per_stripe_unit;
     let _ = writeln!(
@@ -34,18 +95,18 @@ pub fn calc(r: &CalcResult) -> String {
     let _ = writeln!(
         s,
         "  recommended     {:>10}  ({}: the smallest multiple of both 1 MiB and the stripe unit)",
-        r.recommended_start_sector,
+        r.recommended_start_sectors,
         format_size(r.recommended_start_bytes)
     );
     let _ = writeln!(
         s,
         "  smallest, MBR   {:>10}  (sector 0 holds the label)",
-        r.smallest_start_sector_mbr
+        r.smallest_start_mbr_sectors
     );
     let _ = writeln!(
         s,
         "  smallest, GPT   {:>10}  (the label uses sectors 0-{})",
-        r.smallest_start_sector_gpt,
+        r.smallest_start_gpt_sectors,
         1 + 16384u64.div_ceil(r.sector_bytes)
     );
     if let Some(c) = &r.cylinder {
@@ -57,7 +118,7 @@ pub fn calc(r: &CalcResult) -> String {
         let _ = writeln!(
             s,
             "  LCM({}, {}) = {} sectors / {} = first aligned cylinder {} (start sector {}); every multiple of {} is aligned",
-            c.sectors_per_cylinder, c.sectors_per_block, c.lcm_sectors, c.sectors_per_cylinder, c.first_aligned_cylinder, c.start_sector, c.first_aligned_cylinder
+            c.sectors_per_cylinder, c.sectors_per_block, c.lcm_sectors, c.sectors_per_cylinder, c.first_aligned_cylinder, c.start_sectors, c.first_aligned_cylinder
         );
     }
     if let Some(x) = &r.xfs {
@@ -103,7 +164,7 @@ fn yn(b: bool) -> &'static str {
 }
 
 /// `dbio align check` as text.
-pub fn check(o: &DiskCheck) -> String {
+fn check(o: &DiskCheck) -> String {
     let mut s = String::new();
     match &o.table {
         Some(t) => {
@@ -111,8 +172,8 @@ pub fn check(o: &DiskCheck) -> String {
                 s,
                 "{}: {} label, {}-byte sectors, {} sectors ({})",
                 o.target,
-                format!("{:?}", t.kind).to_lowercase(),
-                t.sector_size,
+                t.kind.name(),
+                t.sector_size_bytes,
                 t.disk_sectors,
                 format_size(o.size_bytes)
             );
@@ -120,7 +181,7 @@ pub fn check(o: &DiskCheck) -> String {
                 let _ = writeln!(
                     s,
                     "GPT: read from the {} header; primary {}, backup {} (sector {}); usable sectors {}..{}",
-                    format!("{:?}", g.header_used).to_lowercase(),
+                    g.header_used.name(),
                     if g.primary_ok { "OK" } else { "DAMAGED" },
                     if g.backup_ok { "OK" } else { "DAMAGED" },
                     g.backup_lba,
@@ -153,45 +214,7 @@ pub fn check(o: &DiskCheck) -> String {
         }
     }
     let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "{:>3}  {:<9} {:<22} {:>12} {:>14} {:>10}  {:<6} {:<3} {:<3} {:<3} {:>9}",
-        "#",
-        "kind",
-        "type",
-        "start",
-        "start bytes",
-        "size",
-        "stripe",
-        "4K",
-        "64K",
-        "1M",
-        "remainder"
-    );
-    for p in &o.partitions {
-        let a = &p.alignment;
-        let stripe = a.stripe_aligned.map(yn).unwrap_or("-");
-        let rem = a
-            .stripe_remainder_bytes
-            .map(|r| r.to_string())
-            .unwrap_or_else(|| "-".into());
-        let ty: String = p.type_name.chars().take(22).collect();
-        let _ = writeln!(
-            s,
-            "{:>3}  {:<9} {:<22} {:>12} {:>14} {:>10}  {:<6} {:<3} {:<3} {:<3} {:>9}",
-            p.number,
-            format!("{:?}", p.kind).to_lowercase(),
-            ty,
-            p.start_sector,
-            a.start_bytes,
-            format_size(p.size_bytes),
-            stripe,
-            yn(a.aligned_4k),
-            yn(a.aligned_64k),
-            yn(a.aligned_1m),
-            rem
-        );
-    }
+    s.push_str(&partition_table(o).render());
     for p in &o.partitions {
         let mut line = String::new();
         match &p.filesystem {
@@ -247,13 +270,13 @@ pub fn check(o: &DiskCheck) -> String {
             let _ = write!(line, ": {verdict}");
         }
         if let Some(k) = &p.kernel {
-            if let Some(ks) = k.start_sector_512 {
+            if let Some(ks) = k.start_512_sectors {
                 let _ = write!(
                     line,
                     "{}kernel ({}): start {ks}, alignment_offset {}",
                     if line.is_empty() { "" } else { "; " },
                     k.name,
-                    k.alignment_offset.unwrap_or(0)
+                    k.alignment_offset_bytes.unwrap_or(0)
                 );
             }
         }
@@ -268,11 +291,11 @@ pub fn check(o: &DiskCheck) -> String {
         let _ = writeln!(
             s,
             "kernel: logical block {}, physical block {}, minimum_io_size {}, optimal_io_size {}, alignment_offset {}",
-            k.logical_block_size.unwrap_or(0),
-            k.physical_block_size.unwrap_or(0),
-            k.minimum_io_size.unwrap_or(0),
-            k.optimal_io_size.unwrap_or(0),
-            k.alignment_offset.unwrap_or(0)
+            k.logical_block_size_bytes.unwrap_or(0),
+            k.physical_block_size_bytes.unwrap_or(0),
+            k.minimum_io_size_bytes.unwrap_or(0),
+            k.optimal_io_size_bytes.unwrap_or(0),
+            k.alignment_offset_bytes.unwrap_or(0)
         );
     }
     if !o.warnings.is_empty() {
@@ -282,98 +305,4 @@ pub fn check(o: &DiskCheck) -> String {
         }
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::align::check::{check_source, CheckOptions, KernelDisk, KernelPart, LvmDataArea};
-    use crate::align::check_geometry;
-    use crate::fs::XfsSuper;
-    use crate::lvm::PvLabel;
-
-    /// The lines only a live device (kernel view), a PV or a wrong geometry print, on a
-    /// hand-built result.
-    #[test]
-    fn kernel_lvm_and_geometry_lines() {
-        let mut img = vec![0u8; 8 << 20];
-        img[446 + 4] = 0x83;
-        img[446 + 8..446 + 12].copy_from_slice(&2048u32.to_le_bytes());
-        img[446 + 12..446 + 16].copy_from_slice(&4096u32.to_le_bytes());
-        img[510..512].copy_from_slice(&[0x55, 0xAA]);
-        let o = CheckOptions {
-            target: "/dev/loop7".into(),
-            stripe_bytes: Some(65536),
-            data_disks: Some(4),
-            sector_bytes: None,
-        };
-        let mut r = check_source(&img, None, &o).unwrap();
-        r.block_device = true;
-        r.kernel = Some(KernelDisk {
-            logical_block_size: Some(512),
-            physical_block_size: Some(4096),
-            minimum_io_size: Some(65536),
-            optimal_io_size: None,
-            alignment_offset: Some(0),
-        });
-        let xfs = XfsSuper {
-            block_size: 4096,
-            data_blocks: 512,
-            ag_blocks: 128,
-            ag_count: 4,
-            sunit_blocks: 16,
-            swidth_blocks: 32,
-            sector_size: 512,
-            size_bytes: 2 << 20,
-            label: String::new(),
-        };
-        let p = &mut r.partitions[0];
-        p.geometry = Some(check_geometry(
-            xfs.su_bytes(),
-            xfs.sw_bytes(),
-            65536,
-            Some(4),
-        ));
-        p.filesystem = Some(Superblock::Xfs(xfs));
-        p.kernel = Some(KernelPart {
-            name: "loop7p1".into(),
-            start_sector_512: Some(2048),
-            alignment_offset: Some(0),
-            agrees_with_table: Some(true),
-        });
-        let s = check(&r);
-        let lines: Vec<&str> = s.lines().collect();
-        assert_eq!(
-            lines[0],
-            "/dev/loop7: mbr label, 512-byte sectors, 16384 sectors (8MiB)"
-        );
-        assert_eq!(lines[1], "stripe unit 64KiB, 4 data disks (su=64k, sw=4)");
-        assert_eq!(&lines[4..], [
-            "  1  primary   Linux                          2048        1048576       2MiB  yes    yes yes yes         0",
-            "partition 1: xfs, 4KiB blocks, agcount 4, agblocks 128, sunit=16 swidth=32 blks (su=64KiB sw_bytes=128KiB): does NOT match the RAID (expected su=64KiB sw_bytes=256KiB); kernel (loop7p1): start 2048, alignment_offset 0",
-            "kernel: logical block 512, physical block 4096, minimum_io_size 65536, optimal_io_size 0, alignment_offset 0",
-        ]);
-
-        let p = &mut r.partitions[0];
-        p.geometry = None;
-        p.kernel = None;
-        p.filesystem = Some(Superblock::Lvm2(PvLabel {
-            label_sector: 1,
-            pv_uuid: "abc".into(),
-            device_size_bytes: 2 << 20,
-            pe_start_bytes: 192 << 10,
-            metadata_areas: Vec::new(),
-            crc_ok: true,
-        }));
-        p.lvm = Some(LvmDataArea {
-            pv_uuid: "abc".into(),
-            pe_start_bytes: 192 << 10,
-            pe_start_absolute_bytes: (1 << 20) + (192 << 10),
-            pe_start_aligned_to_stripe: Some(true),
-            pe_start_aligned_1m: false,
-        });
-        r.kernel = None;
-        let s = check(&r);
-        assert_eq!(s.lines().last(), Some("partition 1: LVM2 PV abc, data area (pe_start) at 192KiB into the PV = byte 1245184 of the disk: stripe-aligned yes, 1 MiB-aligned NO"));
-    }
 }

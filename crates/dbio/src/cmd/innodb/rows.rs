@@ -2,14 +2,14 @@
 //! with a table definition from a CREATE TABLE statement. The decoding lives in
 //! `dbio_innodb::rows`; this file maps flags to options and writes.
 
+use super::{exit_code, map_guard, ScanFlags};
 use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs, Stream};
 use crate::progress::Progress;
-use dbio_innodb::recover::{self, Source};
+use dbio_innodb::recover;
 use dbio_innodb::rows::def;
 use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
-use dbio_innodb::scan::ScanOptions;
 use dbio_report::export::{Exporter, Format, JsonExporter};
 use dbio_report::Document;
 use std::path::PathBuf;
@@ -45,18 +45,8 @@ pub struct RowsArgs {
     /// Also write the summary as a JSON document (schema dbio.innodb.rows/1) to FILE.
     #[arg(long, value_name = "FILE")]
     summary: Option<PathBuf>,
-    /// Candidate page starts are multiples of this many bytes.
-    #[arg(long, default_value = "512", value_parser = crate::cli::parse_size_arg)]
-    step: u64,
-    /// Page size (4k, 8k, 16k, 32k, 64k); default: auto (FSP flags of page 0, else checksums).
-    #[arg(long, value_parser = crate::cli::parse_size_arg)]
-    page_size: Option<u64>,
-    /// Worker threads of the page scan (default: all CPUs).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Read regular files with pread instead of a read-only memory map.
-    #[arg(long)]
-    no_mmap: bool,
+    #[command(flatten)]
+    scan: ScanFlags,
     #[command(flatten)]
     out: OutputArgs<RowsFormats>,
 }
@@ -77,26 +67,18 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
         Format::Tsv => RowFormat::Tsv,
         _ => RowFormat::Jsonl,
     };
-    let scan = ScanOptions::new(a.step, a.page_size).map_err(|e| usage(e.to_string()))?;
+    let scan = a.scan.options()?;
     let files = run::expand_inputs(&a.sources).map_err(|e| {
         anyhow::anyhow!("cannot list the page files of the sources: {e}; check the PAGES_DIR")
     })?;
     if files.is_empty() {
         anyhow::bail!("no .pages or .page files under the given directory: give the --output-dir of `innodb pages`, or .ibd files, images or devices");
     }
-    let sources = files
-        .iter()
-        .map(|p| Source::open(p, a.no_mmap).map_err(anyhow::Error::from))
-        .collect::<anyhow::Result<Vec<Source>>>()?;
+    let sources = a.scan.open(&files)?;
     let stop = crate::signals::install();
     let progress = Progress::bytes("", sources.iter().map(|s| s.len).sum());
     let cb = |d: u64, f: u64| progress.set_found(d, f, "pages");
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-        .max(1);
-    let guard = |s: &Source| s.mmap.then(|| crate::signals::catch_map_faults(&s.path));
-    let scanned = recover::scan_sources(&sources, &scan, threads, stop, &cb, guard)?;
+    let scanned = recover::scan_sources(&sources, &scan, a.scan.threads(), stop, &cb, map_guard)?;
     progress.finish();
     if scanned.interrupted {
         to_stderr("dbio: interrupted while scanning: no row was written\n");
@@ -136,9 +118,7 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
             JsonExporter.to_string(&Document::new(dbio_report::doc::INNODB_ROWS, &summary))?;
         crate::output::write_file(path, doc.as_bytes())?;
     }
-    Ok(if summary.interrupted || stop.load(Ordering::SeqCst) {
-        crate::signals::EXIT_INTERRUPTED
-    } else {
-        0
-    })
+    Ok(exit_code(
+        summary.interrupted || stop.load(Ordering::SeqCst),
+    ))
 }

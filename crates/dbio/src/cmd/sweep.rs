@@ -1,0 +1,153 @@
+//! `dbio sweep`: benchmarks over threads, iodepth, block size, mode, misalignment and I/O
+//! scheduler, one bench run per point on one prepared file set. The flags become
+//! [`SweepOptions`]; `dbio_bench::sweep::run` does the work and writes `DIR/sweep.json` and
+//! `DIR/points/*.json`; this file shows progress and renders the result.
+
+use crate::cli::{named, parse_size_arg, usage};
+use crate::cmd::bench::args::WorkloadArgs;
+use crate::output::{to_stderr, OutputArgs};
+use crate::progress::Progress;
+use crate::signals;
+use dbio_bench::sweep::{Events, SweepOptions};
+use dbio_report::bench::{Interval, Mode};
+use dbio_report::export::{csv, text, Exporter, Format, JsonExporter};
+use dbio_report::sweep::{Axes, Point, PointResult, Status};
+use std::path::PathBuf;
+
+crate::formats!(SweepFormats: Text, Json, Csv);
+
+/// Arguments of `dbio sweep`.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Every combination of the comma-separated values is one dbio bench run (a point), on one file set \
+prepared once in --dir (removed at the end unless --keep; a set already there is used and kept).\n\
+Each point's complete result goes to DIR/points/ID.json and the sweep's to DIR/sweep.json, after every point: \
+an interrupted sweep continues with the same command and --resume."
+)]
+pub struct Args {
+    #[command(flatten)]
+    w: WorkloadArgs,
+    /// Workloads, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "rndrw", value_parser = named::<Mode>())]
+    mode: Vec<Mode>,
+    /// Worker threads, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32,64")]
+    threads: Vec<u32>,
+    /// I/Os in flight per thread (uring, null), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    iodepth: Vec<u32>,
+    /// Bytes per I/O, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "16k", value_parser = parse_size_arg)]
+    block_size: Vec<u64>,
+    /// Offsets added to every I/O (0,512: the aligned/misaligned A/B), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "0", value_parser = parse_size_arg)]
+    misalign: Vec<u64>,
+    /// I/O schedulers to set on the disks under the target for each point (root), restored
+    /// at the end, also on error and Ctrl-C.
+    #[arg(long, value_delimiter = ',')]
+    scheduler: Vec<String>,
+    /// Runs of every point (the whole plan is run this many times, one after the other).
+    #[arg(long, default_value = "1")]
+    repeat: u32,
+    /// Directory for sweep.json and points/ (created if missing).
+    #[arg(long, value_name = "DIR")]
+    output_dir: PathBuf,
+    /// Continue the sweep in --output-dir: finished points are kept, the rest run.
+    #[arg(long)]
+    resume: bool,
+    /// Keep the file set at the end.
+    #[arg(long)]
+    keep: bool,
+    /// Start the first point at this UTC time (RFC 3339, e.g. 2026-11-24T10:00:00Z), so one
+    /// sweep started on many hosts runs in step.
+    #[arg(long, value_name = "TIME")]
+    start_at: Option<jiff::Timestamp>,
+    #[command(flatten)]
+    out: OutputArgs<SweepFormats>,
+}
+
+/// Progress on stderr: a bar over the points, the point being run and its last interval.
+struct Show {
+    bar: Progress,
+    current: String,
+}
+
+impl Events for Show {
+    fn prepared(&mut self, p: Option<&dbio_bench::fileset::Prepared>) {
+        if p.is_none() {
+            self.bar.message("using the file set already prepared");
+        }
+    }
+    fn point_start(&mut self, index: usize, _of: usize, point: &Point) {
+        self.bar.set(index as u64);
+        self.current = point.id.clone();
+        self.bar.message(&point.id);
+    }
+    fn interval(&mut self, iv: &Interval) {
+        self.bar.message(&format!(
+            "{}: {:.0} IOPS at {:.1} s",
+            self.current, iv.total.iops, iv.end_s
+        ));
+    }
+    fn point_end(&mut self, r: &PointResult) {
+        if let Some(e) = &r.error {
+            to_stderr(&format!("dbio: point {} failed: {e}\n", r.point.id));
+        }
+    }
+    fn warning(&mut self, w: &str) {
+        self.bar.message(&format!("{}: warning: {w}", self.current));
+    }
+}
+
+/// Runs `dbio sweep`.
+pub fn run(a: Args) -> anyhow::Result<u8> {
+    let stop = signals::install();
+    let opts = SweepOptions {
+        // The swept values of each point replace the first ones.
+        base: a.w.options(
+            a.mode[0],
+            a.iodepth[0],
+            a.block_size[0],
+            a.threads[0],
+            a.misalign[0],
+        ),
+        axes: Axes {
+            mode: a.mode,
+            block_size_bytes: a.block_size,
+            misalign_bytes: a.misalign,
+            scheduler: a.scheduler,
+            iodepth: a.iodepth,
+            threads: a.threads,
+        },
+        repeat: a.repeat,
+        output_dir: a.output_dir,
+        resume: a.resume,
+        keep: a.keep,
+        allow_device_writes: a.w.allow_device_writes,
+        start_at: a.start_at.map(std::time::SystemTime::from),
+    };
+    let total = (opts.axes.len() * opts.repeat as usize) as u64;
+    let mut show = Show {
+        bar: Progress::steps("sweep: ", total),
+        current: String::new(),
+    };
+    let res = dbio_bench::sweep::run(&opts, stop, &mut show).map_err(|e| match e {
+        e if e.is_usage() => usage(e.to_string()),
+        e => anyhow::Error::msg(e.to_string()),
+    })?;
+    show.bar.finish();
+    let bytes = match a.out.format {
+        Format::Json => JsonExporter.to_string(&res)?,
+        Format::Csv => csv::sweep::CsvExporter.to_string(&res)?,
+        _ => text::sweep::TextExporter.to_string(&res)?,
+    };
+    a.out.emit(bytes.as_bytes())?;
+    let failed = res.points.iter().any(|p| p.status == Status::Failed);
+    Ok(if res.interrupted {
+        signals::EXIT_INTERRUPTED
+    } else if failed {
+        crate::cli::EXIT_FAILURE
+    } else {
+        0
+    })
+}

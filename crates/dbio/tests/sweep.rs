@@ -1,0 +1,294 @@
+//! `dbio sweep` end to end: real runs on /dev/shm and on a loop device, the files it writes,
+//! resuming after SIGKILL and SIGINT, and the I/O scheduler restored.
+
+mod common;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn shm() -> tempfile::TempDir {
+    tempfile::tempdir_in("/dev/shm").unwrap()
+}
+
+fn json(p: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+/// The common flags of a small, quick sweep in `t`.
+fn small(t: &Path) -> Vec<String> {
+    [
+        "sweep",
+        "--engine",
+        "uring",
+        "--file-num",
+        "2",
+        "--file-total-size",
+        "8M",
+        "--block-size",
+        "4k",
+        "--report-interval",
+        "100ms",
+        "--dir",
+        t.join("set").to_str().unwrap(),
+        "--output-dir",
+        t.join("out").to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+#[test]
+fn a_sweep_runs_every_point_on_one_file_set_and_writes_each_result() {
+    let t = shm();
+    let out = Command::cargo_bin("dbio")
+        .unwrap()
+        .args(small(t.path()))
+        .args([
+            "--mode",
+            "rndrd,rndwr",
+            "--threads",
+            "1,2",
+            "--iodepth",
+            "1,8",
+            "--time",
+            "300ms",
+            "--format",
+            "csv",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 1 + 8, "{csv}");
+    assert!(rows.iter().all(|r| r.len() == rows[0].len()));
+    let s = json(&t.path().join("out/sweep.json"));
+    let points = s["points"].as_array().unwrap();
+    assert_eq!(points.len(), 8);
+    // Threads innermost: 1, 2, 1, 2 ...; then iodepth; then mode.
+    let t_of = |i: usize| points[i]["threads"].as_u64().unwrap();
+    assert_eq!((t_of(0), t_of(1), t_of(2)), (1, 2, 1));
+    assert_eq!(points[2]["iodepth"], 8);
+    assert_eq!(points[4]["mode"], "rndwr");
+    for p in points {
+        assert_eq!(p["status"], "done", "{p}");
+        let r = json(&t.path().join("out").join(p["file"].as_str().unwrap()));
+        assert_eq!(r["spec"]["threads"], p["threads"]);
+        assert_eq!(r["spec"]["iodepth"], p["iodepth"]);
+        assert_eq!(r["spec"]["mode"], p["mode"]);
+        assert_eq!(r["interrupted"], false);
+        assert!(r["intervals"].as_array().unwrap().len() >= 2);
+        assert!(r["intervals"][0]["cpu"]["usr_pct"].is_number());
+        let iops = p["figures"]["iops"].as_f64().unwrap();
+        assert!((iops - r["summary"]["total"]["iops"].as_f64().unwrap()).abs() < 1e-6);
+    }
+    // The reads of a write mode are not defined: an empty CSV cell, null in JSON.
+    assert!(points[4]["figures"]["read"].is_null());
+    // The set was made by the sweep: removed at the end.
+    assert!(!t.path().join("set").exists());
+}
+
+#[test]
+fn a_sweep_killed_mid_way_resumes_where_it_stopped() {
+    let t = shm();
+    let args = {
+        let mut a = small(t.path());
+        a.extend(
+            ["--threads", "1,2,3,4", "--time", "400ms", "--keep"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        a
+    };
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it (no chance to clean up) once two points are done.
+    let points = t.path().join("out/points");
+    let t0 = Instant::now();
+    while std::fs::read_dir(&points).map_or(0, |d| d.count()) < 2 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no point finished");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = json(&t.path().join("out/sweep.json"));
+    let done: Vec<String> = before["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["status"] == "done")
+        .map(|p| p["file"].as_str().unwrap().to_string())
+        .collect();
+    assert!((2..4).contains(&done.len()), "{before}");
+    let mtimes: Vec<_> = done
+        .iter()
+        .map(|f| {
+            std::fs::metadata(t.path().join("out").join(f))
+                .unwrap()
+                .modified()
+                .unwrap()
+        })
+        .collect();
+    // The same command again is refused: it would overwrite the sweep.
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(&args)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--resume"));
+    // --resume runs only the rest, on the file set left behind.
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(&args)
+        .arg("--resume")
+        .assert()
+        .success();
+    let after = json(&t.path().join("out/sweep.json"));
+    assert!(after["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["status"] == "done"));
+    for (f, m) in done.iter().zip(mtimes) {
+        let now = std::fs::metadata(t.path().join("out").join(f))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert_eq!(now, m, "{f} was not run again");
+    }
+    assert_eq!(std::fs::read_dir(&points).unwrap().count(), 4);
+}
+
+#[test]
+fn ctrl_c_ends_a_sweep_with_its_partial_result_and_exit_130() {
+    let t = shm();
+    let mut a = small(t.path());
+    a.extend(
+        ["--threads", "1,2", "--time", "30s", "--format", "json"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(&a)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["interrupted"], true);
+    assert_eq!(
+        r["points"][0]["status"], "pending",
+        "a partial point runs again"
+    );
+    assert_eq!(json(&t.path().join("out/sweep.json"))["interrupted"], true);
+    assert!(
+        !t.path().join("set").exists(),
+        "the set it made was removed"
+    );
+}
+
+#[test]
+fn plans_that_cannot_run_are_refused_before_anything_is_written() {
+    let t = shm();
+    for (extra, msg) in [
+        (vec!["--mode", "commit,rndrd"], "commit"),
+        (vec!["--scheduler", "bfq"], "not on a block device"),
+        (vec!["--repeat", "0"], "--repeat 0"),
+        (vec!["--threads", "1,0"], "threads"),
+    ] {
+        Command::cargo_bin("dbio")
+            .unwrap()
+            .args(small(t.path()))
+            .args(extra)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(msg));
+        assert!(!t.path().join("out").exists(), "nothing written for {msg}");
+        assert!(!t.path().join("set").exists());
+    }
+}
+
+fn scheduler(dev: &str) -> String {
+    let name = dev.trim_start_matches("/dev/");
+    std::fs::read_to_string(format!("/sys/block/{name}/queue/scheduler")).unwrap()
+}
+
+#[test]
+#[ignore = "needs root and loop devices (scripts/test.sh runs it)"]
+fn scheduler_is_switched_per_point_and_restored_also_after_ctrl_c() {
+    assert!(common::is_root(), "needs root");
+    let t = shm();
+    let img = t.path().join("disk.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let lo = common::LoopDev::attach(&img, &[]);
+    let before = scheduler(&lo.dev);
+    assert!(
+        before.contains("none") && before.contains("mq-deadline"),
+        "{before}"
+    );
+    let run = |time: &str| {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+            .args([
+                "sweep",
+                "--device",
+                &lo.dev,
+                "--mode",
+                "rndrd",
+                "--threads",
+                "1",
+                "--scheduler",
+                "mq-deadline,none",
+                "--time",
+                time,
+                "--report-interval",
+                "100ms",
+                "--output-dir",
+            ])
+            .arg(t.path().join(format!("out-{time}")))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let o = run("300ms").wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = json(&t.path().join("out-300ms/sweep.json"));
+    for (i, want) in [(0, "mq-deadline"), (1, "none")] {
+        let p = &s["points"][i];
+        assert_eq!(p["scheduler"], want);
+        let r = json(&t.path().join("out-300ms").join(p["file"].as_str().unwrap()));
+        let dev = &r["environment"]["devices"][0];
+        assert_eq!(dev["scheduler"], want, "{dev}");
+    }
+    assert_eq!(scheduler(&lo.dev), before, "restored after the sweep");
+    // Interrupted during a point: restored too.
+    let child = run("30s");
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(scheduler(&lo.dev).contains("[mq-deadline]"));
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    assert_eq!(scheduler(&lo.dev), before, "restored after Ctrl-C");
+}
