@@ -529,3 +529,68 @@ fn bad_definitions_are_usage_errors() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent.sql"));
 }
+
+/// VIRTUAL columns are not in the clustered index and STORED ones are; neither is written
+/// (the server computes them when the rows are loaded back).
+#[test]
+#[ignore = "needs a MariaDB server (DBIO_TEST_MYSQL, default 127.0.0.1:3306) whose datadir this user can read: scripts/setup-test-env.sh as root"]
+fn generated_columns_are_left_to_the_server() {
+    let (db, load) = ("rows_live_generated", "rows_live_generated_load");
+    sql(&format!(
+        "drop database if exists {db}; drop database if exists {load}; create database {db}; create database {load};
+         create table {db}.g (id int primary key, a int, v int as (a + 1) virtual,
+           s varchar(20) as (concat('x', a)) stored, b varchar(10), w bigint as (a * 1000) virtual);
+         insert into {db}.g (id, a, b) values (1, 10, 'one'), (2, -5, 'two'), (3, null, null);"
+    ));
+    let tmp = tempfile::tempdir().unwrap();
+    let ibd = tmp.path().join("g.ibd");
+    copy_ibd(db, "g", &ibd);
+    let create = sql(&format!("show create table {db}.g"));
+    let def = tmp.path().join("g.sql");
+    std::fs::write(
+        &def,
+        create.split_once('\t').unwrap().1.replace("\\n", "\n"),
+    )
+    .unwrap();
+    let (tsv, err) = rows_out(&[
+        ibd.to_str().unwrap(),
+        "--table-def",
+        def.to_str().unwrap(),
+        "--format",
+        "tsv",
+    ]);
+    let want = sql_bytes(&format!("select id, a, b from {db}.g order by id"));
+    let mut want_rows = tsv_lines(&want, 0);
+    for r in &mut want_rows {
+        for f in r.iter_mut() {
+            if f == b"NULL" {
+                *f = b"\\N".to_vec();
+            }
+        }
+    }
+    let names = ["id".to_string(), "a".to_string(), "b".to_string()];
+    assert_rows_eq(&tsv_lines(&tsv, 1), &want_rows, &names, "generated");
+    assert!(
+        String::from_utf8_lossy(&tsv).starts_with("id\ta\tb\n"),
+        "{err}"
+    );
+    let out = tmp.path().join("g-rows.sql");
+    rows_out(&[
+        ibd.to_str().unwrap(),
+        "--table-def",
+        def.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    sql_file(load, &out);
+    let sum = |d: &str| {
+        sql(&format!("checksum table {d}.g"))
+            .split('\t')
+            .nth(1)
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    assert_eq!(sum(load), sum(db));
+    sql(&format!("drop database {db}; drop database {load}"));
+}

@@ -260,6 +260,17 @@ pub struct Column {
     pub sql_type: String,
     /// NULL allowed.
     pub nullable: bool,
+    /// A generated column: `Some(true)` STORED (in the record), `Some(false)` VIRTUAL (not
+    /// stored in the clustered index). Neither kind is written to the output: the server
+    /// computes them when the rows are loaded.
+    pub generated: Option<bool>,
+}
+
+impl Column {
+    /// Whether the clustered index record holds the column.
+    pub fn in_record(&self) -> bool {
+        self.generated != Some(false)
+    }
 }
 
 /// A table definition.
@@ -636,8 +647,19 @@ pub fn parse(sql: &str, table: Option<&str>, source: &str) -> Result<TableDef, D
         let mut charset = None;
         let mut collation = None;
         let mut nullable = true;
+        let mut generated = None;
         for o in &cd.options {
             match &o.option {
+                ColumnOption::Generated {
+                    generation_expr: Some(_),
+                    generation_expr_mode,
+                    ..
+                } => {
+                    generated = Some(matches!(
+                        generation_expr_mode,
+                        Some(sqlparser::ast::GeneratedExpressionMode::Stored)
+                    ));
+                }
                 ColumnOption::NotNull => nullable = false,
                 ColumnOption::Null => nullable = true,
                 ColumnOption::CharacterSet(n) => charset = Charset::from_name(&n.to_string()),
@@ -660,6 +682,7 @@ pub fn parse(sql: &str, table: Option<&str>, source: &str) -> Result<TableDef, D
             sql_type: cd.data_type.to_string(),
             ty,
             nullable,
+            generated,
         });
     }
     for k in &c.constraints {
@@ -835,6 +858,21 @@ mod tests {
         .unwrap();
         assert_eq!(d.name, "t");
         assert!(d.has_row_id());
+    }
+
+    #[test]
+    fn generated_columns() {
+        let d = parse(
+            "create table g (id int primary key, a int, v int as (a + 1) virtual, s int generated always as (a * 2) stored)",
+            None,
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            d.columns.iter().map(|c| c.generated).collect::<Vec<_>>(),
+            [None, None, Some(false), Some(true)]
+        );
+        assert!(!d.columns[2].in_record() && d.columns[3].in_record());
     }
 
     #[test]

@@ -124,7 +124,7 @@ impl Layout {
         fields.push(sys(Sys::RollPtr, 7));
         fields.extend(
             (0..def.columns.len())
-                .filter(|i| !def.primary_key.contains(i))
+                .filter(|&i| !def.primary_key.contains(&i) && def.columns[i].in_record())
                 .map(col),
         );
         let n_nullable = fields.iter().filter(|f| f.nullable).count();

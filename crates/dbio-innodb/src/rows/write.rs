@@ -51,6 +51,14 @@ fn tsv_escape(s: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// The columns written: all but generated ones (the server computes those).
+fn written(def: &TableDef) -> impl Iterator<Item = (usize, &super::def::Column)> {
+    def.columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.generated.is_none())
+}
+
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02X}")).collect()
 }
@@ -67,7 +75,7 @@ pub struct RowWriter<W: Write> {
 impl<W: Write> RowWriter<W> {
     /// A writer of `def`'s rows.
     pub fn new(out: W, format: RowFormat, def: &TableDef) -> RowWriter<W> {
-        let cols: Vec<String> = def.columns.iter().map(|c| quote_ident(&c.name)).collect();
+        let cols: Vec<String> = written(def).map(|(_, c)| quote_ident(&c.name)).collect();
         RowWriter {
             out,
             format,
@@ -83,7 +91,7 @@ impl<W: Write> RowWriter<W> {
 
     /// The LOAD DATA statement that reads the TSV output from `file` back.
     pub fn load_data(def: &TableDef, file: &str) -> String {
-        let cols: Vec<String> = def.columns.iter().map(|c| quote_ident(&c.name)).collect();
+        let cols: Vec<String> = written(def).map(|(_, c)| quote_ident(&c.name)).collect();
         format!(
             "LOAD DATA LOCAL INFILE '{}' INTO TABLE {} CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' IGNORE 1 LINES ({});",
             file.replace('\\', "\\\\").replace('\'', "\\'"),
@@ -114,7 +122,7 @@ impl<W: Write> RowWriter<W> {
                 writeln!(self.out, "{};", self.def.create_sql.trim_end_matches(';'))?;
             }
             RowFormat::Tsv => {
-                let names: Vec<&str> = self.def.columns.iter().map(|c| c.name.as_str()).collect();
+                let names: Vec<&str> = written(&self.def).map(|(_, c)| c.name.as_str()).collect();
                 writeln!(self.out, "{}", names.join("\t"))?;
             }
             RowFormat::Jsonl => {
@@ -124,7 +132,7 @@ impl<W: Write> RowWriter<W> {
                         "definition": s.definition,
                         "space_id": s.space_id,
                         "index_id": s.index_id,
-                        "columns": self.def.columns.iter().map(|c| serde_json::json!({"name": c.name, "type": c.sql_type})).collect::<Vec<_>>(),
+                        "columns": written(&self.def).map(|(_, c)| serde_json::json!({"name": c.name, "type": c.sql_type})).collect::<Vec<_>>(),
                         "timestamps": "UTC",
                     }
                 });
@@ -137,8 +145,9 @@ impl<W: Write> RowWriter<W> {
     fn sql_row(&mut self, row: &Row) {
         let l = &mut self.line;
         l.extend_from_slice(self.insert_prefix.as_bytes());
-        for (i, v) in row.values.iter().enumerate() {
-            if i > 0 {
+        for (n, (i, _)) in written(&self.def).enumerate() {
+            let v = &row.values[i];
+            if n > 0 {
                 l.push(b',');
             }
             match v {
@@ -160,8 +169,9 @@ impl<W: Write> RowWriter<W> {
 
     fn tsv_row(&mut self, row: &Row) {
         let l = &mut self.line;
-        for (i, v) in row.values.iter().enumerate() {
-            if i > 0 {
+        for (n, (i, _)) in written(&self.def).enumerate() {
+            let v = &row.values[i];
+            if n > 0 {
                 l.push(b'\t');
             }
             match v {
@@ -175,7 +185,8 @@ impl<W: Write> RowWriter<W> {
 
     fn json_row(&mut self, row: &Row, meta: &RowMeta) {
         let mut m = serde_json::Map::new();
-        for (c, v) in self.def.columns.iter().zip(&row.values) {
+        for (i, c) in written(&self.def) {
+            let v = &row.values[i];
             let j = match v {
                 Value::Null => serde_json::Value::Null,
                 Value::Number(s) => match &c.ty {
