@@ -594,3 +594,68 @@ fn generated_columns_are_left_to_the_server() {
     assert_eq!(sum(load), sum(db));
     sql(&format!("drop database {db}; drop database {load}"));
 }
+
+/// MariaDB's instant ADD COLUMN: rows written before it have fewer fields (the root page says
+/// how many) and take the added columns' values from the metadata record; rows written after
+/// it carry the count of added fields. Both decode to what SELECT prints.
+fn instant_add_column_in(format: &str) {
+    let db = format!("rows_live_instant_{format}");
+    sql(&format!(
+        "drop database if exists {db}; create database {db};
+         create table {db}.t (id int primary key, a varchar(10), n int) row_format={format};
+         insert into {db}.t values (1, 'before', 5), (2, null, null), (3, 'upd later', 1);
+         alter table {db}.t add column c int not null default 42,
+           add column d varchar(10) default 'dflt',
+           add column e datetime(6) default '2020-01-02 03:04:05.123456', algorithm=instant;
+         insert into {db}.t values (4, 'after', 6, 7, 'x', '1999-12-31 23:59:59.000001'),
+           (5, null, null, -1, null, null);
+         update {db}.t set d = 'upd' where id = 3;"
+    ));
+    let tmp = tempfile::tempdir().unwrap();
+    let ibd = tmp.path().join("t.ibd");
+    copy_ibd(&db, "t", &ibd);
+    let create = sql(&format!("show create table {db}.t"));
+    let def = tmp.path().join("t.sql");
+    std::fs::write(
+        &def,
+        create.split_once('\t').unwrap().1.replace("\\n", "\n"),
+    )
+    .unwrap();
+    let (tsv, err) = rows_out(&[
+        ibd.to_str().unwrap(),
+        "--table-def",
+        def.to_str().unwrap(),
+        "--format",
+        "tsv",
+    ]);
+    let names: Vec<String> = ["id", "a", "n", "c", "d", "e"].map(String::from).to_vec();
+    assert_rows_eq(
+        &tsv_lines(&tsv, 1),
+        &server_rows(&db, "t", "1"),
+        &names,
+        format,
+    );
+    assert!(
+        err.contains("5 row(s) written") && err.contains("0 rejected"),
+        "{err}"
+    );
+    sql(&format!("drop database {db}"));
+}
+
+#[test]
+#[ignore = "needs a MariaDB server (DBIO_TEST_MYSQL, default 127.0.0.1:3306) whose datadir this user can read: scripts/setup-test-env.sh as root"]
+fn instant_add_column_dynamic() {
+    instant_add_column_in("dynamic");
+}
+
+#[test]
+#[ignore = "needs a MariaDB server (DBIO_TEST_MYSQL, default 127.0.0.1:3306) whose datadir this user can read: scripts/setup-test-env.sh as root"]
+fn instant_add_column_compact() {
+    instant_add_column_in("compact");
+}
+
+#[test]
+#[ignore = "needs a MariaDB server (DBIO_TEST_MYSQL, default 127.0.0.1:3306) whose datadir this user can read: scripts/setup-test-env.sh as root"]
+fn instant_add_column_redundant() {
+    instant_add_column_in("redundant");
+}

@@ -89,6 +89,12 @@ pub struct Layout {
     pub n_nullable: usize,
     /// Key fields at the start (1 for DB_ROW_ID).
     pub n_key: usize,
+    /// Fields of records written before the first instant ADD COLUMN (MariaDB 10.3+: the
+    /// root page's PAGE_INSTANT); all fields when the table had none.
+    pub n_core: usize,
+    /// Values of instantly added columns for records written before the ADD (the metadata
+    /// record's), by table column; NULL where unknown.
+    pub defaults: Vec<Value>,
 }
 
 impl Layout {
@@ -129,10 +135,17 @@ impl Layout {
         );
         let n_nullable = fields.iter().filter(|f| f.nullable).count();
         Layout {
+            n_core: fields.len(),
             fields,
             n_nullable,
             n_key,
+            defaults: vec![Value::Null; def.columns.len()],
         }
+    }
+
+    /// Nullable fields among the first `n`.
+    fn nullable_in(&self, n: usize) -> usize {
+        self.fields[..n].iter().filter(|f| f.nullable).count()
     }
 }
 
@@ -147,6 +160,9 @@ pub struct RawField {
     pub null: bool,
     /// The last 20 bytes are a reference to off-page (BLOB) parts.
     pub external: bool,
+    /// Not in the record (added by an instant ADD COLUMN after it was written): the value is
+    /// the column's default.
+    pub missing: bool,
 }
 
 /// Splits the record at `origin` into its fields. `out` is cleared first.
@@ -166,18 +182,37 @@ pub fn split(
                 return Err(Reject::Length);
             }
             let status = be16(p, origin - 4) & 7;
-            if status == 4 {
-                return Err(Reject::Instant);
-            }
-            if status != 0 {
-                return Err(Reject::Header);
-            }
-            let null_bytes = layout.n_nullable.div_ceil(8);
-            let nulls = origin - 6; // byte holding the first nullable field's bit
-            let mut lens = origin.checked_sub(6 + null_bytes).ok_or(Reject::Length)?;
+            let all = layout.fields.len();
+            let (n_fields, nulls) = match status {
+                0 => (layout.n_core, origin - 6),
+                // MariaDB instant ADD COLUMN: the number of added fields (minus one) in 1 or
+                // 2 bytes before the NULL bitmap.
+                4 => {
+                    if layout.n_core == all {
+                        return Err(Reject::Instant);
+                    }
+                    let b = p[origin - 6] as usize;
+                    let (n_add, hdr) = if b < 0x80 {
+                        (b, 1)
+                    } else {
+                        ((b & 0x7F) | (p[origin - 7] as usize) << 7, 2)
+                    };
+                    let n = layout.n_core + 1 + n_add;
+                    if n > all {
+                        return Err(Reject::FieldCount);
+                    }
+                    (n, origin - 6 - hdr)
+                }
+                _ => return Err(Reject::Header),
+            };
+            let null_bytes = layout.nullable_in(n_fields).div_ceil(8);
+            let mut lens = nulls
+                .checked_sub(null_bytes)
+                .filter(|&l| l >= 94)
+                .ok_or(Reject::Length)?;
             let mut bit = 0usize;
             let mut at = origin;
-            for f in &layout.fields {
+            for f in &layout.fields[..n_fields] {
                 let mut rf = RawField {
                     start: at,
                     ..RawField::default()
@@ -217,6 +252,10 @@ pub fn split(
                 }
                 out.push(rf);
             }
+            out.extend((n_fields..all).map(|_| RawField {
+                missing: true,
+                ..RawField::default()
+            }));
             Ok(())
         }
         RowFormat::Redundant => {
@@ -224,7 +263,8 @@ pub fn split(
                 return Err(Reject::Length);
             }
             let n_fields = ((be16(p, origin - 4) & 0x7FE) >> 1) as usize;
-            if n_fields != layout.fields.len() {
+            // Records written before an instant ADD COLUMN have fewer fields.
+            if n_fields > layout.fields.len() || n_fields < layout.n_core {
                 return Err(Reject::FieldCount);
             }
             let short = p[origin - 3] & 1 != 0;
@@ -233,7 +273,7 @@ pub fn split(
                 return Err(Reject::Length);
             }
             let mut prev = 0usize;
-            for (i, f) in layout.fields.iter().enumerate() {
+            for (i, f) in layout.fields[..n_fields].iter().enumerate() {
                 let at = origin - 6 - (i + 1) * w;
                 let (end, null, ext) = if short {
                     ((p[at] & 0x7F) as usize, p[at] & 0x80 != 0, false)
@@ -260,9 +300,14 @@ pub fn split(
                     len,
                     null,
                     external: ext,
+                    missing: false,
                 });
                 prev = end;
             }
+            out.extend((n_fields..layout.fields.len()).map(|_| RawField {
+                missing: true,
+                ..RawField::default()
+            }));
             Ok(())
         }
     }
@@ -326,6 +371,10 @@ pub fn decode(
             (Some(Sys::RowId), _) => row_id = Some(be64(&[&[0, 0][..], bytes].concat(), 0)),
             (Some(Sys::RollPtr), _) => {}
             (None, Some(ci)) => {
+                if rf.missing {
+                    values[ci] = layout.defaults[ci].clone();
+                    continue;
+                }
                 if rf.null {
                     continue;
                 }
@@ -372,6 +421,9 @@ pub struct Rec {
     pub deleted: bool,
     /// On the free list (purged).
     pub purged: bool,
+    /// The MariaDB instant ALTER metadata record (min_rec flag on a leaf page): the default
+    /// values of instantly added columns, not a row.
+    pub metadata: bool,
 }
 
 /// The user records of an INDEX page: the record list from the infimum in key order, then
@@ -414,6 +466,7 @@ pub fn list(p: &[u8], format: RowFormat, seen: &mut Vec<u64>, out: &mut Vec<Rec>
                 origin: at,
                 deleted: purged || info(at) & 0x20 != 0,
                 purged,
+                metadata: !purged && info(at) & 0x10 != 0,
             });
             at = next_of(at);
         }

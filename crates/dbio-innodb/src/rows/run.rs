@@ -144,6 +144,8 @@ pub struct PageStore<'a> {
     pages: HashMap<(u32, u32), PageRef>,
     /// page_compressed pages, inflated.
     inflated: HashMap<(u32, u32), (Vec<u8>, u64)>,
+    /// MariaDB instant ALTER: n_core_fields of an index, from its root page (type INSTANT).
+    instant_core: HashMap<(u32, u64), usize>,
     leaf_groups: BTreeMap<(u32, u64), Vec<u32>>,
     warnings: Vec<String>,
 }
@@ -162,6 +164,7 @@ impl<'a> PageStore<'a> {
         let mut skipped_zip = 0u64;
         let mut not_inflated = 0u64;
         let mut inflated = HashMap::new();
+        let mut instant_core = HashMap::new();
         let mut buf = Vec::new();
         for i in plan.kept.keys() {
             let (si, p) = &scanned.found[*i];
@@ -194,6 +197,15 @@ impl<'a> PageStore<'a> {
                 }
                 inflated.insert((space, page_no), (page, lsn));
                 continue;
+            }
+            if p.page_type == page_type::INSTANT {
+                buf.resize(p.page_size as usize, 0);
+                if read_full_at(&sources[*si].file, &mut buf, p.offset).ok() == Some(buf.len())
+                    && system_records(&buf).is_some()
+                {
+                    let h = IndexHeader::parse(&buf);
+                    instant_core.insert((p.space_id, h.index_id), (be16(&buf, 50) >> 3) as usize);
+                }
             }
             pages.insert(
                 (p.space_id, p.page_no),
@@ -231,6 +243,7 @@ impl<'a> PageStore<'a> {
             sources,
             pages,
             inflated,
+            instant_core,
             leaf_groups,
             warnings,
         }
@@ -376,13 +389,65 @@ fn walk(
             continue;
         }
         record::list(&buf, format, &mut seen, &mut recs);
-        for rec in &recs {
+        for rec in recs.iter().filter(|r| !r.metadata) {
             let split =
                 record::split(&buf, rec.origin, format, layout, &mut fields).map(|()| &fields[..]);
             each(&buf, r, page_no, split, rec)?;
         }
     }
     Ok(())
+}
+
+/// The layout of `group`'s records: after a MariaDB instant ADD COLUMN (the root page gives
+/// n_core_fields), older records have fewer fields and the metadata record holds the values
+/// of the added columns for them.
+fn group_layout(
+    store: &PageStore,
+    base: &Layout,
+    def: &TableDef,
+    group: (u32, u64),
+    warnings: &mut Vec<String>,
+) -> Layout {
+    let mut layout = base.clone();
+    let Some(&n_core) = store.instant_core.get(&group) else {
+        return layout;
+    };
+    if n_core == 0 || n_core >= layout.fields.len() {
+        return layout;
+    }
+    layout.n_core = n_core;
+    let mut buf = Vec::new();
+    let (mut seen, mut recs, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+    for &page_no in &store.leaf_groups[&group] {
+        let Some(_) = store.read(group.0, page_no, &mut buf) else {
+            continue;
+        };
+        let Some(format) = system_records(&buf) else {
+            continue;
+        };
+        record::list(&buf, format, &mut seen, &mut recs);
+        let Some(m) = recs.iter().find(|r| r.metadata) else {
+            continue;
+        };
+        if m.deleted {
+            warnings.push(format!(
+                "space {} index {}: the table had an instant DROP or reorder of columns (MariaDB metadata BLOB), which dbio does not decode: rows may be rejected or wrong",
+                group.0, group.1
+            ));
+            return layout;
+        }
+        if record::split(&buf, m.origin, format, &layout, &mut fields).is_ok() {
+            if let Ok(row) = record::decode(&buf, def, &layout, &fields, false, store) {
+                layout.defaults = row.values;
+                return layout;
+            }
+        }
+    }
+    warnings.push(format!(
+        "space {} index {}: columns were added instantly but the metadata record with their default values was not found: NULL is written for them in rows older than the ADD COLUMN",
+        group.0, group.1
+    ));
+    layout
 }
 
 /// Decodes the rows of `opts.def` from the pages in `store`, newest version of each key,
@@ -394,7 +459,7 @@ pub fn run(
     sink: &mut dyn RowSink,
 ) -> Result<Summary, RowsError> {
     let def = &opts.def;
-    let layout = Layout::clustered(def);
+    let base = Layout::clustered(def);
     let mut summary = Summary {
         definition: def.source.clone(),
         table: def.name.clone(),
@@ -409,6 +474,7 @@ pub fn run(
         {
             continue;
         }
+        let layout = group_layout(store, &base, def, group, &mut Vec::new());
         let mut cand = Candidate {
             space_id: group.0,
             index_id: group.1,
@@ -549,6 +615,7 @@ pub fn run(
     // The newest version of each key that more than one record may hold.
     let group = (cand.space_id, cand.index_id);
     let pages = &store.leaf_groups[&group];
+    let layout = group_layout(store, &base, def, group, &mut summary.warnings);
     let compare = pages_to_compare(&mut ranges);
     drop(ranges);
     let mut best: Best = Best::default();
