@@ -6,9 +6,11 @@ cd "$(dirname "$0")/.."
 scripts/setup-test-env.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-# Tests marked #[ignore = "needs ..."] (a machine fact such as the root disk) run too: a
-# missing prerequisite fails here instead of passing unseen.
-DBIO_TESTS_REQUIRE_ALL=1 cargo test --workspace -- --include-ignored
+# Unit, integration (one tests/tests.rs binary per crate) and doc tests. Tests marked
+# #[ignore = "needs ..."] (root, a loop device, a tool, a fact of the machine such as the root
+# disk) run too: each asserts its prerequisite, so a missing one fails here instead of passing
+# unseen.
+cargo test --workspace --no-fail-fast -- --include-ignored
 # Fuzz smoke: every parser of outside input for a few seconds from its seed corpus; exits
 # non-zero on any crash (scripts/fuzz.sh installs cargo-fuzz when missing; measured at about
 # 4 minutes from a machine without cargo-fuzz, see the README's fuzzing section).

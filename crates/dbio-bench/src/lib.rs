@@ -10,6 +10,7 @@ pub mod env;
 pub mod environment;
 pub mod error;
 pub mod fileset;
+pub mod oltp;
 pub mod options;
 pub mod plan;
 pub mod result;

@@ -35,6 +35,25 @@ pub struct SweepOptions {
     pub allow_device_writes: bool,
     /// Start the first point at this time.
     pub start_at: Option<SystemTime>,
+    /// What each point runs.
+    pub workload: Workload,
+}
+
+/// What each point of a sweep runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Workload {
+    /// A dbio bench run of the point's values.
+    Bench,
+    /// sysbench's oltp_read_write against a MySQL/MariaDB server at the point's thread count,
+    /// for `secs` seconds; CPU and the device under `datadir` (when given) sampled around it.
+    SysbenchOltp {
+        /// The server and the tables.
+        sysbench: crate::oltp::Sysbench,
+        /// The server's datadir, for device figures and `--scheduler`.
+        datadir: Option<PathBuf>,
+        /// Seconds per point.
+        secs: u64,
+    },
 }
 
 /// What a sweep tells its caller as it goes (the binary shows progress; the library never
@@ -78,6 +97,35 @@ pub fn check_plan(o: &SweepOptions) -> Result<Vec<Point>, BenchError> {
         return bad("--mode commit cannot be swept together with file modes (it writes per-thread logs, not the data files): sweep it on its own".into());
     }
     let pts = sweep::points(&o.axes, o.repeat);
+    if let Workload::SysbenchOltp { datadir, .. } = &o.workload {
+        let a = &o.axes;
+        if a.mode.len() > 1
+            || a.block_size_bytes.len() > 1
+            || a.misalign_bytes.len() > 1
+            || a.iodepth.len() > 1
+        {
+            return bad("--workload sysbench-oltp sweeps --threads (and --scheduler, --repeat): give one value of --mode, --block-size, --misalign and --iodepth (they describe bench runs)".into());
+        }
+        if !a.scheduler.is_empty() && datadir.is_none() {
+            return bad("--scheduler with --workload sysbench-oltp needs --datadir (the server's datadir, whose disks are switched)".into());
+        }
+        // The bench values mean nothing here: the name says what runs.
+        let pts = pts
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut p)| {
+                p.id = format!("{:03}-oltp-t{}", i + 1, p.threads);
+                if let Some(s) = &p.scheduler {
+                    p.id = format!("{}-{s}", p.id);
+                }
+                if o.repeat > 1 {
+                    p.id = format!("{}-r{}", p.id, p.repeat);
+                }
+                p
+            })
+            .collect();
+        return Ok(pts);
+    }
     for p in &pts {
         let spec = point_options(&o.base, p).spec();
         crate::spec::validate(&crate::options::engine_spec(&spec))
@@ -207,6 +255,10 @@ fn start(o: &SweepOptions, pts: Vec<Point>, base: Spec) -> Result<SweepResult, B
         schema: sweep::SWEEP_SCHEMA.into(),
         dbio_version: dbio_report::doc::DBIO_VERSION.into(),
         started_at: crate::result::rfc3339(SystemTime::now()),
+        workload: match o.workload {
+            Workload::Bench => "bench".into(),
+            Workload::SysbenchOltp { .. } => "sysbench-oltp".into(),
+        },
         axes: o.axes.clone(),
         repeat: o.repeat,
         base,
@@ -219,6 +271,7 @@ fn start(o: &SweepOptions, pts: Vec<Point>, base: Spec) -> Result<SweepResult, B
                 file: None,
                 error: None,
                 figures: None,
+                oltp: None,
             })
             .collect(),
         interrupted: false,
@@ -235,7 +288,8 @@ fn start(o: &SweepOptions, pts: Vec<Point>, base: Spec) -> Result<SweepResult, B
         ))),
         (true, true) => {
             let mut old = read_sweep(&o.output_dir)?;
-            let same = old.axes == fresh.axes
+            let same = old.workload == fresh.workload
+                && old.axes == fresh.axes
                 && old.repeat == fresh.repeat
                 && old.base.engine == fresh.base.engine
                 && old.base.target == fresh.base.target
@@ -257,6 +311,7 @@ fn start(o: &SweepOptions, pts: Vec<Point>, base: Spec) -> Result<SweepResult, B
                     p.status = Status::Pending;
                     p.file = None;
                     p.figures = None;
+                    p.oltp = None;
                 }
             }
             old.interrupted = false;
@@ -284,6 +339,9 @@ pub fn run(
     ev: &mut dyn Events,
 ) -> Result<SweepResult, BenchError> {
     let pts = check_plan(o)?;
+    if let Workload::SysbenchOltp { .. } = o.workload {
+        return run_oltp(o, pts, stop, ev);
+    }
     let first = point_options(&o.base, &pts[0]);
     let (base_spec, set) = plan::spec_and_set(None, &first)?;
     let switch = if o.axes.scheduler.is_empty() {
@@ -344,6 +402,120 @@ pub fn run(
     }
     if created && !o.keep {
         fileset::cleanup(&dir)?;
+    }
+    outcome?;
+    Ok(res)
+}
+
+/// `--workload sysbench-oltp`: the tables prepared once (kept if they were there), one
+/// sysbench run per point.
+fn run_oltp(
+    o: &SweepOptions,
+    pts: Vec<Point>,
+    stop: &AtomicBool,
+    ev: &mut dyn Events,
+) -> Result<SweepResult, BenchError> {
+    let Workload::SysbenchOltp {
+        sysbench,
+        datadir,
+        secs,
+    } = &o.workload
+    else {
+        unreachable!("called for sysbench-oltp only")
+    };
+    let devices = match datadir {
+        Some(d) => dbio_sys::stack::resolve(d)
+            .map_err(|e| BenchError::InvalidSpec(format!("--datadir: {e}")))?
+            .devices
+            .first()
+            .map(|d| vec![d.name.clone()])
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let switch = match (&o.axes.scheduler.is_empty(), datadir) {
+        (false, Some(d)) => {
+            let stack = dbio_sys::stack::resolve(d)
+                .map_err(|e| BenchError::InvalidSpec(format!("--datadir: {e}")))?;
+            Some(SchedulerSwitch::new(
+                Sys::live(),
+                &stack.leaf_disks,
+                &o.axes.scheduler,
+            )?)
+        }
+        _ => None,
+    };
+    let base = point_options(&o.base, &pts[0]).spec();
+    let mut res = start(o, pts, base)?;
+    std::fs::create_dir_all(o.output_dir.join("points")).map_err(|e| {
+        BenchError::Failed(format!(
+            "cannot create {}: {e}",
+            o.output_dir.join("points").display()
+        ))
+    })?;
+    write_json(&sweep_file(&o.output_dir), &res)?;
+    let created = sysbench.prepare()?;
+    ev.prepared(None);
+    if let Some(t) = o.start_at {
+        wait_until(t, stop);
+    }
+    let n = res.points.len();
+    let mut outcome = Ok(());
+    for i in 0..n {
+        if res.points[i].status == Status::Done {
+            continue;
+        }
+        if stop.load(Ordering::SeqCst) {
+            res.interrupted = true;
+            break;
+        }
+        let point = res.points[i].point.clone();
+        ev.point_start(i, n, &point);
+        if let (Some(s), Some(name)) = (&switch, &point.scheduler) {
+            if let Err(e) = s.set(name) {
+                outcome = Err(e);
+                break;
+            }
+        }
+        let mut mon = crate::devmon::Samples::new(devices.clone());
+        let t0 = std::time::Instant::now();
+        mon.sample(0);
+        let run = sysbench.run_point(point.threads, *secs);
+        let t1 = t0.elapsed().as_nanos() as u64;
+        mon.sample(t1);
+        let slot = &mut res.points[i];
+        match run.and_then(|text| crate::oltp::parse(&text).map(|f| (text, f))) {
+            Ok((text, mut f)) => {
+                let cpu = mon.cpu_interval(0, t1);
+                f.cpu_usr_pct = cpu.map(|c| c.usr_pct);
+                f.cpu_sys_pct = cpu.map(|c| c.sys_pct);
+                f.cpu_iowait_pct = cpu.map(|c| c.iowait_pct);
+                let dev = mon.interval(0, t1);
+                f.device_util_pct = dev.first().map(|d| d.util_pct);
+                f.device_aqu_sz = dev.first().map(|d| d.aqu_sz);
+                let rel = format!("points/{}.txt", point.id);
+                dbio_sys::atomic::write_atomic(&o.output_dir.join(&rel), text.as_bytes())
+                    .map_err(|e| BenchError::Failed(format!("cannot write {rel}: {e}")))?;
+                slot.status = Status::Done;
+                slot.file = Some(rel);
+                slot.oltp = Some(f);
+            }
+            Err(e) => {
+                slot.status = Status::Failed;
+                slot.error = Some(e.to_string());
+            }
+        }
+        ev.point_end(&res.points[i]);
+        write_json(&sweep_file(&o.output_dir), &res)?;
+    }
+    if stop.load(Ordering::SeqCst) && res.done() < n {
+        res.interrupted = true;
+        write_json(&sweep_file(&o.output_dir), &res)?;
+    }
+    if let Some(s) = &switch {
+        s.restore()?;
+    }
+    if created && !o.keep {
+        sysbench.cleanup()?;
     }
     outcome?;
     Ok(res)
@@ -455,6 +627,7 @@ mod tests {
             keep: false,
             allow_device_writes: false,
             start_at: None,
+            workload: Workload::Bench,
         };
         assert!(check_plan(&o).unwrap_err().to_string().contains("commit"));
     }

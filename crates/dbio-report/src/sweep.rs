@@ -231,6 +231,48 @@ impl Figures {
     }
 }
 
+/// A point of `--workload sysbench-oltp`: sysbench's own figures of one oltp_read_write run,
+/// with the machine's CPU and the datadir's device over the same time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OltpFigures {
+    /// Transactions committed.
+    pub transactions: u64,
+    /// Transactions per second.
+    pub transactions_per_s: f64,
+    /// Queries run.
+    pub queries: u64,
+    /// Queries per second.
+    pub queries_per_s: f64,
+    /// Ignored errors (deadlocks sysbench retries) per second.
+    pub errors_per_s: f64,
+    /// Reconnects.
+    pub reconnects: u64,
+    /// sysbench's total time.
+    pub time_s: f64,
+    /// Fastest transaction.
+    pub lat_min_ms: f64,
+    /// Mean transaction latency.
+    pub lat_avg_ms: f64,
+    /// Slowest transaction.
+    pub lat_max_ms: f64,
+    /// Median, from sysbench's latency histogram.
+    pub lat_p50_ms: Option<f64>,
+    /// 95th percentile, from the histogram.
+    pub lat_p95_ms: Option<f64>,
+    /// 99th percentile, sysbench's own.
+    pub lat_p99_ms: Option<f64>,
+    /// The machine's CPU in user mode over the run.
+    pub cpu_usr_pct: Option<f64>,
+    /// In kernel mode.
+    pub cpu_sys_pct: Option<f64>,
+    /// iowait.
+    pub cpu_iowait_pct: Option<f64>,
+    /// %util of the device under `--datadir` over the run.
+    pub device_util_pct: Option<f64>,
+    /// aqu-sz of that device.
+    pub device_aqu_sz: Option<f64>,
+}
+
 /// A point and how it went.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PointResult {
@@ -243,8 +285,15 @@ pub struct PointResult {
     pub file: Option<String>,
     /// Why it failed.
     pub error: Option<String>,
-    /// Its figures, once done.
+    /// Its figures, once done (bench workload).
     pub figures: Option<Figures>,
+    /// Its figures, once done (`--workload sysbench-oltp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oltp: Option<OltpFigures>,
+}
+
+fn bench_workload() -> String {
+    "bench".into()
 }
 
 /// `DIR/sweep.json`.
@@ -256,6 +305,9 @@ pub struct SweepResult {
     pub dbio_version: String,
     /// When the sweep started (RFC 3339, UTC).
     pub started_at: String,
+    /// What each point runs: `bench` (a dbio bench run) or `sysbench-oltp`.
+    #[serde(default = "bench_workload")]
+    pub workload: String,
     /// The values swept.
     pub axes: Axes,
     /// How many times every point runs.

@@ -10,7 +10,7 @@ use dbio_sys::stack::Stack;
 
 /// The sample bench result of bench_export.rs, from its JSON snapshot.
 fn bench_sample() -> BenchResult {
-    let snap = include_str!("snapshots/bench_export__json.snap");
+    let snap = include_str!("snapshots/tests__bench_export__json.snap");
     let body = snap.splitn(3, "---\n").nth(2).unwrap();
     serde_json::from_str(body).unwrap()
 }
@@ -31,6 +31,7 @@ fn sweep() -> SweepResult {
         schema: "dbio.sweep/1".into(),
         dbio_version: "0.1.0".into(),
         started_at: "2026-01-02T03:04:05Z".into(),
+        workload: "bench".into(),
         axes,
         repeat: 1,
         base: r.spec.clone(),
@@ -60,6 +61,7 @@ fn sweep() -> SweepResult {
                     file,
                     error,
                     figures,
+                    oltp: None,
                 }
             })
             .collect(),

@@ -1,5 +1,6 @@
 //! Real block devices: a loop device with a partition table (sfdisk) and an ext4 filesystem on
-//! its first partition, mounted. Needs root and losetup/sfdisk/mkfs.ext4; skipped otherwise.
+//! its first partition, mounted. Needs root and losetup/sfdisk/mkfs.ext4: ignored by a plain
+//! `cargo test`, run (and failing when a prerequisite is missing) by scripts/test.sh.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,12 +30,14 @@ impl Drop for Loop {
 }
 
 #[test]
+#[ignore = "needs root, losetup, sfdisk, mkfs.ext4 and unshare; scripts/test.sh runs it"]
 fn partitioned_loop_device_mounted_and_not() {
     let uid = run("id", &["-u"]).unwrap_or_default();
-    if uid != "0" || run("sfdisk", &["--version"]).is_none() {
-        skip("needs root and sfdisk: skipped");
-        return;
-    }
+    assert_eq!(uid, "0", "needs root (loop devices, mounts)");
+    assert!(
+        run("sfdisk", &["--version"]).is_some(),
+        "needs sfdisk (util-linux; scripts/setup-test-env.sh installs it)"
+    );
     // On tmpfs (no block device under it): a loop device over a file on a mounted block
     // filesystem counts as that filesystem's device, which is always in use.
     let dir = tempfile::tempdir_in("/dev/shm").unwrap();
@@ -125,9 +128,10 @@ fn partitioned_loop_device_mounted_and_not() {
 
     // Mounted in another mount namespace: invisible in our mountinfo, but the kernel's
     // exclusive-open check still sees it.
-    if run("unshare", &["--version"]).is_none() {
-        return;
-    }
+    assert!(
+        run("unshare", &["--version"]).is_some(),
+        "needs unshare (util-linux)"
+    );
     let mut child = Command::new("unshare")
         .args([
             "--mount",
@@ -160,15 +164,4 @@ fn partitioned_loop_device_mounted_and_not() {
 /// `device_in_use` as text (what the user reads).
 fn in_use(dev: &Path) -> Result<Option<String>, dbio_sys::Error> {
     dbio_sys::inuse::device_in_use(dev).map(|u| u.map(|u| u.to_string()))
-}
-
-/// A prerequisite of a test is missing. Under `scripts/test.sh` (which sets
-/// `DBIO_TESTS_REQUIRE_ALL=1`) that is a failure, so a test can never pass without running;
-/// elsewhere (a developer's laptop without root) it is reported and the test returns.
-fn skip(why: &str) {
-    assert!(
-        std::env::var_os("DBIO_TESTS_REQUIRE_ALL").is_none(),
-        "prerequisite missing: {why}"
-    );
-    eprintln!("{why}");
 }

@@ -2,8 +2,7 @@
 //! sfdisk, parted, sgdisk, mkfs.xfs and mkfs.ext4 (cross-checked with `sfdisk --json` and
 //! `parted -m unit s print`).
 
-mod common;
-use common::{is_root, LoopDev};
+use crate::common::{is_root, LoopDev};
 
 use assert_cmd::Command;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! directory's filesystem), real io_uring, real signals. Counts are checked against the kernel's
 //! own accounting (/proc/self/io of the dbio process) and against the bytes found in the files.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -1519,6 +1519,7 @@ impl Loop {
     }
 
     fn with_sector(size_mb: u64, sector: u32) -> Loop {
+        common::require_root("loop devices");
         let dir = shm();
         let img = dir.path().join("disk.img");
         std::fs::File::create(&img)
@@ -1535,6 +1536,7 @@ impl Loop {
 }
 
 #[test]
+#[ignore = "needs root and loop devices; scripts/test.sh runs it"]
 fn block_devices_are_read_freely_and_written_only_when_allowed_and_unmounted() {
     let lo = Loop::new(64);
     let dev = lo.dev.as_str();
@@ -1630,6 +1632,7 @@ fn block_devices_are_read_freely_and_written_only_when_allowed_and_unmounted() {
 }
 
 #[test]
+#[ignore = "needs root and loop devices; scripts/test.sh runs it"]
 fn direct_io_on_a_device_needs_its_logical_block_size() {
     let lo = Loop::with_sector(16, 4096);
     let dev = lo.dev.as_str();
@@ -1680,6 +1683,7 @@ fn direct_io_on_a_device_needs_its_logical_block_size() {
 }
 
 #[test]
+#[ignore = "needs root, loop devices and mkfs.ext4; scripts/test.sh runs it"]
 fn device_figures_sit_next_to_the_application_figures() {
     // An ext4 filesystem on a loop device of our own: no other process does I/O there, so the
     // device's request count must match dbio's O_DIRECT reads.
@@ -1768,6 +1772,7 @@ fn device_figures_sit_next_to_the_application_figures() {
 /// writes alone gave 0.3 to 0.6), and the device check counts dbio's syncs and the device's
 /// flushes.
 #[test]
+#[ignore = "needs root, loop devices and mkfs.ext4; scripts/test.sh runs it"]
 fn commit_mode_device_check_counts_syncs_and_flushes() {
     let lo = Loop::new(64);
     assert!(std::process::Command::new("mkfs.ext4")
@@ -2344,13 +2349,11 @@ impl Drop for PidsCgroup {
 }
 
 #[test]
+#[ignore = "needs root and a cgroup pids controller (v2 or v1); scripts/test.sh runs it"]
 fn threads_beyond_the_task_limit_end_with_an_error_and_clean_up() {
-    if !common::is_root() {
-        return common::skip("needs root to create a pids cgroup");
-    }
-    let Some(cg) = PidsCgroup::new(50) else {
-        return common::skip("no cgroup pids controller (v2 or v1)");
-    };
+    common::require_root("creating a pids cgroup");
+    let cg = PidsCgroup::new(50)
+        .expect("needs a cgroup pids controller (v2, or the v1 pids hierarchy) that root can use");
     let tmp = shm();
     let dir = tmp.path().join("set");
     let bin = assert_cmd::cargo::cargo_bin("dbio");

@@ -2,8 +2,7 @@
 //! of each output format, the Nagios exit codes, and live audits of real mounts (the root
 //! filesystem, and loop-mounted ext4/XFS images when running as root).
 
-mod common;
-use common::{is_root, skip};
+use crate::common::{promtool_check, require_root, require_tool};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -509,11 +508,14 @@ impl Drop for LoopMount {
 }
 
 #[test]
+#[ignore = "needs root, loop devices, mkfs.ext4, mkfs.xfs and promtool; scripts/test.sh runs it"]
 fn live_loop_mounts_with_bad_options_and_geometry() {
-    if !is_root() {
-        skip("skipped: mounting loop images needs root");
-        return;
-    }
+    require_root("mounting loop images");
+    require_tool(
+        "mkfs.xfs",
+        &["-V"],
+        "xfsprogs; scripts/setup-test-env.sh installs it",
+    );
     let dir = tempfile::tempdir().unwrap();
     let ext = dir.path().join("e.img");
     let xfs = dir.path().join("x.img");
@@ -609,7 +611,7 @@ fn live_loop_mounts_with_bad_options_and_geometry() {
         )),
         "{prom}"
     );
-    promtool_accepts(&prom);
+    promtool_check(&prom);
     assert_eq!(find(&emnt, "mount.ext4_data")["status"], "WARN");
     assert_eq!(find(&emnt, "mount.atime")["status"], "WARN");
     // ext4 with 1 KiB blocks made with stride=64,stripe_width=128 (2 data disks of 64 KiB)
@@ -911,31 +913,6 @@ fn promtool_accepts_check_prometheus() {
         assert!(out.status.success(), "{out:?}");
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(text.contains("dbio_check_advice{"), "{text}");
-        promtool_accepts(&text);
+        promtool_check(&text);
     }
-}
-
-/// Fails when promtool is missing or refuses `text`.
-fn promtool_accepts(text: &str) {
-    use std::io::Write;
-    let mut child = Std::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("needs promtool: scripts/setup-test-env.sh installs it");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "promtool: {}{}\n{text}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
 }

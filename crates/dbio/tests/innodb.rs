@@ -2,8 +2,7 @@
 //! (testdata/innodb, see testdata/README.md), alone and hidden at odd 512-byte offsets in an
 //! image of random data and zeros.
 
-mod common;
-use common::skip;
+use crate::common::{require_root, require_tool};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -812,12 +811,13 @@ fn sh(cmd: &str, args: &[&str]) -> bool {
 /// The article's case: tablespaces on XFS, deleted (DROP DATABASE), the filesystem unmounted
 /// and scanned as a raw block device.
 #[test]
+#[ignore = "needs root, losetup and mkfs.xfs; scripts/test.sh runs it"]
 fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 || !sh("mkfs.xfs", &["-V"]) {
-        skip("skipped: needs root, losetup and mkfs.xfs (scripts/setup-test-env.sh)");
-        return;
-    }
+    require_root("loop devices, mounts");
+    assert!(
+        sh("mkfs.xfs", &["-V"]),
+        "needs mkfs.xfs (xfsprogs; scripts/setup-test-env.sh installs it)"
+    );
     let tmp = tempfile::tempdir().unwrap();
     let img = tmp.path().join("disk.img");
     let f = std::fs::File::create(&img).unwrap();
@@ -911,17 +911,18 @@ fn finds_deleted_tablespaces_on_an_xfs_loop_device() {
 /// Fresh tablespaces from the real MariaDB in the test environment (the script starts its
 /// own throwaway servers): the committed fixtures are not the only data the tests see.
 #[test]
+#[ignore = "needs root and mariadb-server; scripts/test.sh runs it"]
 fn regenerated_tablespaces_from_mariadb() {
-    let have = Path::new("/usr/sbin/mariadbd").exists()
-        && std::process::Command::new("mariadb-install-db")
-            .arg("--help")
-            .output()
-            .is_ok();
-    // SAFETY: geteuid has no preconditions.
-    if !have || unsafe { libc::geteuid() } != 0 {
-        skip("skipped: needs root and mariadb-server (scripts/setup-test-env.sh)");
-        return;
-    }
+    require_root("throwaway MariaDB servers");
+    assert!(
+        Path::new("/usr/sbin/mariadbd").exists(),
+        "needs /usr/sbin/mariadbd (mariadb-server; scripts/setup-test-env.sh installs it)"
+    );
+    require_tool(
+        "mariadb-install-db",
+        &["--help"],
+        "mariadb-server; scripts/setup-test-env.sh installs it",
+    );
     let tmp = tempfile::tempdir().unwrap();
     let script =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/make-innodb-testdata.sh");
@@ -1493,15 +1494,20 @@ fn a_source_open_for_writing_elsewhere_is_read_with_pread() {
     assert!(!err.contains("SIGBUS"), "{err}");
 }
 
-#[test]
-fn progress_is_drawn_on_a_terminal_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let img = dir.path().join("zeros.img");
+/// 16 MiB of zeros to grep through (long enough for a progress bar).
+fn zeros_image(dir: &Path) -> PathBuf {
+    let img = dir.join("zeros.img");
     std::fs::File::create(&img)
         .unwrap()
         .set_len(16 << 20)
         .unwrap();
-    let bin = assert_cmd::cargo::cargo_bin!("dbio");
+    img
+}
+
+#[test]
+fn no_progress_when_stderr_is_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = zeros_image(dir.path());
     // stderr a pipe: no progress at all, only the summary line.
     let o = dbio()
         .args(["innodb", "grep", "--text", "needle"])
@@ -1512,16 +1518,22 @@ fn progress_is_drawn_on_a_terminal_only() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
     assert!(!err.contains(" of 16.00 MiB"), "{err:?}");
+}
+
+#[test]
+#[ignore = "needs script (util-linux, Debian package bsdutils); scripts/test.sh runs it"]
+fn progress_is_drawn_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = zeros_image(dir.path());
+    let bin = assert_cmd::cargo::cargo_bin!("dbio");
     // stderr a terminal (script(1) runs the command on a pseudo-terminal): the bar shows the
     // bytes done of the total from the first chunk on, however short the run. Before, it
     // appeared only after a full second.
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        return skip("script (util-linux, Debian package bsdutils) is not installed");
-    }
+    require_tool(
+        "script",
+        &["--version"],
+        "util-linux, Debian package bsdutils",
+    );
     let cmd = format!(
         "{} innodb grep --text needle {}",
         bin.display(),

@@ -1,7 +1,7 @@
 //! Every JSON output of the real binary, on fixtures and on this system, validates against its
 //! schema in `schema/` (JSON Schema 2020-12) and names it: `schema` and `dbio_version` first.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -96,6 +96,9 @@ const UNITLESS: &[&str] = &[
     "syscw",
     "threads",
     "repeat",
+    "transactions",
+    "queries",
+    "reconnects",
     "sigfig",
     "app_ios",
     "device_flushes",
@@ -602,4 +605,37 @@ fn sweep_outputs_match_their_schema() {
     )
     .unwrap();
     validate("dbio.bench", "dbio.bench/1", &[point]);
+}
+
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL and sysbench (scripts/test.sh starts and installs them)"]
+fn sweep_sysbench_oltp_matches_its_schema() {
+    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let out = dir.path().join("sweep");
+    let dsn = std::env::var("DBIO_TEST_MYSQL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into());
+    let docs = run(
+        &[
+            "sweep",
+            "--workload",
+            "sysbench-oltp",
+            "--mysql",
+            &dsn,
+            "--threads",
+            "1",
+            "--time",
+            "1s",
+            "--oltp-tables",
+            "1",
+            "--oltp-table-size",
+            "300",
+            "--output-dir",
+            out.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        dir.path(),
+        false,
+    );
+    validate("dbio.sweep", "dbio.sweep/1", &docs);
 }

@@ -2,8 +2,7 @@
 //! the shells accept and that complete dbio's subcommands and flags, and man pages
 //! (`dbio man`) that groff reads without a warning.
 
-mod common;
-use common::skip;
+use crate::common::require_tool;
 
 use assert_cmd::Command;
 use std::path::Path;
@@ -21,13 +20,6 @@ fn stdout(args: &[&str]) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8(o.stdout).unwrap()
-}
-
-fn has(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Runs `tool args...` with `script` as the last argument; returns stdout, fails on an error.
@@ -62,10 +54,9 @@ fn bash_completion_parses_and_completes_subcommands_and_flags() {
 }
 
 #[test]
+#[ignore = "needs zsh (apt-get install zsh); scripts/test.sh runs it"]
 fn zsh_completion_parses() {
-    if !has("zsh") {
-        return skip("zsh is not installed (apt-get install zsh)");
-    }
+    require_tool("zsh", &["--version"], "apt-get install zsh");
     let tmp = tempfile::tempdir().unwrap();
     let f = tmp.path().join("_dbio");
     let script = stdout(&["completions", "zsh"]);
@@ -75,10 +66,9 @@ fn zsh_completion_parses() {
 }
 
 #[test]
+#[ignore = "needs fish (apt-get install fish); scripts/test.sh runs it"]
 fn fish_completion_parses_and_completes() {
-    if !has("fish") {
-        return skip("fish is not installed (apt-get install fish)");
-    }
+    require_tool("fish", &["--version"], "apt-get install fish");
     let tmp = tempfile::tempdir().unwrap();
     let f = tmp.path().join("dbio.fish");
     std::fs::write(&f, stdout(&["completions", "fish"])).unwrap();
@@ -110,10 +100,9 @@ fn groff_reads(page: &Path) {
 }
 
 #[test]
+#[ignore = "needs groff (apt-get install groff-base); scripts/test.sh runs it"]
 fn man_pages_are_valid_roff_for_dbio_and_each_subcommand() {
-    if !has("groff") {
-        return skip("groff is not installed (apt-get install groff-base)");
-    }
+    require_tool("groff", &["--version"], "apt-get install groff-base");
     let tmp = tempfile::tempdir().unwrap();
     let top = stdout(&["man"]);
     assert!(
@@ -239,11 +228,14 @@ fn rust_version_is_what_the_locked_dependencies_need() {
     // other targets, never downloaded here, are not there and are left out).
     let home = std::env::var("CARGO_HOME")
         .unwrap_or_else(|_| format!("{}/.cargo", std::env::var("HOME").unwrap()));
-    let Ok(registries) = std::fs::read_dir(Path::new(&home).join("registry/src")) else {
-        return skip(
-            "no cargo registry sources under CARGO_HOME to read the crates' rust-version from",
-        );
-    };
+    let src = Path::new(&home).join("registry/src");
+    let registries = std::fs::read_dir(&src).unwrap_or_else(|e| {
+        panic!(
+            "no cargo registry sources in {} to read the crates' rust-version from \
+             (set CARGO_HOME to the one that built this): {e}",
+            src.display()
+        )
+    });
     let registries: Vec<_> = registries.map(|e| e.unwrap().path()).collect();
     let lock = root_file("Cargo.lock");
     let mut need: (Vec<u32>, String) = (vec![0, 0, 0], String::new());
@@ -281,4 +273,57 @@ fn rust_version_is_what_the_locked_dependencies_need() {
         need.0,
         need.1
     );
+}
+
+/// Each crate's integration tests are one binary (`autotests = false`, tests/tests.rs): a file
+/// of tests/ without its `mod` line in tests.rs would never be compiled, and a snapshot not
+/// named `tests__<file>__<name>.snap` would never be read.
+#[test]
+fn every_test_file_is_a_module_of_its_crates_tests_binary() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut seen = 0;
+    for krate in std::fs::read_dir(&crates).unwrap() {
+        let krate = krate.unwrap().path();
+        let tests = krate.join("tests");
+        if !tests.is_dir() {
+            continue;
+        }
+        seen += 1;
+        let toml = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+        assert!(
+            toml.contains("autotests = false") && toml.contains("path = \"tests/tests.rs\""),
+            "{}: needs autotests = false and [[test]] name = \"tests\" path = \"tests/tests.rs\"",
+            krate.display()
+        );
+        let main = std::fs::read_to_string(tests.join("tests.rs")).unwrap();
+        let mut files: Vec<String> = std::fs::read_dir(&tests)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs") || p.join("mod.rs").is_file())
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .filter(|m| m != "tests")
+            .collect();
+        files.sort();
+        let mut mods: Vec<String> = main
+            .lines()
+            .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+            .map(str::to_string)
+            .collect();
+        mods.sort();
+        assert_eq!(mods, files, "{}: mod lines vs files", tests.display());
+        if let Ok(snaps) = std::fs::read_dir(tests.join("snapshots")) {
+            for s in snaps {
+                let name = s.unwrap().file_name().to_string_lossy().into_owned();
+                assert!(
+                    name.starts_with("tests__")
+                        && files
+                            .iter()
+                            .any(|f| name[7..].starts_with(&format!("{f}__"))),
+                    "{}: snapshot {name} is not tests__<file>__<name>.snap of a test file",
+                    tests.display()
+                );
+            }
+        }
+    }
+    assert!(seen >= 5, "only {seen} crates with tests/");
 }

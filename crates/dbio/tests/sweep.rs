@@ -1,7 +1,7 @@
 //! `dbio sweep` end to end: real runs on /dev/shm and on a loop device, the files it writes,
 //! resuming after SIGKILL and SIGINT, and the I/O scheduler restored.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -110,10 +110,23 @@ fn a_sweep_killed_mid_way_resumes_where_it_stopped() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Kill it (no chance to clean up) once two points are done.
+    // Kill it (no chance to clean up) once sweep.json says two points are done.
     let points = t.path().join("out/points");
+    let done_now = || {
+        std::fs::read(t.path().join("out/sweep.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .map_or(0, |v| {
+                v["points"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|p| p["status"] == "done")
+                    .count()
+            })
+    };
     let t0 = Instant::now();
-    while std::fs::read_dir(&points).map_or(0, |d| d.count()) < 2 {
+    while done_now() < 2 {
         assert!(t0.elapsed() < Duration::from_secs(60), "no point finished");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -291,4 +304,110 @@ fn scheduler_is_switched_per_point_and_restored_also_after_ctrl_c() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130));
     assert_eq!(scheduler(&lo.dev), before, "restored after Ctrl-C");
+}
+
+/// `DBIO_TEST_MYSQL` as sweep's --mysql (the database must exist).
+fn mysql_dsn() -> String {
+    std::env::var("DBIO_TEST_MYSQL").unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into())
+}
+
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL and sysbench (scripts/test.sh starts and installs them)"]
+fn sysbench_oltp_points_measure_the_database_and_drop_their_tables() {
+    let t = shm();
+    let out = t.path().join("out");
+    // Tables of their own (a name no other test uses) so a parallel test cannot collide.
+    let db_dsn = mysql_dsn();
+    let o = Command::cargo_bin("dbio")
+        .unwrap()
+        .args([
+            "sweep",
+            "--workload",
+            "sysbench-oltp",
+            "--mysql",
+            &db_dsn,
+            "--threads",
+            "1,2",
+            "--time",
+            "1s",
+            "--oltp-tables",
+            "1",
+            "--oltp-table-size",
+            "500",
+            "--datadir",
+            "/var/lib/mysql",
+            "--format",
+            "json",
+            "--output-dir",
+        ])
+        .arg(&out)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["workload"], "sysbench-oltp");
+    for (i, p) in r["points"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(p["status"], "done", "{p}");
+        assert_eq!(p["id"], format!("00{}-oltp-t{}", i + 1, i + 1));
+        let f = &p["oltp"];
+        assert!(f["transactions_per_s"].as_f64().unwrap() > 0.0, "{f}");
+        assert!(f["queries_per_s"].as_f64().unwrap() > f["transactions_per_s"].as_f64().unwrap());
+        let (p50, p95) = (
+            f["lat_p50_ms"].as_f64().unwrap(),
+            f["lat_p95_ms"].as_f64().unwrap(),
+        );
+        assert!(
+            p50 <= p95 && p95 <= f["lat_max_ms"].as_f64().unwrap() + 1.0,
+            "{f}"
+        );
+        assert!(f["cpu_usr_pct"].as_f64().unwrap() > 0.0);
+        // sysbench's own report is kept beside the figures.
+        let raw = std::fs::read_to_string(out.join(p["file"].as_str().unwrap())).unwrap();
+        assert!(raw.contains("transactions:"), "{raw}");
+    }
+    // The tables it created are dropped: a second sweep prepares them again.
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args([
+            "sweep",
+            "--workload",
+            "sysbench-oltp",
+            "--mysql",
+            &db_dsn,
+            "--threads",
+            "1",
+            "--time",
+            "1s",
+            "--oltp-tables",
+            "1",
+            "--oltp-table-size",
+            "500",
+            "--output-dir",
+        ])
+        .arg(t.path().join("out2"))
+        .assert()
+        .success();
+    let again = json(&t.path().join("out2/sweep.json"));
+    assert_eq!(again["points"][0]["status"], "done");
+}
+
+#[test]
+fn sysbench_oltp_refuses_bench_lists_and_a_bad_dsn() {
+    let t = shm();
+    for (extra, msg) in [
+        (vec!["--mode", "rndrd,rndwr"], "one value of --mode"),
+        (vec!["--scheduler", "none"], "needs --datadir"),
+        (vec!["--mysql", "root@localhost/test"], "mysql://USER"),
+    ] {
+        Command::cargo_bin("dbio")
+            .unwrap()
+            .args(["sweep", "--workload", "sysbench-oltp", "--output-dir"])
+            .arg(t.path().join("out"))
+            .args(extra)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(msg));
+        assert!(!t.path().join("out").exists());
+    }
 }

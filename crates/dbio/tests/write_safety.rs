@@ -6,8 +6,7 @@
 //! Images live on /dev/shm (tmpfs, which has no block device), so the only thing in use in
 //! each stack is what the test mounts or swaps on.
 
-mod common;
-use common::{is_root, skip, LoopDev};
+use crate::common::{require_root, LoopDev};
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -38,19 +37,12 @@ fn have(tool: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Root and the tools, or a visible skip.
-fn ready(tools: &[&str]) -> bool {
-    if !is_root() {
-        skip("needs root (loop devices, mounts): skipped");
-        return false;
-    }
+/// Fails the test unless it runs as root with `tools` on PATH.
+fn require(tools: &[&str]) {
+    require_root("loop devices, mounts");
     for t in tools {
-        if !have(t) {
-            skip(&format!("needs {t}: skipped"));
-            return false;
-        }
+        assert!(have(t), "needs {t} (scripts/setup-test-env.sh installs it)");
     }
-    true
 }
 
 /// A scratch directory on tmpfs.
@@ -198,10 +190,9 @@ fn fsck_clean(dev: &str) {
 /// loop2 over loop0, loop0 mounted: the reproduction of the issue. Also a second loop
 /// over the same image file, and a loop over a file that lives on the mounted filesystem.
 #[test]
+#[ignore = "needs root, loop devices, mkfs.ext4, e2fsck; scripts/test.sh runs it"]
 fn bench_refuses_devices_stacked_on_a_mounted_one() {
-    if !ready(&["mkfs.ext4", "e2fsck"]) {
-        return;
-    }
+    require(&["mkfs.ext4", "e2fsck"]);
     let dir = shm();
     let img = blank(dir.path(), "fs.img", 64);
     sh("mkfs.ext4", &["-q", "-F", img.to_str().unwrap()]);
@@ -256,10 +247,9 @@ fn bench_refuses_devices_stacked_on_a_mounted_one() {
 /// A partitioned disk with its first partition mounted: the disk and the other partition are
 /// refused too.
 #[test]
+#[ignore = "needs root, loop devices, sfdisk, mkfs.ext4, e2fsck; scripts/test.sh runs it"]
 fn bench_refuses_the_disk_and_sibling_partitions_of_a_mounted_partition() {
-    if !ready(&["sfdisk", "mkfs.ext4", "e2fsck"]) {
-        return;
-    }
+    require(&["sfdisk", "mkfs.ext4", "e2fsck"]);
     let dir = shm();
     let img = partitioned(dir.path());
     let (lo, p1, p2) = attach_partitioned(&img);
@@ -289,10 +279,9 @@ fn bench_refuses_the_disk_and_sibling_partitions_of_a_mounted_partition() {
 
 /// A device used as swap: the message says swapoff, not unmount.
 #[test]
+#[ignore = "needs root, loop devices, mkswap, swapon, swapoff; scripts/test.sh runs it"]
 fn bench_refuses_swap_and_says_swapoff() {
-    if !ready(&["mkswap", "swapon", "swapoff"]) {
-        return;
-    }
+    require(&["mkswap", "swapon", "swapoff"]);
     let dir = shm();
     let img = blank(dir.path(), "swap.img", 16);
     let lo = LoopDev::attach(&img, &[]);
@@ -323,10 +312,9 @@ fn bench_refuses_swap_and_says_swapoff() {
 /// `innodb pages` of a loop device over a disk (and over its image) whose partition is
 /// mounted, with --output-dir on that partition: refused, nothing written.
 #[test]
+#[ignore = "needs root, loop devices, sfdisk, mkfs.ext4, e2fsck; scripts/test.sh runs it"]
 fn innodb_pages_refuses_out_on_a_partition_of_the_scanned_disk() {
-    if !ready(&["sfdisk", "mkfs.ext4", "e2fsck"]) {
-        return;
-    }
+    require(&["sfdisk", "mkfs.ext4", "e2fsck"]);
     let dir = shm();
     let img = partitioned(dir.path());
     let (lo, p1, _p2) = attach_partitioned(&img);
@@ -395,10 +383,9 @@ fn excl_busy(dev: &str) -> bool {
 /// loop0 mounted in another mount namespace (invisible in our mountinfo), loop2 over it: the
 /// kernel's exclusive-open check on loop0 still refuses the write to loop2.
 #[test]
+#[ignore = "needs root, loop devices, mkfs.ext4, e2fsck, unshare; scripts/test.sh runs it"]
 fn bench_refuses_a_device_over_one_mounted_in_another_namespace() {
-    if !ready(&["mkfs.ext4", "e2fsck", "unshare"]) {
-        return;
-    }
+    require(&["mkfs.ext4", "e2fsck", "unshare"]);
     let dir = shm();
     let img = blank(dir.path(), "fs.img", 64);
     sh("mkfs.ext4", &["-q", "-F", img.to_str().unwrap()]);

@@ -23,7 +23,7 @@ pub enum Command {
     Check(check::Args),
     /// Benchmark curves: one bench run per combination of threads, iodepth, block size, mode,
     /// misalignment and scheduler, on one file set; resumable.
-    Sweep(sweep::Args),
+    Sweep(Box<sweep::Args>),
     /// What the storage is doing now: iostat -x and pt-diskstats figures from /proc/diskstats.
     Iostat(iostat::Args),
     /// The mount, filesystem and device stack (partition, LVM/dm, md) under a path, down to the disks.
@@ -42,7 +42,7 @@ pub fn run(command: Command) -> anyhow::Result<u8> {
         Command::Bench(args) => bench::run(args),
         Command::Align(args) => align::run(args),
         Command::Check(args) => check::run(args),
-        Command::Sweep(args) => sweep::run(args),
+        Command::Sweep(args) => sweep::run(*args),
         Command::Iostat(args) => iostat::run(args),
         Command::Stack(args) => stack::run(args),
         Command::Innodb(args) => innodb::run(args),

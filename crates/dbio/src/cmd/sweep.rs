@@ -8,7 +8,7 @@ use crate::cmd::bench::args::WorkloadArgs;
 use crate::output::{to_stderr, OutputArgs};
 use crate::progress::Progress;
 use crate::signals;
-use dbio_bench::sweep::{Events, SweepOptions};
+use dbio_bench::sweep::{Events, SweepOptions, Workload};
 use dbio_report::bench::{Interval, Mode};
 use dbio_report::export::{csv, text, Exporter, Format, JsonExporter};
 use dbio_report::sweep::{Axes, Point, PointResult, Status};
@@ -62,6 +62,28 @@ pub struct Args {
     /// sweep started on many hosts runs in step.
     #[arg(long, value_name = "TIME")]
     start_at: Option<jiff::Timestamp>,
+    /// What each point runs: bench (a dbio bench run), or sysbench-oltp (Debian's sysbench
+    /// oltp_read_write against MySQL/MariaDB at each --threads value, for --time; tables
+    /// prepared once and dropped at the end unless --keep or they were there).
+    #[arg(long, default_value = "bench", value_parser = ["bench", "sysbench-oltp"])]
+    workload: String,
+    /// The server for --workload sysbench-oltp (the database must exist).
+    #[arg(
+        long,
+        value_name = "DSN",
+        default_value = "mysql://root@127.0.0.1:3306/test"
+    )]
+    mysql: String,
+    /// sysbench tables (--workload sysbench-oltp).
+    #[arg(long, default_value = "4")]
+    oltp_tables: u32,
+    /// Rows per sysbench table (--workload sysbench-oltp).
+    #[arg(long, default_value = "10000")]
+    oltp_table_size: u64,
+    /// The server's datadir (--workload sysbench-oltp): its device's %util is recorded and
+    /// --scheduler switches its disks.
+    #[arg(long, value_name = "DIR")]
+    datadir: Option<PathBuf>,
     #[command(flatten)]
     out: OutputArgs<SweepFormats>,
 }
@@ -102,6 +124,22 @@ impl Events for Show {
 /// Runs `dbio sweep`.
 pub fn run(a: Args) -> anyhow::Result<u8> {
     let stop = signals::install();
+    let workload = match a.workload.as_str() {
+        "sysbench-oltp" => Workload::SysbenchOltp {
+            sysbench: dbio_bench::oltp::Sysbench::from_dsn(
+                &a.mysql,
+                a.oltp_tables,
+                a.oltp_table_size,
+            )
+            .map_err(|e| usage(e.to_string()))?,
+            datadir: a.datadir.clone(),
+            secs: a
+                .w
+                .time
+                .map_or(10, |t| t.as_secs_f64().ceil().max(1.0) as u64),
+        },
+        _ => Workload::Bench,
+    };
     let opts = SweepOptions {
         // The swept values of each point replace the first ones.
         base: a.w.options(
@@ -125,6 +163,7 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
         keep: a.keep,
         allow_device_writes: a.w.allow_device_writes,
         start_at: a.start_at.map(std::time::SystemTime::from),
+        workload,
     };
     let total = (opts.axes.len() * opts.repeat as usize) as u64;
     let mut show = Show {

@@ -1,24 +1,61 @@
-//! Helpers shared by the integration tests (each test binary uses some of them).
-#![allow(dead_code)]
+//! Helpers shared by the integration tests (declared once in tests.rs, used as
+//! `crate::common::...`).
+//!
+//! A test that needs root, a loop device or a tool is `#[ignore = "needs ..."]` and starts with
+//! [`require_root`] / [`require_tool`]: a plain `cargo test` leaves it out (and says so), while
+//! scripts/test.sh runs it with `--include-ignored`, where a missing prerequisite fails.
 
 use std::path::Path;
-use std::process::Command;
-
-/// A prerequisite of a test is missing. Under `scripts/test.sh` (which sets
-/// `DBIO_TESTS_REQUIRE_ALL=1`) that is a failure, so a test can never pass without running;
-/// elsewhere (a developer's laptop without root) it is reported and the test returns.
-pub fn skip(why: &str) {
-    assert!(
-        std::env::var_os("DBIO_TESTS_REQUIRE_ALL").is_none(),
-        "prerequisite missing: {why}"
-    );
-    eprintln!("{why}");
-}
+use std::process::{Command, Stdio};
 
 /// Whether the tests run as root (loop devices, mounts).
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
+}
+
+/// Fails the test unless it runs as root.
+pub fn require_root(what: &str) {
+    assert!(is_root(), "needs root ({what})");
+}
+
+/// Fails the test unless `cmd` can be started (`cmd args`, e.g. `promtool --version`);
+/// `hint` says where the tool comes from.
+pub fn require_tool(cmd: &str, args: &[&str], hint: &str) {
+    let ran = Command::new(cmd)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    assert!(ran.is_ok(), "needs {cmd} ({hint}): {}", ran.unwrap_err());
+}
+
+/// `promtool check metrics` (Prometheus' own parser and linter) accepts `text`. Fails when
+/// promtool is missing (scripts/setup-test-env.sh installs it) or refuses `text`.
+pub fn promtool_check(text: &str) {
+    use std::io::Write;
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect(
+            "needs promtool (Debian package prometheus; scripts/setup-test-env.sh installs it)",
+        );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "promtool check metrics failed:\n{}{}\non:\n{text}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A loop device over an image file, detached on drop.

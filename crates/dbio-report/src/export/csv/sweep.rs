@@ -58,6 +58,14 @@ impl Exporter<SweepResult> for CsvExporter {
                 "cpu_iowait_pct",
                 "device_util_pct",
                 "device_aqu_sz",
+                "oltp_transactions_per_s",
+                "oltp_queries_per_s",
+                "oltp_errors_per_s",
+                "oltp_lat_avg_ms",
+                "oltp_lat_p50_ms",
+                "oltp_lat_p95_ms",
+                "oltp_lat_p99_ms",
+                "oltp_lat_max_ms",
             ]
             .iter()
             .map(|s| s.to_string()),
@@ -87,12 +95,31 @@ impl Exporter<SweepResult> for CsvExporter {
             row.extend(op_cells(f.and_then(|f| f.read.as_ref())));
             row.extend(op_cells(f.and_then(|f| f.write.as_ref())));
             row.extend(op_cells(f.and_then(|f| f.fsync.as_ref())));
+            let o = p.oltp.as_ref();
             row.extend([
-                opt(f.and_then(|f| f.cpu_usr_pct)),
-                opt(f.and_then(|f| f.cpu_sys_pct)),
-                opt(f.and_then(|f| f.cpu_iowait_pct)),
-                opt(f.and_then(|f| f.device_util_pct)),
-                opt(f.and_then(|f| f.device_aqu_sz)),
+                opt(f
+                    .and_then(|f| f.cpu_usr_pct)
+                    .or(o.and_then(|o| o.cpu_usr_pct))),
+                opt(f
+                    .and_then(|f| f.cpu_sys_pct)
+                    .or(o.and_then(|o| o.cpu_sys_pct))),
+                opt(f
+                    .and_then(|f| f.cpu_iowait_pct)
+                    .or(o.and_then(|o| o.cpu_iowait_pct))),
+                opt(f
+                    .and_then(|f| f.device_util_pct)
+                    .or(o.and_then(|o| o.device_util_pct))),
+                opt(f
+                    .and_then(|f| f.device_aqu_sz)
+                    .or(o.and_then(|o| o.device_aqu_sz))),
+                opt(o.map(|o| o.transactions_per_s)),
+                opt(o.map(|o| o.queries_per_s)),
+                opt(o.map(|o| o.errors_per_s)),
+                opt(o.map(|o| o.lat_avg_ms)),
+                opt(o.and_then(|o| o.lat_p50_ms)),
+                opt(o.and_then(|o| o.lat_p95_ms)),
+                opt(o.and_then(|o| o.lat_p99_ms)),
+                opt(o.map(|o| o.lat_max_ms)),
             ]);
             csv_row(out, &row)?;
         }

@@ -27,8 +27,63 @@ fn pct(v: Option<f64>) -> String {
     v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into())
 }
 
-/// The rows of the points table (also used by the CSV exporter's column order).
+/// The points of a `--workload sysbench-oltp` sweep: sysbench's figures.
+fn oltp_table(r: &SweepResult) -> Table {
+    let mut t = Table::new(vec![
+        Column::left("point"),
+        Column::left("status"),
+        Column::right("threads"),
+        Column::right("tps"),
+        Column::right("qps"),
+        Column::right("lat avg"),
+        Column::right("p95"),
+        Column::right("p99"),
+        Column::right("max"),
+        Column::right("usr%"),
+        Column::right("sys%"),
+        Column::right("iowait%"),
+        Column::right("util%"),
+    ]);
+    let ms = |v: Option<f64>| v.map(|v| format_ns(v * 1e6)).unwrap_or_else(|| "-".into());
+    for p in &r.points {
+        let mut row = vec![
+            p.point.id.clone(),
+            status(p.status).to_string(),
+            p.point.threads.to_string(),
+        ];
+        match &p.oltp {
+            Some(o) => row.extend([
+                format!("{:.1}", o.transactions_per_s),
+                format!("{:.1}", o.queries_per_s),
+                ms(Some(o.lat_avg_ms)),
+                ms(o.lat_p95_ms),
+                ms(o.lat_p99_ms),
+                ms(Some(o.lat_max_ms)),
+                pct(o.cpu_usr_pct),
+                pct(o.cpu_sys_pct),
+                pct(o.cpu_iowait_pct),
+                pct(o.device_util_pct),
+            ]),
+            None => row.extend(std::iter::repeat_n("-".to_string(), 10)),
+        }
+        t.row(row);
+    }
+    t
+}
+
+fn status(s: Status) -> &'static str {
+    match s {
+        Status::Done => "done",
+        Status::Pending => "pending",
+        Status::Failed => "failed",
+    }
+}
+
+/// The rows of the points table.
 pub fn table(r: &SweepResult) -> Table {
+    if r.workload == "sysbench-oltp" {
+        return oltp_table(r);
+    }
     let mut t = Table::new(vec![
         Column::left("point"),
         Column::left("status"),
@@ -46,12 +101,7 @@ pub fn table(r: &SweepResult) -> Table {
         Column::right("util%"),
     ]);
     for p in &r.points {
-        let status = match p.status {
-            Status::Done => "done",
-            Status::Pending => "pending",
-            Status::Failed => "failed",
-        };
-        let mut row = vec![p.point.id.clone(), status.to_string()];
+        let mut row = vec![p.point.id.clone(), status(p.status).to_string()];
         match &p.figures {
             Some(f) => {
                 let Figures {
@@ -79,33 +129,49 @@ impl Exporter<SweepResult> for TextExporter {
     fn export(&self, r: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
         let a = &r.axes;
         let list = |v: Vec<String>| v.join(",");
-        writeln!(
-            out,
-            "dbio sweep: {} points x {} ({} done), {} engine, {} per point, target {}",
-            a.len(),
-            r.repeat,
-            r.done(),
-            r.base.engine.name(),
-            r.base
-                .time_s
-                .map(crate::units::format_duration)
-                .unwrap_or_else(|| format!("{} events", r.base.events)),
-            r.base.target.path().display()
-        )?;
-        writeln!(
-            out,
-            "  mode {}  block size {}  misalign {}  iodepth {}  threads {}{}",
-            list(a.mode.iter().map(|m| m.name().to_string()).collect()),
-            list(a.block_size_bytes.iter().map(|b| format_size(*b)).collect()),
-            list(a.misalign_bytes.iter().map(|b| b.to_string()).collect()),
-            list(a.iodepth.iter().map(|b| b.to_string()).collect()),
-            list(a.threads.iter().map(|b| b.to_string()).collect()),
-            if a.scheduler.is_empty() {
-                String::new()
-            } else {
-                format!("  scheduler {}", a.scheduler.join(","))
-            }
-        )?;
+        let per_point = r
+            .base
+            .time_s
+            .map(crate::units::format_duration)
+            .unwrap_or_else(|| format!("{} events", r.base.events));
+        if r.workload == "sysbench-oltp" {
+            writeln!(
+                out,
+                "dbio sweep: {} points x {} ({} done), sysbench oltp_read_write, {per_point} per point",
+                a.len(),
+                r.repeat,
+                r.done(),
+            )?;
+        } else {
+            writeln!(
+                out,
+                "dbio sweep: {} points x {} ({} done), {} engine, {per_point} per point, target {}",
+                a.len(),
+                r.repeat,
+                r.done(),
+                r.base.engine.name(),
+                r.base.target.path().display()
+            )?;
+        }
+        let sched = if a.scheduler.is_empty() {
+            String::new()
+        } else {
+            format!("  scheduler {}", a.scheduler.join(","))
+        };
+        if r.workload == "sysbench-oltp" {
+            let threads: Vec<String> = a.threads.iter().map(|t| t.to_string()).collect();
+            writeln!(out, "  threads {}{sched}", threads.join(","))?;
+        } else {
+            writeln!(
+                out,
+                "  mode {}  block size {}  misalign {}  iodepth {}  threads {}{sched}",
+                list(a.mode.iter().map(|m| m.name().to_string()).collect()),
+                list(a.block_size_bytes.iter().map(|b| format_size(*b)).collect()),
+                list(a.misalign_bytes.iter().map(|b| b.to_string()).collect()),
+                list(a.iodepth.iter().map(|b| b.to_string()).collect()),
+                list(a.threads.iter().map(|b| b.to_string()).collect()),
+            )?;
+        }
         writeln!(out)?;
         out.write_all(table(r).render().as_bytes())?;
         for p in r.points.iter().filter(|p| p.error.is_some()) {

@@ -1,0 +1,6 @@
+//! The one integration-test binary of dbio-sys: each file of tests/ is a module here (as
+//! ripgrep's tests/tests.rs). A new test file needs a `mod` line below; its insta snapshots
+//! are named tests__<file>__<name>.snap.
+
+mod fuzz_regressions;
+mod loopdev;

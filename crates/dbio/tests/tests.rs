@@ -1,0 +1,19 @@
+//! The one integration-test binary of dbio: each file of tests/ is a module here (as
+//! ripgrep's tests/tests.rs). A new test file needs a `mod` line below; its insta snapshots
+//! are named tests__<file>__<name>.snap.
+
+mod common;
+
+mod align;
+mod bench;
+mod bench_formats;
+mod check;
+mod files;
+mod innodb;
+mod iostat;
+mod json_schema;
+mod packaging;
+mod readme;
+mod stack;
+mod sweep;
+mod write_safety;
