@@ -591,7 +591,11 @@ pub fn run(
     let others: Vec<String> = summary
         .candidates
         .iter()
-        .filter(|c| c.plausible > 0 && (c.space_id, c.index_id) != (cand.space_id, cand.index_id))
+        .filter(|c| {
+            c.plausible > 0
+                && c.plausible * 2 >= c.sampled
+                && (c.space_id, c.index_id) != (cand.space_id, cand.index_id)
+        })
         .map(|c| {
             format!(
                 "space {} index {} ({} of {} records checked fit)",
