@@ -37,6 +37,14 @@ pub enum DefError {
         /// What is missing.
         why: String,
     },
+    /// A character set dbio does not decode.
+    #[error("{whose}: character set or collation {name} is not supported (dbio reads latin1, ascii, utf8mb3, utf8mb4 and binary)")]
+    Charset {
+        /// The table or the column.
+        whose: String,
+        /// The name given.
+        name: String,
+    },
     /// A key names a column that is not in the table.
     #[error("key column {0:?} is not a column of the table")]
     KeyColumn(String),
@@ -477,6 +485,15 @@ fn col_type(col: &str, ty: &DataType, charset: Charset) -> Result<ColType, DefEr
     }
 }
 
+/// The charset of a charset or collation name; one dbio does not decode is an error naming
+/// `whose` (the table or a column).
+fn charset_named(n: &str, whose: &str) -> Result<Charset, DefError> {
+    Charset::from_name(n).ok_or_else(|| DefError::Charset {
+        whose: whose.to_string(),
+        name: n.to_string(),
+    })
+}
+
 fn ident_name(e: &Expr) -> Option<String> {
     match e {
         Expr::Identifier(i) => Some(i.value.clone()),
@@ -622,11 +639,11 @@ pub fn parse(sql: &str, table: Option<&str>, source: &str) -> Result<TableDef, D
         if let Some((k, v)) = option_value(o) {
             match k.as_str() {
                 "DEFAULT CHARSET" | "CHARSET" | "DEFAULT CHARACTER SET" | "CHARACTER SET" => {
-                    if let Some(cs) = Charset::from_name(&v) {
-                        table_charset = cs;
-                    }
+                    table_charset = charset_named(&v, "the table")?;
                 }
-                "DEFAULT COLLATE" | "COLLATE" => collate_charset = Charset::from_name(&v),
+                "DEFAULT COLLATE" | "COLLATE" => {
+                    collate_charset = Some(charset_named(&v, "the table")?)
+                }
                 _ => {}
             }
         }
@@ -662,8 +679,12 @@ pub fn parse(sql: &str, table: Option<&str>, source: &str) -> Result<TableDef, D
                 }
                 ColumnOption::NotNull => nullable = false,
                 ColumnOption::Null => nullable = true,
-                ColumnOption::CharacterSet(n) => charset = Charset::from_name(&n.to_string()),
-                ColumnOption::Collation(n) => collation = Charset::from_name(&n.to_string()),
+                ColumnOption::CharacterSet(n) => {
+                    charset = Some(charset_named(&n.to_string(), &name)?)
+                }
+                ColumnOption::Collation(n) => {
+                    collation = Some(charset_named(&n.to_string(), &name)?)
+                }
                 ColumnOption::Unique { is_primary, .. } => {
                     if *is_primary {
                         pk = vec![name.clone()];
@@ -913,5 +934,13 @@ mod tests {
         ));
         let e = parse("create table t (g geometry)", None, "x").unwrap_err();
         assert!(e.to_string().contains("column g"), "{e}");
+        let e = parse("create table t (c char(3) character set cp1251)", None, "x").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("c: character set or collation cp1251"),
+            "{e}"
+        );
+        let e = parse("create table t (c int) default charset=gbk", None, "x").unwrap_err();
+        assert!(e.to_string().contains("the table"), "{e}");
     }
 }
