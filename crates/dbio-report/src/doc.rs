@@ -36,6 +36,8 @@ pub const REPORT: &str = "dbio.report/1";
 
 /// `dbio mysql chunk --format json`.
 pub const MYSQL_CHUNK: &str = "dbio.mysql.chunk/1";
+/// `dbio innodb rows --summary FILE`: what a rows run read, wrote and rejected.
+pub const INNODB_ROWS: &str = "dbio.innodb.rows/1";
 
 /// A result as a JSON document: `schema` and `dbio_version` first, then the result's own
 /// fields (the result must serialise as a map: a struct or a map).
@@ -121,6 +123,7 @@ mod tests {
             INNODB_GREP,
             INNODB_GREP_JSONL,
             REPORT,
+            INNODB_ROWS,
         ];
         for (i, a) in all.iter().enumerate() {
             let (name, version) = a.split_once('/').expect("name/version");

@@ -7,6 +7,6 @@ mod export_align;
 mod export_check;
 mod export_innodb;
 mod export_iostat;
-mod mysql_chunk_export;
 mod export_report;
 mod export_sweep_stack;
+mod mysql_chunk_export;

@@ -117,6 +117,13 @@ const UNITLESS: &[&str] = &[
     "duplicates_dropped",
     "records",
     "deleted_records",
+    "pages_decoded",
+    "records_seen",
+    "rows_written",
+    "deleted_rows_written",
+    "filtered_out",
+    "plausible",
+    "sampled",
     "levels",
     "intact",
     "torn",
@@ -220,7 +227,9 @@ fn unit_rule(v: &Value, path: &str) {
                     !k.contains('.'),
                     "{p}: a key with a `.` is not a jq dot path"
                 );
-                if ["other_pages", "checksum_algorithms", "labels"].contains(&k.as_str()) {
+                if ["other_pages", "checksum_algorithms", "labels", "rejected"]
+                    .contains(&k.as_str())
+                {
                     continue;
                 }
                 let unit = UNITS.iter().any(|u| k.ends_with(u))
@@ -501,6 +510,52 @@ fn innodb_json_validates() {
         ];
         args.extend(sources.iter().map(String::as_str));
         validate(file, name, &run(&args, dir.path(), lines));
+    }
+}
+
+#[test]
+fn innodb_rows_summary_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let def = dir.path().join("typed.sql");
+    std::fs::write(
+        &def,
+        "create table typed (id int primary key, ti tinyint, si smallint, mi mediumint, bi bigint,
+         iu int unsigned, d date, dt datetime, dt6 datetime(6), ts timestamp null, tm time,
+         dec1 decimal(10,2), ch char(10), vc varchar(64)) default charset=latin1",
+    )
+    .unwrap();
+    // The typed rows, and the orders pages beside them (a candidate whose records are
+    // rejected, so the reasons map is filled).
+    for extra in [vec![], vec!["--include-deleted"]] {
+        let summary = dir.path().join("summary.json");
+        let out = Command::cargo_bin("dbio")
+            .unwrap()
+            .args([
+                "innodb",
+                "rows",
+                "--format",
+                "tsv",
+                "-o",
+                "rows.tsv",
+                "--summary",
+            ])
+            .arg(&summary)
+            .arg("--table-def")
+            .arg(&def)
+            .args(extra)
+            .arg(testdata("innodb/shop_typed.ibd"))
+            .arg(testdata("innodb/shop_orders.ibd"))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+        assert!(doc["candidates"].as_array().unwrap().len() == 2, "{doc}");
+        validate("dbio.innodb.rows", "dbio.innodb.rows/1", &[doc]);
     }
 }
 

@@ -5,8 +5,8 @@
 pub mod align;
 pub mod bench;
 pub mod iostat;
-pub mod sweep;
 pub mod report;
+pub mod sweep;
 
 use std::io::{self, Write};
 
