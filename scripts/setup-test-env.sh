@@ -24,6 +24,8 @@ declare -A NEED=(
   [zsh]=zsh
   [fish]=fish
   [groff]=groff-base
+  # dbio report's HTML page is opened in headless Chromium and its screenshot checked
+  [chromium]=chromium
 )
 missing=()
 for cmd in "${!NEED[@]}"; do

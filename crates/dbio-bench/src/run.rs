@@ -647,6 +647,11 @@ impl Reporter {
                 total: OpInterval::from_hist(&all, bytes, secs),
                 devices: Vec::new(),
                 cpu: None,
+                histograms: Some(IntervalHistograms::of(
+                    &p.ops[READ].hist,
+                    &p.ops[WRITE].hist,
+                    &p.ops[SYNC].hist,
+                )),
             };
             on_interval(&iv);
             self.intervals.push(iv);

@@ -384,7 +384,8 @@ pub fn time(value: &str, fsp: Option<u8>) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
-const DIG2BYTES: [usize; 10] = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+/// Bytes taken by 0..9 leftover DECIMAL digits.
+pub const DIG2BYTES: [usize; 10] = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
 
 /// DECIMAL(P,S): 9 digits per 4 bytes, leftover digits take {0,1,1,2,2,3,3,4,4,4} bytes, the
 /// top bit flipped, every byte inverted for negatives (DECIMAL(10,2) 1234.56 -> 80 00 04 D2 38).

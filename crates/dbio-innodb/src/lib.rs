@@ -15,6 +15,7 @@ pub mod grep;
 pub mod io;
 pub mod page;
 pub mod recover;
+pub mod rows;
 pub mod scan;
 pub mod search;
 

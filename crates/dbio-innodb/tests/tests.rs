@@ -3,3 +3,4 @@
 //! are named tests__<file>__<name>.snap.
 
 mod fuzz_regressions;
+mod rows;

@@ -31,6 +31,13 @@ pub const INNODB_GREP: &str = "dbio.innodb.grep/1";
 /// `dbio innodb grep --format jsonl`: one object per hit (`"type": "hit"`), then the summary
 /// (`"type": "summary"`), which alone carries `schema` and `dbio_version`.
 pub const INNODB_GREP_JSONL: &str = "dbio.innodb.grep.jsonl/1";
+/// `dbio report --format json`: the analysis of bench results (and sweeps).
+pub const REPORT: &str = "dbio.report/1";
+
+/// `dbio mysql chunk --format json`.
+pub const MYSQL_CHUNK: &str = "dbio.mysql.chunk/1";
+/// `dbio innodb rows --summary FILE`: what a rows run read, wrote and rejected.
+pub const INNODB_ROWS: &str = "dbio.innodb.rows/1";
 
 /// `dbio model bounds --format json`.
 pub const MODEL_BOUNDS: &str = "dbio.model.bounds/1";
@@ -124,6 +131,8 @@ mod tests {
             INNODB_PAGES,
             INNODB_GREP,
             INNODB_GREP_JSONL,
+            REPORT,
+            INNODB_ROWS,
         ];
         for (i, a) in all.iter().enumerate() {
             let (name, version) = a.split_once('/').expect("name/version");

@@ -187,6 +187,77 @@ pub struct HistogramData {
     pub buckets: Vec<(u64, u64)>,
 }
 
+impl HistogramData {
+    /// The value at percentile `p` (0..=100) read straight from the sparse buckets, equal to
+    /// [`LatencyHistogram::percentile`] of the same histogram without building it (a report
+    /// reads tens of thousands of interval histograms). 0 when empty.
+    pub fn percentile(&self, p: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        let q = (p / 100.0).clamp(0.0, 1.0);
+        let want = ((q * self.count as f64).ceil() as u64).max(1);
+        let mut seen = 0u64;
+        for &(v, c) in &self.buckets {
+            seen += c;
+            if seen >= want {
+                return v.clamp(self.min_ns, self.max_ns);
+            }
+        }
+        self.max_ns
+    }
+
+    /// Adds every value of `other` (buckets of the same layout add by their key).
+    pub fn merge(&mut self, other: &HistogramData) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = other.clone();
+            return;
+        }
+        let (a, b) = (&self.buckets, &other.buckets);
+        let mut out = Vec::with_capacity(a.len().max(b.len()));
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            match (a.get(i), b.get(j)) {
+                (Some(&(va, ca)), Some(&(vb, cb))) if va == vb => {
+                    out.push((va, ca + cb));
+                    i += 1;
+                    j += 1;
+                }
+                (Some(&(va, ca)), Some(&(vb, _))) if va < vb => {
+                    out.push((va, ca));
+                    i += 1;
+                }
+                (Some(_), Some(&x)) | (None, Some(&x)) => {
+                    out.push(x);
+                    j += 1;
+                }
+                (Some(&x), None) => {
+                    out.push(x);
+                    i += 1;
+                }
+                (None, None) => unreachable!("loop condition"),
+            }
+        }
+        self.buckets = out;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.sum_ns += other.sum_ns;
+        self.count += other.count;
+    }
+
+    /// Exact mean, 0 when empty.
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count as f64
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +327,33 @@ mod tests {
             (0, 0, 0, 0)
         );
         assert_eq!(h.mean(), 0.0);
+    }
+
+    #[test]
+    fn sparse_percentiles_and_merge_equal_the_histogram_s() {
+        let mut a = LatencyHistogram::new();
+        let mut b = LatencyHistogram::new();
+        let mut all = LatencyHistogram::new();
+        for v in 0..20_000u64 {
+            let x = (v * v * 7 + 13) % 1_000_003 + 50;
+            if v % 5 == 0 {
+                a.record(x)
+            } else {
+                b.record(x * 3)
+            }
+            all.record(if v % 5 == 0 { x } else { x * 3 });
+        }
+        let mut d = a.to_data();
+        d.merge(&b.to_data());
+        assert_eq!(d, all.to_data());
+        let mut empty = HistogramData::default();
+        empty.merge(&d);
+        assert_eq!(empty, d);
+        for p in [0.0, 1.0, 50.0, 90.0, 95.0, 99.0, 99.9, 99.99, 100.0] {
+            assert_eq!(d.percentile(p), all.percentile(p), "p{p}");
+            assert_eq!(a.to_data().percentile(p), a.percentile(p), "p{p}");
+        }
+        assert_eq!(HistogramData::default().percentile(99.0), 0);
+        assert_eq!(d.mean(), all.mean());
     }
 }

@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 pub mod align;
+pub mod analysis;
 pub mod bench;
 pub mod check;
 pub mod disk;
@@ -11,6 +12,8 @@ pub mod export;
 pub mod hist;
 pub mod innodb;
 pub mod model;
+pub mod mysql_chunk;
+pub mod report;
 pub mod sweep;
 pub mod units;
 

@@ -170,6 +170,7 @@ fn build(spec: Spec, intervals: u64, warmup_intervals: u64) -> BenchResult {
                 steal_pct: 0.0,
                 idle_pct: 47.5 - k as f64,
             }),
+            histograms: None,
         });
     }
     calls.syscalls = calls.reads + calls.writes + calls.fsyncs;

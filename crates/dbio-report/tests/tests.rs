@@ -8,4 +8,6 @@ mod export_check;
 mod export_innodb;
 mod export_iostat;
 mod export_model;
+mod export_report;
 mod export_sweep_stack;
+mod mysql_chunk_export;

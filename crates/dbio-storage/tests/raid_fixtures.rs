@@ -675,3 +675,37 @@ fn one_battery_function_for_megacli_and_storcli() {
         BatteryState::Learning
     );
 }
+
+/// `omreport storage controller -fmt ssv` (real, dellhw_exporter's test input) used to be
+/// UNKNOWN: it is read (model, cache memory) and judged on what it shows, with the
+/// commands that complete it; given with the vdisk and battery listings of the same
+/// controller it merges into one controller.
+#[test]
+fn omreport_storage_controller_listing() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/raid/real");
+    let text =
+        std::fs::read_to_string(dir.join("omreport-ssv-controller-h730-1024mb.txt")).unwrap();
+    let r = raid::parse(&text, "c").unwrap();
+    assert_eq!(r.tool, Tool::Omreport);
+    let c = &r.controllers[0];
+    assert_eq!(c.model.as_deref(), Some("PERC H730 Mini"));
+    assert_eq!(c.cache_bytes, Some(1 << 30));
+    assert!(c.virtual_drives.is_empty() && c.battery.is_none());
+    let f = raid_rules(&r);
+    assert!(f.iter().all(|f| f.status == Status::Ok), "{f:#?}");
+    assert!(summary(&f, "raid.cache").contains("omreport storage vdisk"));
+    let mut all = text.clone();
+    for name in [
+        "omreport-ssv-vdisk-h730-wt.txt",
+        "omreport-ssv-battery-h730-ready.txt",
+    ] {
+        all.push('\n');
+        all.push_str(&std::fs::read_to_string(dir.join(name)).unwrap());
+    }
+    let r = raid::parse(&all, "all").unwrap();
+    assert_eq!(r.controllers.len(), 1, "{:#?}", r.controllers);
+    let c = &r.controllers[0];
+    assert_eq!(c.virtual_drives.len(), 2);
+    assert_eq!(c.battery.as_ref().unwrap().state, BatteryState::Ok);
+    assert_eq!(c.cache_bytes, Some(1 << 30));
+}

@@ -178,7 +178,7 @@ pub fn format_parser<F: Formats>() -> impl clap::builder::TypedValueParser<Value
 #[derive(clap::Args, Clone, Debug)]
 pub struct OutputArgs<F: Formats> {
     /// Output format.
-    #[arg(long, value_name = "FORMAT", default_value_t = F::LIST[0], value_parser = format_parser::<F>())]
+    #[arg(long, value_name = "FORMAT", default_value = F::LIST[0].name(), value_parser = format_parser::<F>())]
     pub format: Format,
     /// Write the result to FILE instead of stdout (atomically: a reader never sees half a
     /// file; `-` is stdout).

@@ -39,6 +39,29 @@ impl Progress {
         }
     }
 
+    /// A bar over `total` rows (a chunked job's key rows, the server's estimate), with the
+    /// rate and ETA; hidden when stderr is not a terminal.
+    pub fn rows(prefix: &str, total: u64) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
+        let style = ProgressStyle::with_template(
+            "{prefix}[{wide_bar}] {human_pos} of ~{human_len} key rows ({rate}){msg}, ETA {eta}",
+        )
+        .expect("the template is valid")
+        .with_key(
+            "rate",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}/s", s.per_sec());
+            },
+        )
+        .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_prefix(prefix.to_string());
+        Progress {
+            bar,
+            furthest: AtomicU64::new(0),
+        }
+    }
+
     /// A bar over `total` steps (the points of a sweep), with the step being run as its
     /// message, the elapsed time and the ETA; hidden when stderr is not a terminal.
     pub fn steps(prefix: &str, total: u64) -> Progress {
@@ -47,6 +70,16 @@ impl Progress {
             total,
             "{prefix}[{wide_bar}] {pos}/{len} {msg} (elapsed {elapsed}, ETA {eta})",
         )
+    }
+
+    /// Runs `f` (which writes to stderr) with the bar cleared, then redraws it.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
+
+    /// Changes the total (a better estimate arrived), never below the position.
+    pub fn set_length(&self, total: u64) {
+        self.bar.set_length(total.max(self.bar.position()));
     }
 
     /// Shows what is being done now.
@@ -62,7 +95,7 @@ impl Progress {
         }
     }
 
-    /// Reports `done` bytes and a count of things found so far (`, 12 pages`).
+    /// Reports `done` units and a count of things found so far (`, 12 pages`).
     pub fn set_found(&self, done: u64, found: u64, what: &str) {
         self.bar.set_message(format!(", {found} {what}"));
         self.set(done);

@@ -117,6 +117,13 @@ const UNITLESS: &[&str] = &[
     "duplicates_dropped",
     "records",
     "deleted_records",
+    "pages_decoded",
+    "records_seen",
+    "rows_written",
+    "deleted_rows_written",
+    "filtered_out",
+    "plausible",
+    "sampled",
     "levels",
     "intact",
     "torn",
@@ -127,6 +134,25 @@ const UNITLESS: &[&str] = &[
     "ag_count",
     "blocks",
     "sectors_per_stripe_unit",
+    // dbio mysql chunk: rows, chunks and retries counted; a pause's value and limit are in
+    // the unit of its subject (see schema/dbio.mysql.chunk.schema.json)
+    "table_rows_estimate",
+    "condition_rows_estimate",
+    "start_chunk_rows",
+    "chunks_estimate",
+    "chunks",
+    "rows",
+    "rows_walked",
+    "rows_affected",
+    "rows_archived",
+    "job_rows_affected",
+    "retries",
+    "chunk_rows_min",
+    "chunk_rows_max",
+    "chunk_rows_last",
+    "sleep_coef",
+    "value",
+    "limit",
     // CHS geometry of `dbio align calc --heads`: counts, ratios and a cylinder number
     "heads",
     "sectors_per_track",
@@ -169,6 +195,29 @@ const UNITLESS: &[&str] = &[
     "efficiency",
     "estimate",
     "std_error",
+    // dbio report: counts of intervals, indexes of runs and points, loads (threads x iodepth),
+    // ratios, a correlation, a p-value and the thresholds that are shares or factors
+    "intervals",
+    "stall_intervals",
+    "period_intervals",
+    "window_intervals",
+    "steady_window_intervals",
+    "from_interval",
+    "a_intervals",
+    "b_intervals",
+    "point",
+    "a_point",
+    "b_point",
+    "load",
+    "max_load_within_slo",
+    "saturation_load",
+    "iops_ratio",
+    "p99_ratio",
+    "autocorrelation",
+    "p_value",
+    "alpha",
+    "stall_throughput_fraction",
+    "stall_p99_factor",
 ];
 
 /// Every key is a jq dot path (no `.`), and every number's key ends in its unit (`_ns`, `_us`,
@@ -193,7 +242,9 @@ fn unit_rule(v: &Value, path: &str) {
                     !k.contains('.'),
                     "{p}: a key with a `.` is not a jq dot path"
                 );
-                if ["other_pages", "checksum_algorithms", "labels"].contains(&k.as_str()) {
+                if ["other_pages", "checksum_algorithms", "labels", "rejected"]
+                    .contains(&k.as_str())
+                {
                     continue;
                 }
                 let unit = UNITS.iter().any(|u| k.ends_with(u))
@@ -478,6 +529,52 @@ fn innodb_json_validates() {
 }
 
 #[test]
+fn innodb_rows_summary_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let def = dir.path().join("typed.sql");
+    std::fs::write(
+        &def,
+        "create table typed (id int primary key, ti tinyint, si smallint, mi mediumint, bi bigint,
+         iu int unsigned, d date, dt datetime, dt6 datetime(6), ts timestamp null, tm time,
+         dec1 decimal(10,2), ch char(10), vc varchar(64)) default charset=latin1",
+    )
+    .unwrap();
+    // The typed rows, and the orders pages beside them (a candidate whose records are
+    // rejected, so the reasons map is filled).
+    for extra in [vec![], vec!["--include-deleted"]] {
+        let summary = dir.path().join("summary.json");
+        let out = Command::cargo_bin("dbio")
+            .unwrap()
+            .args([
+                "innodb",
+                "rows",
+                "--format",
+                "tsv",
+                "-o",
+                "rows.tsv",
+                "--summary",
+            ])
+            .arg(&summary)
+            .arg("--table-def")
+            .arg(&def)
+            .args(extra)
+            .arg(testdata("innodb/shop_typed.ibd"))
+            .arg(testdata("innodb/shop_orders.ibd"))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+        assert!(doc["candidates"].as_array().unwrap().len() == 2, "{doc}");
+        validate("dbio.innodb.rows", "dbio.innodb.rows/1", &[doc]);
+    }
+}
+
+#[test]
 #[ignore = "needs root for loop devices (losetup, pvcreate); scripts/test.sh runs it"]
 fn align_check_kernel_and_lvm_sections_validate() {
     assert!(common::is_root(), "needs root for losetup");
@@ -696,4 +793,135 @@ fn sweep_sysbench_oltp_matches_its_schema() {
         false,
     );
     validate("dbio.sweep", "dbio.sweep/1", &docs);
+}
+
+#[test]
+fn report_json_validates() {
+    // Real bench results (null engine: no I/O, real workers, intervals and histograms), two
+    // thread counts and two repeats, so points merge, a threads curve and an A/B exist.
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (name, extra) in [
+        ("t1.json", &["--threads", "1"][..]),
+        ("t2.json", &["--threads", "2"]),
+        ("t2b.json", &["--threads", "2"]),
+        ("t2-qd4.json", &["--threads", "2", "--iodepth", "4"]),
+        (
+            "t2-zipf.json",
+            &["--threads", "2", "--distribution", "zipf:1.1"],
+        ),
+    ] {
+        let mut args = vec![
+            "bench",
+            "--engine",
+            "null",
+            "--mode",
+            "rndrd",
+            "--file-num",
+            "1",
+            "--file-total-size",
+            "1M",
+            "--time",
+            "600ms",
+            "--report-interval",
+            "50ms",
+            "--format",
+            "json",
+            "-o",
+            name,
+        ];
+        args.extend(extra);
+        Command::cargo_bin("dbio")
+            .unwrap()
+            .args(&args)
+            .current_dir(dir.path())
+            .assert()
+            .success();
+        files.push(name);
+    }
+    let mut args = vec!["report", "--format", "json"];
+    args.extend(&files);
+    let docs = run(&args, dir.path(), false);
+    let d = &docs[0];
+    assert_eq!(d["runs"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        d["points"].as_array().unwrap().len(),
+        4,
+        "t2 and t2b are one point"
+    );
+    assert!(!d["curves"].as_array().unwrap().is_empty());
+    assert_eq!(d["comparisons"][0]["parameter"], "distribution");
+    validate("dbio.report", "dbio.report/1", &docs);
+}
+
+/// `dbio mysql chunk --format json`: a dry run, and a run whose guard pauses it (the mark 0 is
+/// always reached) until --run-time ends it, so the pauses array holds a pause.
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL"]
+fn mysql_chunk_json_validates() {
+    use mysql::prelude::Queryable;
+    let base = std::env::var("DBIO_TEST_MYSQL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into());
+    let mut c = mysql::Conn::new(mysql::Opts::from_url(&base).unwrap())
+        .unwrap_or_else(|e| panic!("needs MariaDB at {base}: {e}"));
+    c.query_drop("DROP DATABASE IF EXISTS chunk_json").unwrap();
+    c.query_drop("CREATE DATABASE chunk_json").unwrap();
+    c.query_drop("CREATE TABLE chunk_json.t (id INT NOT NULL PRIMARY KEY, n INT) ENGINE=InnoDB")
+        .unwrap();
+    c.query_drop("INSERT INTO chunk_json.t SELECT seq, seq % 3 FROM seq_1_to_2000")
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("s.json");
+    let archive = dir.path().join("a.tsv");
+    let common = [
+        "mysql",
+        "chunk",
+        "--dsn",
+        &base,
+        "--table",
+        "chunk_json.t",
+        "--where",
+        "n = 1",
+        "--format",
+        "json",
+        "--state",
+        state.to_str().unwrap(),
+    ];
+    let mut docs = Vec::new();
+    for extra in [
+        &["--delete"][..],
+        &[
+            "--archive",
+            archive.to_str().unwrap(),
+            "--delete",
+            "--execute",
+            "--max-load",
+            "Threads_running=0",
+            "--run-time",
+            "1500ms",
+            "--check-interval",
+            "200ms",
+        ],
+        &[
+            "--archive",
+            archive.to_str().unwrap(),
+            "--delete",
+            "--execute",
+            "--resume",
+            "--max-load",
+            "1000",
+            "--sleep-coef",
+            "0",
+        ],
+    ] {
+        let mut args = common.to_vec();
+        args.extend(extra);
+        docs.extend(run(&args, dir.path(), false));
+    }
+    validate("dbio.mysql.chunk", "dbio.mysql.chunk/1", &docs);
+    assert!(docs[0]["run"].is_null());
+    assert_eq!(docs[1]["run"]["outcome"], "run_time");
+    assert_eq!(docs[1]["run"]["pauses"][0]["cause"], "load");
+    assert_eq!(docs[2]["run"]["outcome"], "finished");
+    assert_eq!(docs[2]["run"]["rows_archived"], 667);
 }

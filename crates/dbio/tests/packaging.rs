@@ -164,7 +164,7 @@ fn man_for_an_unknown_subcommand_names_the_ones_there_are() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "no man page for `dbio benhc`: dbio has the subcommands bench, align",
+            "no man page for `dbio benhc`: dbio has the subcommands bench, sweep, report, align",
         ));
     dbio()
         .args(["man", "--out-dir", "/nonexistent/man1"])

@@ -411,3 +411,65 @@ fn sysbench_oltp_refuses_bench_lists_and_a_bad_dsn() {
         assert!(!t.path().join("out").exists());
     }
 }
+
+#[test]
+fn start_at_waits_for_the_agreed_time() {
+    let t = shm();
+    let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(3);
+    // Whole seconds, as people write it.
+    let at = jiff::Timestamp::from_second(at.as_second()).unwrap();
+    let t0 = Instant::now();
+    let o = Command::cargo_bin("dbio")
+        .unwrap()
+        .args([
+            "sweep",
+            "--engine",
+            "null",
+            "--threads",
+            "1",
+            "--time",
+            "100ms",
+            "--format",
+            "json",
+            "--start-at",
+            &at.to_string(),
+            "--output-dir",
+        ])
+        .arg(t.path().join("out"))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let point = json(
+        &t.path()
+            .join("out")
+            .join(r["points"][0]["file"].as_str().unwrap()),
+    );
+    let started: jiff::Timestamp = point["started_at"].as_str().unwrap().parse().unwrap();
+    assert!(started >= at, "point started at {started}, before {at}");
+    assert!(
+        t0.elapsed() >= Duration::from_millis(1900),
+        "{:?}",
+        t0.elapsed()
+    );
+    // A time in the past starts at once.
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args([
+            "sweep",
+            "--engine",
+            "null",
+            "--threads",
+            "1",
+            "--time",
+            "100ms",
+            "--start-at",
+            "2020-01-01T00:00:00Z",
+            "--output-dir",
+        ])
+        .arg(t.path().join("out2"))
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success();
+}

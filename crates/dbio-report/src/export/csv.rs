@@ -6,6 +6,7 @@ pub mod align;
 pub mod bench;
 pub mod iostat;
 pub mod model;
+pub mod report;
 pub mod sweep;
 
 use std::io::{self, Write};

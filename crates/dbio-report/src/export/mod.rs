@@ -14,6 +14,7 @@
 //! writes the bytes to stdout or `-o/--output FILE` (never both).
 
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod jsonl;
 pub mod nagios;
@@ -62,11 +63,17 @@ pub enum Format {
     Nagios,
     /// The text layout of sysbench fileio 1.0.20.
     Sysbench,
+    /// One self-contained HTML page (inline SVG charts, no network, no script needed).
+    Html,
+    /// SQL statements a server loads (innodb rows).
+    Sql,
+    /// Tab-separated values with LOAD DATA's escaping (innodb rows).
+    Tsv,
 }
 
 impl Format {
     /// Every format.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 10] = [
         Format::Text,
         Format::Json,
         Format::Jsonl,
@@ -74,6 +81,9 @@ impl Format {
         Format::Prometheus,
         Format::Nagios,
         Format::Sysbench,
+        Format::Html,
+        Format::Sql,
+        Format::Tsv,
     ];
 
     /// The name on the command line (`--format json`).
@@ -86,6 +96,9 @@ impl Format {
             Format::Prometheus => "prometheus",
             Format::Nagios => "nagios",
             Format::Sysbench => "sysbench",
+            Format::Html => "html",
+            Format::Sql => "sql",
+            Format::Tsv => "tsv",
         }
     }
 
@@ -99,6 +112,9 @@ impl Format {
             Format::Prometheus => "Prometheus text format",
             Format::Nagios => "Nagios plugin status line and perfdata",
             Format::Sysbench => "sysbench fileio 1.0.20 layout",
+            Format::Html => "one self-contained HTML page with SVG charts",
+            Format::Sql => "SQL statements to load into a server",
+            Format::Tsv => "tab-separated values (LOAD DATA INFILE escaping)",
         }
     }
 
@@ -117,7 +133,7 @@ impl fmt::Display for Format {
 
 /// A format name that is not one of [`Format::ALL`].
 #[derive(Debug, thiserror::Error)]
-#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench")]
+#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench, html, sql, tsv")]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {

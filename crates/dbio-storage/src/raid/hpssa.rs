@@ -85,6 +85,25 @@ impl Ctl {
                 next_learn: None,
                 evidence: self.evidence.clone(),
             }),
+            // `ctrl all show status` prints "Battery/Capacitor Status" for every fitted
+            // battery or capacitor: a cache board with no such line has none. (Only for
+            // that short output: the config listings carry a count or a ratio instead.)
+            (None, None)
+                if self.cache_status.is_some()
+                    && self.cache_present.is_none()
+                    && self.write_ratio.is_none()
+                    && self.c.virtual_drives.is_empty() =>
+            {
+                Some(Battery {
+                    kind: "Battery/Capacitor".into(),
+                    state: BatteryState::Missing,
+                    state_text: "no Battery/Capacitor Status line, which `ctrl all show status` prints for every fitted one".into(),
+                    learn_active: false,
+                    learn_due: false,
+                    next_learn: None,
+                    evidence: self.evidence.clone(),
+                })
+            }
             _ => None,
         };
         self.c.battery = battery;

@@ -32,7 +32,7 @@ pub enum Tool {
     Arcconf,
     /// 3ware tw_cli (`/cN show`, `/cN/uN show all`, `/cN/bbu show all`).
     TwCli,
-    /// Dell OpenManage `omreport storage vdisk` / `omreport storage battery`.
+    /// Dell OpenManage `omreport storage vdisk` / `battery` / `controller`.
     Omreport,
 }
 
@@ -366,6 +366,8 @@ pub fn detect(text: &str) -> Option<Tool> {
     if text.contains("List of Virtual Disks")
         || text.contains("List of Batteries")
         || text.contains("Learn State")
+        || text.contains("List of Controllers")
+        || (text.contains("Cache Memory Size") && text.contains("Patrol Read State"))
     {
         return Some(Tool::Omreport);
     }

@@ -1,11 +1,12 @@
-//! Dell OpenManage: `omreport storage vdisk` and `omreport storage battery`. The vdisk
+//! Dell OpenManage: `omreport storage vdisk`, `omreport storage battery` and `omreport
+//! storage controller` (model, cache memory, status, patrol read). The vdisk
 //! `Write Policy` is the configured policy; omreport does not print the current one, so a
 //! fallback is inferred from the battery state (PERC controllers switch write-back virtual
 //! disks to write-through while the battery learns, charges, fails or is missing).
 
 use super::{
-    battery_state_word as battery_state, kv, parse_strip, Battery, BatteryState, Controller,
-    VirtualDrive, WritePolicy,
+    battery_state_word as battery_state, kv, parse_mem, parse_strip, Battery, BatteryState,
+    Controller, VirtualDrive, WritePolicy,
 };
 
 fn flush(ctrls: &mut Vec<Controller>, ctrl: &str, block: &mut Vec<(String, String)>) {
@@ -96,6 +97,31 @@ fn flush(ctrls: &mut Vec<Controller>, ctrl: &str, block: &mut Vec<(String, Strin
             next_learn: get("Next Learn Time"),
             evidence,
         });
+    } else if get("Cache Memory Size").is_some() || get("Patrol Read State").is_some() {
+        // `omreport storage controller`: the controller itself (model, cache memory, its
+        // status, a patrol read or consistency check running); no policy, no battery.
+        if let Some(n) = get("Name") {
+            c.model = Some(n);
+        }
+        if let Some(m) = get("Cache Memory Size") {
+            let ml = m.to_ascii_lowercase();
+            if ml.starts_with("0 ") || ml == "0" {
+                c.cache_bytes = Some(0);
+            } else if let Some(b) = parse_mem(&m) {
+                c.cache_bytes = Some(b);
+            }
+        }
+        if let Some(st) = get("Status") {
+            if !st.eq_ignore_ascii_case("ok") {
+                c.problems.push(format!("Status : {st}"));
+            }
+        }
+        if let Some(pr) = get("Patrol Read State") {
+            let pl = pr.to_ascii_lowercase();
+            if pl == "active" || pl == "running" || pl.contains("progress") {
+                c.background.push(format!("patrol read {pr}"));
+            }
+        }
     }
 }
 

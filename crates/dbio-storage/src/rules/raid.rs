@@ -172,6 +172,16 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                     "no cache memory on this controller (HBA or cacheless RAID): nothing for a battery to protect",
                     WHY_WT,
                 ));
+            } else if let (Some(bytes), None) = (c.cache_bytes, &c.battery) {
+                // A controller listing alone (`omreport storage controller`): judged on what
+                // it shows, with the commands that complete the picture.
+                out.push(Finding::new(
+                    "raid.cache",
+                    &ctl_dev,
+                    Status::Ok,
+                    format!("{} MiB of cache memory; the virtual drives' write policy and the battery are not in this output (`{pol_cmd}` and `{bat_cmd}` show them)", bytes >> 20),
+                    WHY_WT,
+                ));
             }
         }
         for p in &c.problems {

@@ -3,6 +3,7 @@
 //! helpers every subcommand shares live here, each subcommand beside it in `innodb/`.
 
 mod grep;
+mod rows;
 
 use crate::cli::usage;
 use crate::output::OutputArgs;
@@ -32,6 +33,9 @@ enum Sub {
     /// Binary grep that understands InnoDB: hex patterns, text and typed values, each hit tied
     /// to its page and record.
     Grep(Box<grep::GrepArgs>),
+    /// Decode recovered pages back into rows (SQL INSERTs, TSV or JSON Lines) with the table's
+    /// CREATE TABLE statement.
+    Rows(Box<rows::RowsArgs>),
 }
 
 /// How sources are scanned for pages (every subcommand that reads sources).
@@ -97,6 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     match args.cmd {
         Sub::Pages(a) => pages(*a),
         Sub::Grep(a) => grep::run(*a),
+        Sub::Rows(a) => rows::rows(*a),
     }
 }
 

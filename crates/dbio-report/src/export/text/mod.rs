@@ -7,5 +7,7 @@ pub mod check;
 pub mod innodb;
 pub mod iostat;
 pub mod model;
+pub mod mysql_chunk;
+pub mod report;
 pub mod stack;
 pub mod sweep;

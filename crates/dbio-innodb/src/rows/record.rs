@@ -1,0 +1,474 @@
+//! Clustered-index leaf records split into fields (COMPACT/DYNAMIC and REDUNDANT headers)
+//! and decoded into rows, with a plausibility check that names why a record is rejected.
+
+use super::def::{ColType, TableDef};
+use super::value::{self, Bad, Value};
+use crate::page::{be16, be32, be64, RowFormat};
+use serde::Serialize;
+
+/// Why a record is not emitted as a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reject {
+    /// The record header is not an ordinary leaf record (status, heap number).
+    Header,
+    /// Field lengths run outside the page or do not fit the column.
+    Length,
+    /// A REDUNDANT record with another number of fields than the definition has.
+    FieldCount,
+    /// A number, date or time outside its type's range.
+    Range,
+    /// Text that is not valid in the column's character set.
+    Charset,
+    /// An off-page (BLOB) part whose pages were not found or are damaged.
+    BlobMissing,
+    /// A MariaDB instant ADD/DROP COLUMN record (not decoded by dbio yet).
+    Instant,
+}
+
+impl Reject {
+    /// snake_case name, as in the summary.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reject::Header => "header",
+            Reject::Length => "length",
+            Reject::FieldCount => "field_count",
+            Reject::Range => "range",
+            Reject::Charset => "charset",
+            Reject::BlobMissing => "blob_missing",
+            Reject::Instant => "instant",
+        }
+    }
+}
+
+impl From<Bad> for Reject {
+    fn from(b: Bad) -> Reject {
+        match b {
+            Bad::Length => Reject::Length,
+            Bad::Range => Reject::Range,
+            Bad::Charset => Reject::Charset,
+        }
+    }
+}
+
+/// A hidden system column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sys {
+    /// DB_ROW_ID (6 bytes), the key when the table has none.
+    RowId,
+    /// DB_TRX_ID (6 bytes).
+    TrxId,
+    /// DB_ROLL_PTR (7 bytes).
+    RollPtr,
+}
+
+/// One field of the clustered index, in record order.
+#[derive(Clone, Debug)]
+pub struct IndexField {
+    /// The table column, or `None` for a system column.
+    pub col: Option<usize>,
+    /// The system column.
+    pub sys: Option<Sys>,
+    /// Bytes in a COMPACT record when fixed.
+    pub fixed_compact: Option<usize>,
+    /// Bytes in a REDUNDANT record when fixed.
+    pub fixed_redundant: Option<usize>,
+    /// May be NULL.
+    pub nullable: bool,
+    /// Lengths above 127 take 2 bytes (the column may hold more than 255 bytes, or is a BLOB).
+    pub big: bool,
+}
+
+/// The clustered index of a table definition: key columns, DB_TRX_ID, DB_ROLL_PTR, the
+/// other columns (DB_ROW_ID first when there is no key).
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Fields in record order.
+    pub fields: Vec<IndexField>,
+    /// Nullable fields (bits in the COMPACT NULL bitmap).
+    pub n_nullable: usize,
+    /// Key fields at the start (1 for DB_ROW_ID).
+    pub n_key: usize,
+    /// Fields of records written before the first instant ADD COLUMN (MariaDB 10.3+: the
+    /// root page's PAGE_INSTANT); all fields when the table had none.
+    pub n_core: usize,
+    /// Values of instantly added columns for records written before the ADD (the metadata
+    /// record's), by table column; NULL where unknown.
+    pub defaults: Vec<Value>,
+}
+
+impl Layout {
+    /// The clustered index layout of `def`.
+    pub fn clustered(def: &TableDef) -> Layout {
+        let sys = |s: Sys, n: usize| IndexField {
+            col: None,
+            sys: Some(s),
+            fixed_compact: Some(n),
+            fixed_redundant: Some(n),
+            nullable: false,
+            big: false,
+        };
+        let col = |i: usize| {
+            let c = &def.columns[i];
+            IndexField {
+                col: Some(i),
+                sys: None,
+                fixed_compact: c.ty.fixed_len(),
+                fixed_redundant: c.ty.redundant_fixed_len(),
+                nullable: c.nullable,
+                big: c.ty.max_bytes() > 255 || c.ty.is_blob(),
+            }
+        };
+        let mut fields = Vec::new();
+        if def.has_row_id() {
+            fields.push(sys(Sys::RowId, 6));
+        } else {
+            fields.extend(def.primary_key.iter().map(|&i| col(i)));
+        }
+        let n_key = fields.len();
+        fields.push(sys(Sys::TrxId, 6));
+        fields.push(sys(Sys::RollPtr, 7));
+        fields.extend(
+            (0..def.columns.len())
+                .filter(|&i| !def.primary_key.contains(&i) && def.columns[i].in_record())
+                .map(col),
+        );
+        let n_nullable = fields.iter().filter(|f| f.nullable).count();
+        Layout {
+            n_core: fields.len(),
+            fields,
+            n_nullable,
+            n_key,
+            defaults: vec![Value::Null; def.columns.len()],
+        }
+    }
+
+    /// Nullable fields among the first `n`.
+    fn nullable_in(&self, n: usize) -> usize {
+        self.fields[..n].iter().filter(|f| f.nullable).count()
+    }
+}
+
+/// Where one field's bytes are in the page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RawField {
+    /// Offset of the first byte in the page.
+    pub start: usize,
+    /// Bytes stored in the record.
+    pub len: usize,
+    /// SQL NULL.
+    pub null: bool,
+    /// The last 20 bytes are a reference to off-page (BLOB) parts.
+    pub external: bool,
+    /// Not in the record (added by an instant ADD COLUMN after it was written): the value is
+    /// the column's default.
+    pub missing: bool,
+}
+
+/// Splits the record at `origin` into its fields. `out` is cleared first.
+pub fn split(
+    p: &[u8],
+    origin: usize,
+    format: RowFormat,
+    layout: &Layout,
+    out: &mut Vec<RawField>,
+) -> Result<(), Reject> {
+    out.clear();
+    let end_limit = p.len().saturating_sub(8);
+    match format {
+        RowFormat::Compressed => Err(Reject::Header),
+        RowFormat::Compact => {
+            if origin < 5 + 94 || origin >= end_limit {
+                return Err(Reject::Length);
+            }
+            let status = be16(p, origin - 4) & 7;
+            let all = layout.fields.len();
+            let (n_fields, nulls) = match status {
+                0 => (layout.n_core, origin - 6),
+                // MariaDB instant ADD COLUMN: the number of added fields (minus one) in 1 or
+                // 2 bytes before the NULL bitmap.
+                4 => {
+                    if layout.n_core == all {
+                        return Err(Reject::Instant);
+                    }
+                    let b = p[origin - 6] as usize;
+                    let (n_add, hdr) = if b < 0x80 {
+                        (b, 1)
+                    } else {
+                        ((b & 0x7F) | (p[origin - 7] as usize) << 7, 2)
+                    };
+                    let n = layout.n_core + 1 + n_add;
+                    if n > all {
+                        return Err(Reject::FieldCount);
+                    }
+                    (n, origin - 6 - hdr)
+                }
+                _ => return Err(Reject::Header),
+            };
+            let null_bytes = layout.nullable_in(n_fields).div_ceil(8);
+            let mut lens = nulls
+                .checked_sub(null_bytes)
+                .filter(|&l| l >= 94)
+                .ok_or(Reject::Length)?;
+            let mut bit = 0usize;
+            let mut at = origin;
+            for f in &layout.fields[..n_fields] {
+                let mut rf = RawField {
+                    start: at,
+                    ..RawField::default()
+                };
+                if f.nullable {
+                    let byte = nulls - bit / 8;
+                    let is_null = p[byte] >> (bit % 8) & 1 == 1;
+                    bit += 1;
+                    if is_null {
+                        rf.null = true;
+                        out.push(rf);
+                        continue;
+                    }
+                }
+                let len = match f.fixed_compact {
+                    Some(n) => n,
+                    None => {
+                        if lens < 94 {
+                            return Err(Reject::Length);
+                        }
+                        let b1 = p[lens] as usize;
+                        lens -= 1;
+                        if f.big && b1 & 0x80 != 0 {
+                            let b2 = p[lens] as usize;
+                            lens -= 1;
+                            rf.external = b1 & 0x40 != 0;
+                            ((b1 & 0x3F) << 8) | b2
+                        } else {
+                            b1
+                        }
+                    }
+                };
+                rf.len = len;
+                at += len;
+                if at > end_limit {
+                    return Err(Reject::Length);
+                }
+                out.push(rf);
+            }
+            out.extend((n_fields..all).map(|_| RawField {
+                missing: true,
+                ..RawField::default()
+            }));
+            Ok(())
+        }
+        RowFormat::Redundant => {
+            if origin < 6 + 94 || origin >= end_limit {
+                return Err(Reject::Length);
+            }
+            let n_fields = ((be16(p, origin - 4) & 0x7FE) >> 1) as usize;
+            // Records written before an instant ADD COLUMN have fewer fields.
+            if n_fields > layout.fields.len() || n_fields < layout.n_core {
+                return Err(Reject::FieldCount);
+            }
+            let short = p[origin - 3] & 1 != 0;
+            let w = if short { 1 } else { 2 };
+            if origin < 6 + n_fields * w + 94 {
+                return Err(Reject::Length);
+            }
+            let mut prev = 0usize;
+            for (i, f) in layout.fields[..n_fields].iter().enumerate() {
+                let at = origin - 6 - (i + 1) * w;
+                let (end, null, ext) = if short {
+                    ((p[at] & 0x7F) as usize, p[at] & 0x80 != 0, false)
+                } else {
+                    let v = be16(p, at);
+                    ((v & 0x3FFF) as usize, v & 0x8000 != 0, v & 0x4000 != 0)
+                };
+                if end < prev || origin + end > end_limit {
+                    return Err(Reject::Length);
+                }
+                let len = end - prev;
+                if null && !f.nullable {
+                    return Err(Reject::Length);
+                }
+                if !null {
+                    if let Some(n) = f.fixed_redundant {
+                        if n != len {
+                            return Err(Reject::Length);
+                        }
+                    }
+                }
+                out.push(RawField {
+                    start: origin + prev,
+                    len,
+                    null,
+                    external: ext,
+                    missing: false,
+                });
+                prev = end;
+            }
+            out.extend((n_fields..layout.fields.len()).map(|_| RawField {
+                missing: true,
+                ..RawField::default()
+            }));
+            Ok(())
+        }
+    }
+}
+
+/// Reads the off-page part of a column: `len` bytes from the BLOB chain starting at
+/// (`space`, `page_no`, `offset`).
+pub trait BlobSource {
+    /// Appends the bytes to `out`; `false` when a page of the chain is missing or damaged.
+    fn read(&self, space: u32, page_no: u32, offset: u32, len: u64, out: &mut Vec<u8>) -> bool;
+}
+
+/// No BLOB pages at all: every off-page value is missing.
+pub struct NoBlobs;
+
+impl BlobSource for NoBlobs {
+    fn read(&self, _: u32, _: u32, _: u32, _: u64, _: &mut Vec<u8>) -> bool {
+        false
+    }
+}
+
+/// A decoded row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// Values in table column order.
+    pub values: Vec<Value>,
+    /// Delete-marked or on the page's free list.
+    pub deleted: bool,
+    /// DB_TRX_ID.
+    pub trx_id: u64,
+    /// DB_ROW_ID when the table has no key.
+    pub row_id: Option<u64>,
+}
+
+/// The key bytes of a split record (for the newest-LSN-per-key choice).
+pub fn key_bytes(p: &[u8], layout: &Layout, fields: &[RawField], out: &mut Vec<u8>) {
+    out.clear();
+    for f in &fields[..layout.n_key] {
+        out.extend_from_slice(&(f.len as u32).to_be_bytes());
+        out.extend_from_slice(&p[f.start..f.start + f.len]);
+    }
+}
+
+/// Decodes a split record into a row, checking every value.
+pub fn decode(
+    p: &[u8],
+    def: &TableDef,
+    layout: &Layout,
+    fields: &[RawField],
+    deleted: bool,
+    blobs: &dyn BlobSource,
+) -> Result<Row, Reject> {
+    let mut values = vec![Value::Null; def.columns.len()];
+    let mut trx_id = 0;
+    let mut row_id = None;
+    let mut buf = Vec::new();
+    for (f, rf) in layout.fields.iter().zip(fields) {
+        let bytes = &p[rf.start..rf.start + rf.len];
+        match (f.sys, f.col) {
+            (Some(Sys::TrxId), _) => trx_id = be64(&[&[0, 0][..], bytes].concat(), 0),
+            (Some(Sys::RowId), _) => row_id = Some(be64(&[&[0, 0][..], bytes].concat(), 0)),
+            (Some(Sys::RollPtr), _) => {}
+            (None, Some(ci)) => {
+                if rf.missing {
+                    values[ci] = layout.defaults[ci].clone();
+                    continue;
+                }
+                if rf.null {
+                    continue;
+                }
+                let ty = &def.columns[ci].ty;
+                let v = if rf.external {
+                    if !ty.is_blob()
+                        && !matches!(ty, ColType::Varchar { .. } | ColType::Char { .. })
+                        || rf.len < 20
+                    {
+                        return Err(Reject::Length);
+                    }
+                    let r = &bytes[rf.len - 20..];
+                    let (space, page_no, offset) = (be32(r, 0), be32(r, 4), be32(r, 8));
+                    let ext_len = be64(r, 12) & 0xFFFF_FFFF;
+                    buf.clear();
+                    buf.extend_from_slice(&bytes[..rf.len - 20]);
+                    if ext_len > 0 && !blobs.read(space, page_no, offset, ext_len, &mut buf) {
+                        return Err(Reject::BlobMissing);
+                    }
+                    value::decode(ty, &buf)?
+                } else {
+                    value::decode(ty, bytes)?
+                };
+                values[ci] = v;
+            }
+            _ => {}
+        }
+    }
+    Ok(Row {
+        values,
+        deleted,
+        trx_id,
+        row_id,
+    })
+}
+
+/// A user record of a page: its origin, and whether it is deleted (delete-marked, or on the
+/// free list of purged records).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rec {
+    /// Offset of the record origin in the page.
+    pub origin: usize,
+    /// Delete-marked or purged.
+    pub deleted: bool,
+    /// On the free list (purged).
+    pub purged: bool,
+    /// The MariaDB instant ALTER metadata record (min_rec flag on a leaf page): the default
+    /// values of instantly added columns, not a row.
+    pub metadata: bool,
+}
+
+/// The user records of an INDEX page: the record list from the infimum in key order, then
+/// the free list. Stops at loops and pointers outside the page, so a damaged page gives the
+/// records reachable before the damage. `seen` is scratch space reused between pages.
+pub fn list(p: &[u8], format: RowFormat, seen: &mut Vec<u64>, out: &mut Vec<Rec>) {
+    out.clear();
+    seen.clear();
+    seen.resize(p.len() / 64 + 1, 0);
+    let (inf, sup, compact) = match format {
+        RowFormat::Compact => (99usize, 112usize, true),
+        RowFormat::Redundant => (101, 116, false),
+        RowFormat::Compressed => return,
+    };
+    let first_user = sup + 8;
+    let end = p.len().saturating_sub(8);
+    let next_of = |o: usize| -> usize {
+        if compact {
+            let rel = be16(p, o - 2) as i16 as isize;
+            if rel == 0 {
+                0
+            } else {
+                (o as isize + rel).rem_euclid(p.len() as isize) as usize
+            }
+        } else {
+            be16(p, o - 2) as usize
+        }
+    };
+    let info = |o: usize| if compact { p[o - 5] } else { p[o - 6] };
+    let free = be16(p, 44) as usize;
+    for (start, purged) in [(next_of(inf), false), (free, true)] {
+        let mut at = start;
+        while at >= first_user && at < end && at != sup {
+            let (w, b) = (at / 64, at % 64);
+            if seen[w] >> b & 1 == 1 {
+                break;
+            }
+            seen[w] |= 1 << b;
+            out.push(Rec {
+                origin: at,
+                deleted: purged || info(at) & 0x20 != 0,
+                purged,
+                metadata: !purged && info(at) & 0x10 != 0,
+            });
+            at = next_of(at);
+        }
+    }
+}

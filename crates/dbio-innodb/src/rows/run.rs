@@ -1,0 +1,809 @@
+//! The `innodb rows` driver: pages found in the sources (a PAGES_DIR written by `innodb
+//! pages`, .ibd files, images, devices), the newest copy of each page kept, the clustered
+//! index whose leaf records fit the definition chosen, every record decoded and checked, the
+//! newest LSN of each key kept, rows handed to a sink.
+
+use super::def::TableDef;
+use super::record::{self, BlobSource, Layout, RawField, Rec, Reject, Row};
+use crate::io::read_full_at;
+use crate::page::{be16, be32, page_type, system_records, IndexHeader, RowFormat};
+use crate::recover::{self, RecoverError, Scanned, Source};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Which records become rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Deleted {
+    /// Live records only (the default).
+    #[default]
+    Exclude,
+    /// Live and deleted records.
+    Include,
+    /// Deleted records only ("undo my DELETE").
+    Only,
+}
+
+/// Options of a run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The table definition.
+    pub def: TableDef,
+    /// Deleted records.
+    pub deleted: Deleted,
+    /// Decode only this index id (default: the one whose records fit the definition best).
+    pub index_id: Option<u64>,
+    /// Decode only pages of this space id.
+    pub space_id: Option<u32>,
+}
+
+/// Receives the rows of a run.
+pub trait RowSink {
+    /// Called once the index is chosen, before the first row.
+    fn begin(&mut self, summary: &Summary) -> std::io::Result<()>;
+    /// One row.
+    fn row(&mut self, row: &Row, meta: &RowMeta) -> std::io::Result<()>;
+    /// After the last row.
+    fn end(&mut self, summary: &Summary) -> std::io::Result<()>;
+}
+
+/// Where a row came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowMeta {
+    /// Space id.
+    pub space_id: u32,
+    /// Page number.
+    pub page_no: u32,
+    /// The page's LSN.
+    pub lsn: u64,
+}
+
+/// An index whose leaf pages were tried against the definition.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Candidate {
+    /// Space id.
+    pub space_id: u32,
+    /// Index id.
+    pub index_id: u64,
+    /// Leaf pages.
+    pub pages: u64,
+    /// Records in them.
+    pub records: u64,
+    /// Records whose values were checked (the first 2000) to choose the index.
+    pub sampled: u64,
+    /// Of those, the records that passed the plausibility check.
+    pub plausible: u64,
+    /// Records rejected, by reason (a bad record header anywhere, bad values in the sample).
+    pub rejected: BTreeMap<String, u64>,
+}
+
+/// What a run did (the summary on stderr and in JSON).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Where the definition came from.
+    pub definition: String,
+    /// The table.
+    pub table: String,
+    /// Space id of the index decoded.
+    pub space_id: Option<u32>,
+    /// Index id decoded.
+    pub index_id: Option<u64>,
+    /// Leaf pages decoded.
+    pub pages_decoded: u64,
+    /// Records seen in them.
+    pub records_seen: u64,
+    /// Rows written.
+    pub rows_written: u64,
+    /// Of them, deleted rows.
+    pub deleted_rows_written: u64,
+    /// Records rejected by the plausibility check, by reason.
+    pub rejected: BTreeMap<String, u64>,
+    /// Older versions of a key dropped (the newest LSN wins).
+    pub duplicates_dropped: u64,
+    /// Plausible rows not written because of the deleted filter.
+    pub filtered_out: u64,
+    /// Every index tried.
+    pub candidates: Vec<Candidate>,
+    /// Problems noticed.
+    pub warnings: Vec<String>,
+    /// SIGINT/SIGTERM stopped the run: the rows written are those of the pages read before.
+    pub interrupted: bool,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RowsError {
+    /// Reading the sources failed.
+    #[error(transparent)]
+    Recover(#[from] RecoverError),
+    /// No leaf page of any index fits the definition.
+    #[error("no index in the sources holds records that fit the definition of {table} ({tried}); check the definition, or name the index with --index-id")]
+    NoIndex {
+        /// The table.
+        table: String,
+        /// What was tried.
+        tried: String,
+    },
+    /// Writing a row failed.
+    #[error("writing rows: {0}")]
+    Write(#[source] std::io::Error),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PageRef {
+    src: usize,
+    offset: u64,
+    size: u32,
+    lsn: u64,
+}
+
+/// The kept copy of every page, by (space id, page number).
+pub struct PageStore<'a> {
+    sources: &'a [Source],
+    pages: HashMap<(u32, u32), PageRef>,
+    /// page_compressed pages, inflated.
+    inflated: HashMap<(u32, u32), (Vec<u8>, u64)>,
+    /// MariaDB instant ALTER: n_core_fields of an index, from its root page (type INSTANT).
+    instant_core: HashMap<(u32, u64), usize>,
+    leaf_groups: BTreeMap<(u32, u64), Vec<u32>>,
+    warnings: Vec<String>,
+}
+
+impl<'a> PageStore<'a> {
+    /// Indexes the pages of a scan: the newest LSN of each (space id, page number).
+    pub fn new(scanned: &Scanned, sources: &'a [Source]) -> PageStore<'a> {
+        let names: Vec<String> = sources
+            .iter()
+            .map(|s| s.path.display().to_string())
+            .collect();
+        let plan = recover::plan(&scanned.found, &names);
+        let mut pages = HashMap::new();
+        let mut leaf_groups: BTreeMap<(u32, u64), Vec<u32>> = BTreeMap::new();
+        let mut warnings = scanned.warnings.clone();
+        let mut skipped_zip = 0u64;
+        let mut not_inflated = 0u64;
+        let mut inflated = HashMap::new();
+        let mut instant_core = HashMap::new();
+        let mut buf = Vec::new();
+        for i in plan.kept.keys() {
+            let (si, p) = &scanned.found[*i];
+            if p.zip {
+                skipped_zip += 1;
+                continue;
+            }
+            if p.compressed_bytes.is_some() {
+                buf.resize(p.page_size as usize, 0);
+                let page = read_full_at(&sources[*si].file, &mut buf, p.offset)
+                    .ok()
+                    .and_then(|n| super::inflate::page_compressed(&buf[..n], p.page_size as usize));
+                let Some(page) = page else {
+                    not_inflated += 1;
+                    continue;
+                };
+                let (space, page_no, lsn) = (
+                    be32(&page, 34),
+                    be32(&page, 4),
+                    crate::page::be64(&page, 16),
+                );
+                if system_records(&page).is_some() {
+                    let h = IndexHeader::parse(&page);
+                    if h.level == 0 {
+                        leaf_groups
+                            .entry((space, h.index_id))
+                            .or_default()
+                            .push(page_no);
+                    }
+                }
+                inflated.insert((space, page_no), (page, lsn));
+                continue;
+            }
+            if p.page_type == page_type::INSTANT {
+                buf.resize(p.page_size as usize, 0);
+                if read_full_at(&sources[*si].file, &mut buf, p.offset).ok() == Some(buf.len())
+                    && system_records(&buf).is_some()
+                {
+                    let h = IndexHeader::parse(&buf);
+                    instant_core.insert((p.space_id, h.index_id), (be16(&buf, 50) >> 3) as usize);
+                }
+            }
+            pages.insert(
+                (p.space_id, p.page_no),
+                PageRef {
+                    src: *si,
+                    offset: p.offset,
+                    size: p.page_size,
+                    lsn: p.lsn,
+                },
+            );
+            if let Some(ix) = &p.index {
+                if ix.level == 0 && ix.format != RowFormat::Compressed {
+                    leaf_groups
+                        .entry((p.space_id, ix.index_id))
+                        .or_default()
+                        .push(p.page_no);
+                }
+            }
+        }
+        if not_inflated > 0 {
+            warnings.push(format!(
+                "{not_inflated} page_compressed page(s) skipped: not zlib (lz4, lzo, lzma, bzip2 and snappy are not read) or damaged"
+            ));
+        }
+        if skipped_zip > 0 {
+            warnings.push(format!(
+                "{skipped_zip} ROW_FORMAT=COMPRESSED page(s) skipped: dbio does not decompress them for innodb rows yet"
+            ));
+        }
+        for pages in leaf_groups.values_mut() {
+            pages.sort_unstable();
+            pages.dedup();
+        }
+        PageStore {
+            sources,
+            pages,
+            inflated,
+            instant_core,
+            leaf_groups,
+            warnings,
+        }
+    }
+
+    fn read(&self, space: u32, page_no: u32, buf: &mut Vec<u8>) -> Option<PageRef> {
+        if let Some((page, lsn)) = self.inflated.get(&(space, page_no)) {
+            buf.clear();
+            buf.extend_from_slice(page);
+            return Some(PageRef {
+                src: usize::MAX,
+                offset: 0,
+                size: page.len() as u32,
+                lsn: *lsn,
+            });
+        }
+        let r = *self.pages.get(&(space, page_no))?;
+        buf.resize(r.size as usize, 0);
+        let n = read_full_at(&self.sources[r.src].file, buf, r.offset).ok()?;
+        (n == buf.len()).then_some(r)
+    }
+}
+
+impl BlobSource for PageStore<'_> {
+    /// MariaDB/MySQL 5.x BLOB pages: at the reference's offset a 4-byte part length and the
+    /// next page number, then the part; later pages of the chain start at byte 38.
+    fn read(&self, space: u32, page_no: u32, offset: u32, len: u64, out: &mut Vec<u8>) -> bool {
+        let mut buf = Vec::new();
+        let (mut page, mut off) = (page_no, offset as usize);
+        let mut left = len;
+        let mut hops = 0u64;
+        while left > 0 {
+            hops += 1;
+            if page == u32::MAX || hops > 1 << 20 {
+                return false;
+            }
+            if self.read(space, page, &mut buf).is_none()
+                || be16(&buf, 24) != page_type::BLOB
+                || be32(&buf, 34) != space
+                || off + 8 > buf.len() - 8
+            {
+                return false;
+            }
+            let part = be32(&buf, off) as usize;
+            let next = be32(&buf, off + 4);
+            let start = off + 8;
+            if part == 0 || start + part > buf.len() - 8 || part as u64 > left {
+                return false;
+            }
+            out.extend_from_slice(&buf[start..start + part]);
+            left -= part as u64;
+            page = next;
+            off = 38;
+        }
+        true
+    }
+}
+
+/// The best version seen of a key: its page LSN, and whether it is live.
+type Best = HashMap<Box<[u8]>, (u64, bool), foldhash::fast::RandomState>;
+
+/// Records of each index whose values are checked to choose the index.
+const SAMPLE: u64 = 2000;
+
+impl Candidate {
+    /// Records that would pass, estimated from the sample: records x plausible / sampled.
+    fn estimate(&self) -> u64 {
+        if self.sampled == 0 {
+            return 0;
+        }
+        (self.records as u128 * self.plausible as u128 / self.sampled as u128) as u64
+    }
+}
+
+struct Tried {
+    cand: Candidate,
+    /// Per page with records: the smallest and largest key bytes, and whether it has purged
+    /// records on its free list.
+    ranges: Vec<PageRange>,
+}
+
+struct PageRange {
+    page_no: u32,
+    min: Box<[u8]>,
+    max: Box<[u8]>,
+    free_list: bool,
+}
+
+/// Pages that may hold a key another record also holds: pages whose key ranges (byte order
+/// of the key fields, over every record) overlap another page's, and pages with purged
+/// records. A key found only in the other pages is unique: no map is needed for it.
+fn pages_to_compare(ranges: &mut [PageRange]) -> std::collections::HashSet<u32> {
+    let mut out = std::collections::HashSet::new();
+    ranges.sort_by(|a, b| a.min.cmp(&b.min));
+    let mut i = 0;
+    while i < ranges.len() {
+        let mut j = i + 1;
+        let mut hi = ranges[i].max.clone();
+        while j < ranges.len() && ranges[j].min <= hi {
+            if ranges[j].max > hi {
+                hi = ranges[j].max.clone();
+            }
+            j += 1;
+        }
+        if j - i > 1 {
+            out.extend(ranges[i..j].iter().map(|r| r.page_no));
+        }
+        i = j;
+    }
+    out.extend(ranges.iter().filter(|r| r.free_list).map(|r| r.page_no));
+    out
+}
+
+fn walk(
+    store: &PageStore,
+    layout: &Layout,
+    group: (u32, u64),
+    pages: &[u32],
+    stop: &AtomicBool,
+    mut each: impl FnMut(
+        &[u8],
+        PageRef,
+        u32,
+        Result<&[RawField], Reject>,
+        &Rec,
+    ) -> Result<(), RowsError>,
+) -> Result<(), RowsError> {
+    let mut buf = Vec::new();
+    let mut fields = Vec::new();
+    let (mut seen, mut recs) = (Vec::new(), Vec::new());
+    for &page_no in pages {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let Some(r) = store.read(group.0, page_no, &mut buf) else {
+            continue;
+        };
+        let Some(format) = system_records(&buf) else {
+            continue;
+        };
+        let hdr = IndexHeader::parse(&buf);
+        if hdr.level != 0 || hdr.index_id != group.1 {
+            continue;
+        }
+        record::list(&buf, format, &mut seen, &mut recs);
+        for rec in recs.iter().filter(|r| !r.metadata) {
+            let split =
+                record::split(&buf, rec.origin, format, layout, &mut fields).map(|()| &fields[..]);
+            each(&buf, r, page_no, split, rec)?;
+        }
+    }
+    Ok(())
+}
+
+/// The layout of `group`'s records: after a MariaDB instant ADD COLUMN (the root page gives
+/// n_core_fields), older records have fewer fields and the metadata record holds the values
+/// of the added columns for them.
+fn group_layout(
+    store: &PageStore,
+    base: &Layout,
+    def: &TableDef,
+    group: (u32, u64),
+    warnings: &mut Vec<String>,
+) -> Layout {
+    let mut layout = base.clone();
+    let Some(&n_core) = store.instant_core.get(&group) else {
+        return layout;
+    };
+    if n_core == 0 || n_core >= layout.fields.len() {
+        return layout;
+    }
+    layout.n_core = n_core;
+    let mut buf = Vec::new();
+    let (mut seen, mut recs, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+    for &page_no in &store.leaf_groups[&group] {
+        let Some(_) = store.read(group.0, page_no, &mut buf) else {
+            continue;
+        };
+        let Some(format) = system_records(&buf) else {
+            continue;
+        };
+        record::list(&buf, format, &mut seen, &mut recs);
+        let Some(m) = recs.iter().find(|r| r.metadata) else {
+            continue;
+        };
+        if m.deleted {
+            warnings.push(format!(
+                "space {} index {}: the table had an instant DROP or reorder of columns (MariaDB metadata BLOB), which dbio does not decode: rows may be rejected or wrong",
+                group.0, group.1
+            ));
+            return layout;
+        }
+        if record::split(&buf, m.origin, format, &layout, &mut fields).is_ok() {
+            if let Ok(row) = record::decode(&buf, def, &layout, &fields, false, store) {
+                layout.defaults = row.values;
+                return layout;
+            }
+        }
+    }
+    warnings.push(format!(
+        "space {} index {}: columns were added instantly but the metadata record with their default values was not found: NULL is written for them in rows older than the ADD COLUMN",
+        group.0, group.1
+    ));
+    layout
+}
+
+/// Decodes the rows of `opts.def` from the pages in `store`, newest version of each key,
+/// handing each row to `sink` in page order. Once `stop` is set, no further page is read.
+pub fn run(
+    store: &PageStore,
+    opts: &Options,
+    stop: &AtomicBool,
+    sink: &mut dyn RowSink,
+) -> Result<Summary, RowsError> {
+    let def = &opts.def;
+    let base = Layout::clustered(def);
+    let mut summary = Summary {
+        definition: def.source.clone(),
+        table: def.name.clone(),
+        warnings: store.warnings.clone(),
+        ..Summary::default()
+    };
+    // Pass 1: every leaf group tried; the newest version of each key remembered.
+    let mut tried: Vec<Tried> = Vec::new();
+    for (&group, pages) in &store.leaf_groups {
+        if opts.space_id.is_some_and(|s| s != group.0)
+            || opts.index_id.is_some_and(|i| i != group.1)
+        {
+            continue;
+        }
+        let layout = group_layout(store, &base, def, group, &mut Vec::new());
+        let mut cand = Candidate {
+            space_id: group.0,
+            index_id: group.1,
+            pages: pages.len() as u64,
+            records: 0,
+            sampled: 0,
+            plausible: 0,
+            rejected: BTreeMap::new(),
+        };
+        let mut ranges: Vec<PageRange> = Vec::new();
+        let mut key = Vec::new();
+        let mut rej: BTreeMap<Reject, u64> = BTreeMap::new();
+        walk(
+            store,
+            &layout,
+            group,
+            pages,
+            stop,
+            |p, _, page_no, fields, rec| {
+                cand.records += 1;
+                let fields = match fields {
+                    Ok(f) => f,
+                    Err(e) => {
+                        *rej.entry(e).or_default() += 1;
+                        return Ok(());
+                    }
+                };
+                // The values of the first SAMPLE records are checked here (to choose the
+                // index); every record is checked when it is written.
+                if cand.sampled < SAMPLE {
+                    cand.sampled += 1;
+                    match record::decode(p, def, &layout, fields, rec.deleted, store) {
+                        Ok(_) => cand.plausible += 1,
+                        Err(e) => {
+                            *rej.entry(e).or_default() += 1;
+                            return Ok(());
+                        }
+                    }
+                }
+                record::key_bytes(p, &layout, fields, &mut key);
+                match ranges.last_mut() {
+                    Some(r) if r.page_no == page_no => {
+                        if key[..] < r.min[..] {
+                            r.min = key.as_slice().into();
+                        }
+                        if key[..] > r.max[..] {
+                            r.max = key.as_slice().into();
+                        }
+                        r.free_list |= rec.purged;
+                    }
+                    _ => ranges.push(PageRange {
+                        page_no,
+                        min: key.as_slice().into(),
+                        max: key.as_slice().into(),
+                        free_list: rec.purged,
+                    }),
+                }
+                Ok(())
+            },
+        )?;
+        cand.rejected = rej
+            .iter()
+            .map(|(k, v)| (k.name().to_string(), *v))
+            .collect();
+        tried.push(Tried { cand, ranges });
+    }
+    summary.candidates = tried.iter().map(|t| t.cand.clone()).collect();
+    let pick = tried
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            opts.index_id.is_some()
+                || (t.cand.plausible > 0 && t.cand.plausible * 2 >= t.cand.sampled)
+        })
+        .max_by_key(|(_, t)| {
+            (
+                t.cand.estimate(),
+                std::cmp::Reverse((t.cand.space_id, t.cand.index_id)),
+            )
+        })
+        .map(|(i, _)| i);
+    let Some(pick) = pick else {
+        let tried_s = if summary.candidates.is_empty() {
+            "no leaf INDEX pages found".to_string()
+        } else {
+            summary
+                .candidates
+                .iter()
+                .map(|c| {
+                    let why: Vec<String> =
+                        c.rejected.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                    format!(
+                        "space {} index {}: {} of {} records checked fit{}",
+                        c.space_id,
+                        c.index_id,
+                        c.plausible,
+                        c.sampled,
+                        if why.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", rejected: {}", why.join(", "))
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        return Err(RowsError::NoIndex {
+            table: def.name.clone(),
+            tried: tried_s,
+        });
+    };
+    let Tried { cand, mut ranges } = tried.swap_remove(pick);
+    let others: Vec<String> = summary
+        .candidates
+        .iter()
+        .filter(|c| {
+            c.plausible > 0
+                && c.plausible * 2 >= c.sampled
+                && (c.space_id, c.index_id) != (cand.space_id, cand.index_id)
+        })
+        .map(|c| {
+            format!(
+                "space {} index {} ({} of {} records checked fit)",
+                c.space_id, c.index_id, c.plausible, c.sampled
+            )
+        })
+        .collect();
+    if !others.is_empty() {
+        summary.warnings.push(format!(
+            "decoded space {} index {}; other indexes also hold records that fit the definition: {} (choose one with --space-id/--index-id)",
+            cand.space_id,
+            cand.index_id,
+            others.join(", ")
+        ));
+    }
+    summary.space_id = Some(cand.space_id);
+    summary.index_id = Some(cand.index_id);
+    summary.pages_decoded = cand.pages;
+    summary.records_seen = cand.records;
+    sink.begin(&summary).map_err(RowsError::Write)?;
+    // The newest version of each key that more than one record may hold.
+    let group = (cand.space_id, cand.index_id);
+    let pages = &store.leaf_groups[&group];
+    let layout = group_layout(store, &base, def, group, &mut summary.warnings);
+    let compare = pages_to_compare(&mut ranges);
+    drop(ranges);
+    let mut best: Best = Best::default();
+    let mut key = Vec::new();
+    if !compare.is_empty() {
+        let cmp_pages: Vec<u32> = pages
+            .iter()
+            .copied()
+            .filter(|p| compare.contains(p))
+            .collect();
+        walk(
+            store,
+            &layout,
+            group,
+            &cmp_pages,
+            stop,
+            |p, r, _, fields, rec| {
+                if let Ok(fields) = fields {
+                    record::key_bytes(p, &layout, fields, &mut key);
+                    let v = (r.lsn, !rec.deleted);
+                    match best.get_mut(&key[..]) {
+                        Some(e) => {
+                            if v > *e {
+                                *e = v;
+                            }
+                        }
+                        None => {
+                            best.insert(key.as_slice().into(), v);
+                        }
+                    }
+                }
+                Ok(())
+            },
+        )?;
+    }
+    // Pass 2: decode again and write the newest version of each key, once.
+    let mut rejected: BTreeMap<Reject, u64> = BTreeMap::new();
+    let (mut written, mut deleted_written, mut dups, mut filtered) = (0u64, 0u64, 0u64, 0u64);
+    walk(
+        store,
+        &layout,
+        group,
+        pages,
+        stop,
+        |p, r, page_no, fields, rec| {
+            let fields = match fields {
+                Ok(f) => f,
+                Err(e) => {
+                    *rejected.entry(e).or_default() += 1;
+                    return Ok(());
+                }
+            };
+            let row = match record::decode(p, def, &layout, fields, rec.deleted, store) {
+                Ok(row) => row,
+                Err(e) => {
+                    *rejected.entry(e).or_default() += 1;
+                    return Ok(());
+                }
+            };
+            if compare.contains(&page_no) {
+                record::key_bytes(p, &layout, fields, &mut key);
+                match best.get(&key[..]) {
+                    Some(&b) if b == (r.lsn, !rec.deleted) => {
+                        best.remove(&key[..]);
+                    }
+                    _ => {
+                        dups += 1;
+                        return Ok(());
+                    }
+                }
+            }
+            let keep = match opts.deleted {
+                Deleted::Exclude => !row.deleted,
+                Deleted::Include => true,
+                Deleted::Only => row.deleted,
+            };
+            if !keep {
+                filtered += 1;
+                return Ok(());
+            }
+            let meta = RowMeta {
+                space_id: group.0,
+                page_no,
+                lsn: r.lsn,
+            };
+            sink.row(&row, &meta).map_err(RowsError::Write)?;
+            written += 1;
+            deleted_written += row.deleted as u64;
+            Ok(())
+        },
+    )?;
+    summary.rows_written = written;
+    summary.deleted_rows_written = deleted_written;
+    summary.duplicates_dropped = dups;
+    summary.filtered_out = filtered;
+    summary.rejected = rejected
+        .into_iter()
+        .map(|(k, v)| (k.name().to_string(), v))
+        .collect();
+    summary.interrupted = stop.load(Ordering::Relaxed);
+    sink.end(&summary).map_err(RowsError::Write)?;
+    Ok(summary)
+}
+
+/// The files to read: a directory (a PAGES_DIR written by `innodb pages`) stands for the
+/// `.pages` and `.page` files under it, in name order; other paths are kept as given.
+pub fn expand_inputs(paths: &[std::path::PathBuf]) -> std::io::Result<Vec<std::path::PathBuf>> {
+    fn walk_dir(d: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+        let mut entries: Vec<_> = std::fs::read_dir(d)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let ft = e.file_type()?;
+            let p = e.path();
+            if ft.is_dir() {
+                walk_dir(&p, out)?;
+            } else if ft.is_file() && p.extension().is_some_and(|x| x == "pages" || x == "page") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk_dir(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The summary for people (stderr): what was read, written, rejected and dropped.
+pub fn summary_text(s: &Summary) -> String {
+    let mut out = format!(
+        "innodb rows: table `{}` (definition: {}), space {} index {}: {} leaf page(s), {} record(s); {} row(s) written ({} deleted), {} filtered out by the deleted filter, {} older version(s) dropped, {} rejected",
+        s.table,
+        s.definition,
+        s.space_id.map_or("-".into(), |v| v.to_string()),
+        s.index_id.map_or("-".into(), |v| v.to_string()),
+        s.pages_decoded,
+        s.records_seen,
+        s.rows_written,
+        s.deleted_rows_written,
+        s.filtered_out,
+        s.duplicates_dropped,
+        s.rejected.values().sum::<u64>(),
+    );
+    if !s.rejected.is_empty() {
+        let why: Vec<String> = s.rejected.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        out.push_str(&format!(" ({})", why.join(", ")));
+    }
+    if s.interrupted {
+        out.push_str("; interrupted: the pages after the signal were not read");
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(page_no: u32, min: u8, max: u8, free_list: bool) -> PageRange {
+        PageRange {
+            page_no,
+            min: vec![min].into(),
+            max: vec![max].into(),
+            free_list,
+        }
+    }
+
+    #[test]
+    fn only_overlapping_pages_and_free_lists_are_compared() {
+        let mut v = vec![
+            r(4, 10, 19, false),
+            r(5, 20, 29, false),
+            r(6, 25, 26, false), // inside page 5's range
+            r(7, 40, 49, true),  // purged records: compared
+            r(8, 30, 39, false),
+            r(9, 0, 1, false),
+        ];
+        let mut got: Vec<u32> = pages_to_compare(&mut v).into_iter().collect();
+        got.sort();
+        assert_eq!(got, [5, 6, 7]);
+    }
+}

@@ -1,0 +1,1015 @@
+//! A chunked job: plan (key, EXPLAIN, estimates), then with `execute` the walk.
+//!
+//! Each chunk: find its upper bound (the key `n` rows after the last committed bound, not past
+//! the job's end), then in one transaction run the statement over `key > lower AND key <=
+//! upper AND (condition)`; `--archive` first reads the rows `FOR UPDATE`, writes them and
+//! flushes the file, then deletes them, and checks the DELETE removed exactly the rows
+//! archived. A checkpoint is written after the commit; an archive or update chunk also writes
+//! one just before its commit (`pending`), so a resumed job can tell whether it committed: an
+//! archived chunk by looking for one of its rows (still there: it did not), an update only by
+//! asking the user (`--pending redo|skip`). A delete needs no pending record: deleting the
+//! same range again finds nothing.
+
+use crate::archive::{Archive, Format};
+use crate::guard::{Cause, Decision, Guard, GuardConfig};
+use crate::key::{self, Key};
+use crate::server::{self, Replica};
+use crate::sizer::{ChunkSizer, SizerConfig};
+use crate::state::{self, Checkpoint, Pending, Totals};
+use crate::value::{ColumnKind, KeyValue};
+use crate::window::Window;
+use crate::Error;
+use dbio_report::mysql_chunk::{ChunkPlan, ChunkResult, ChunkRun, Pause};
+use mysql::prelude::Queryable;
+use mysql::{Conn, Value};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// What each chunk does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// DELETE the rows.
+    Delete,
+    /// Write the rows to `path`, and with `delete` then DELETE them.
+    Archive {
+        /// The archive file.
+        path: PathBuf,
+        /// Its format.
+        format: Format,
+        /// Delete the archived rows.
+        delete: bool,
+    },
+    /// UPDATE the rows with this SET list.
+    Update {
+        /// `SET status = 'old'` (the `SET` is optional).
+        set: String,
+    },
+}
+
+impl Action {
+    /// `delete`, `archive`, `archive+delete` or `update`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Delete => "delete",
+            Action::Archive { delete: false, .. } => "archive",
+            Action::Archive { delete: true, .. } => "archive+delete",
+            Action::Update { .. } => "update",
+        }
+    }
+}
+
+/// What to do with an update chunk that was committing when the last run died.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PendingPolicy {
+    /// Refuse to resume (say what to check).
+    #[default]
+    Refuse,
+    /// Run the chunk again (the SET is idempotent, or it did not commit).
+    Redo,
+    /// Take it as committed.
+    Skip,
+}
+
+/// A job.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// `mysql://user[:password]@host[:port][/database]`.
+    pub dsn: String,
+    /// `table` or `db.table`.
+    pub table: String,
+    /// The `--where` condition (none: every row).
+    pub condition: Option<String>,
+    /// What each chunk does.
+    pub action: Action,
+    /// Walk this unique index instead of the primary key.
+    pub key: Option<String>,
+    /// Change data; false is a dry run (plan, EXPLAIN, estimates).
+    pub execute: bool,
+    /// Target chunk time.
+    pub chunk_time: Duration,
+    /// First chunk's size, in key rows.
+    pub chunk_size: u64,
+    /// Smallest chunk.
+    pub chunk_min: u64,
+    /// Largest chunk.
+    pub chunk_max: u64,
+    /// Sleep after each chunk = this x the chunk's time.
+    pub sleep_coef: f64,
+    /// The load guard.
+    pub guard: GuardConfig,
+    /// Replicas whose lag the guard watches.
+    pub replicas: Vec<String>,
+    /// innodb_lock_wait_timeout of the job's session, seconds.
+    pub lock_wait_timeout: u32,
+    /// Retries of a chunk after a lock wait timeout or deadlock.
+    pub retries: u32,
+    /// The checkpoint file (none: `state_dir/chunk-DB.TABLE-JOBID.json`).
+    pub state: Option<PathBuf>,
+    /// Where default checkpoint files go.
+    pub state_dir: PathBuf,
+    /// Continue after the checkpoint's last committed chunk.
+    pub resume: bool,
+    /// See [`PendingPolicy`].
+    pub pending: PendingPolicy,
+    /// Run chunks only inside this daily window (local time).
+    pub window: Option<Window>,
+    /// Stop cleanly after this long.
+    pub run_time: Option<Duration>,
+    /// How often the guard samples while paused.
+    pub check_interval: Duration,
+}
+
+/// One committed chunk, for a progress display.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// Chunks committed in this run.
+    pub chunks: u64,
+    /// Key rows walked (this run).
+    pub rows_walked: u64,
+    /// Rows deleted/updated (this run).
+    pub rows_affected: u64,
+    /// Rows archived (this run).
+    pub rows_archived: u64,
+    /// The next chunk's size.
+    pub chunk_rows: u64,
+    /// The last chunk's time.
+    pub chunk_time: Duration,
+    /// Key rows left to walk when the run began (the server's estimate).
+    pub rows_estimate: u64,
+}
+
+/// Receives the run's events (the binary draws a progress bar and prints pauses).
+pub trait Observer {
+    /// The plan is ready (before the first chunk).
+    fn plan(&mut self, _plan: &ChunkPlan) {}
+    /// A chunk committed.
+    fn chunk(&mut self, _p: &Progress) {}
+    /// A pause began.
+    fn pause(&mut self, _cause: &Cause) {}
+    /// The pause ended after `_paused`.
+    fn resumed(&mut self, _paused: Duration) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+fn values(k: &[KeyValue]) -> Vec<Value> {
+    k.iter().map(KeyValue::to_value).collect()
+}
+
+fn keyvals(v: &[Value]) -> Vec<KeyValue> {
+    v.iter().map(KeyValue::from_value).collect()
+}
+
+fn show(k: &[KeyValue]) -> Vec<String> {
+    k.iter().map(ToString::to_string).collect()
+}
+
+fn show_opt(k: Option<&Vec<KeyValue>>) -> String {
+    k.map_or("the start".into(), |k| format!("({})", show(k).join(", ")))
+}
+
+fn sql(what: impl Into<String>) -> impl FnOnce(mysql::Error) -> Error {
+    let what = what.into();
+    move |source| Error::Sql { what, source }
+}
+
+/// Statement parameters for [`key::range`]'s placeholders: `lower` then `upper` key columns.
+fn bind(b: &key::Bound, lower: Option<&[Value]>, upper: &[Value]) -> Vec<Value> {
+    let n = upper.len();
+    b.params
+        .iter()
+        .map(|&i| {
+            if i < n {
+                lower.expect("a lower bound for its placeholders")[i].clone()
+            } else {
+                upper[i - n].clone()
+            }
+        })
+        .collect()
+}
+
+/// Everything fixed once the plan is made.
+struct Job {
+    table: String,
+    key: Key,
+    condition: Option<String>,
+    set: Option<String>,
+    columns: Vec<String>,
+    key_pos: Vec<usize>,
+}
+
+impl Job {
+    fn range(&self, has_lower: bool) -> key::Bound {
+        key::range(&self.key, has_lower, self.condition.as_deref())
+    }
+
+    /// The statement of one chunk (the DML; for archive-only, the SELECT).
+    fn statement(&self, action: &Action, has_lower: bool) -> (String, key::Bound) {
+        let r = self.range(has_lower);
+        // FORCE INDEX keeps every chunk on the walked key: without it the optimizer may take an
+        // index on the condition's column (when its estimate is smaller), and a chunk would then
+        // read every matching row of the table. Single-table DELETE takes no index hint, the
+        // multi-table form does (same rows, no LIMIT).
+        let sql = match action {
+            Action::Delete | Action::Archive { delete: true, .. } => format!(
+                "DELETE {t} FROM {t} {} WHERE {}",
+                self.force(),
+                r.sql,
+                t = self.table
+            ),
+            Action::Update { .. } => format!(
+                "UPDATE {} {} SET {} WHERE {}",
+                self.table,
+                self.force(),
+                self.set.as_deref().unwrap_or_default(),
+                r.sql
+            ),
+            Action::Archive { delete: false, .. } => self.select(&r, false),
+        };
+        (sql, r)
+    }
+
+    fn force(&self) -> String {
+        format!("FORCE INDEX ({})", key::quote_ident(&self.key.name))
+    }
+
+    fn select(&self, r: &key::Bound, for_update: bool) -> String {
+        let cols: Vec<String> = self.columns.iter().map(|c| key::quote_ident(c)).collect();
+        format!(
+            "SELECT {} FROM {} {} WHERE {} ORDER BY {}{}",
+            cols.join(", "),
+            self.table,
+            self.force(),
+            r.sql,
+            key::column_list(&self.key),
+            if for_update { " FOR UPDATE" } else { "" }
+        )
+    }
+}
+
+/// Plans the job and, with `opts.execute`, runs it. `stop` (Ctrl-C) ends the run after the
+/// chunk in progress, with the checkpoint saved.
+pub fn run(
+    opts: &Options,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+) -> Result<ChunkResult, Error> {
+    let o = server::opts(&opts.dsn)?;
+    let (db, table) = match opts.table.split_once('.') {
+        Some((d, t)) => (d.to_string(), t.to_string()),
+        None => (
+            o.get_db_name().ok_or(Error::NoDatabase)?.to_string(),
+            opts.table.clone(),
+        ),
+    };
+    let qualified = key::qualified(&db, &table);
+    if let Some(c) = &opts.condition {
+        key::check_condition(c)?;
+    }
+    let mut conn = server::connect(&opts.dsn)?;
+    conn.query_drop(format!(
+        "SET SESSION innodb_lock_wait_timeout = {}",
+        opts.lock_wait_timeout.max(1)
+    ))
+    .map_err(sql("setting innodb_lock_wait_timeout"))?;
+    let info = server::table_info(&mut conn, &db, &table)?;
+    if !info.engine.eq_ignore_ascii_case("InnoDB") {
+        return Err(Error::Engine {
+            table: format!("{db}.{table}"),
+            engine: info.engine,
+        });
+    }
+    let k = key::choose_key(
+        &format!("{db}.{table}"),
+        &info.index_columns,
+        opts.key.as_deref(),
+    )?;
+    let set = match &opts.action {
+        Action::Update { set } => Some(key::check_update(set, &k)?),
+        _ => None,
+    };
+    let key_pos = k
+        .columns
+        .iter()
+        .map(|c| info.columns.iter().position(|x| x == c).unwrap_or(0))
+        .collect();
+    let job = Job {
+        table: qualified.clone(),
+        key: k.clone(),
+        condition: opts.condition.clone(),
+        set: set.clone(),
+        columns: info.columns.clone(),
+        key_pos,
+    };
+    let server_id = format!("{}:{}", o.get_ip_or_hostname(), o.get_tcp_port());
+    let action_id = format!(
+        "{}|{}|{}",
+        opts.action.name(),
+        k.name,
+        set.as_deref().unwrap_or("")
+    );
+    let id = state::job_id(
+        &server_id,
+        &db,
+        &table,
+        opts.condition.as_deref().unwrap_or(""),
+        &action_id,
+    );
+    let state_path = opts
+        .state
+        .clone()
+        .unwrap_or_else(|| opts.state_dir.join(state_file_name(&db, &table, &id)));
+
+    if opts.execute {
+        server::lock(&mut conn, &format!("dbio_chunk_{id}"))?;
+    }
+
+    // The checkpoint: resumed, or new.
+    let mut ck = if opts.resume {
+        if !state_path.exists() {
+            return Err(Error::NoState(state_path));
+        }
+        let c = Checkpoint::load(&state_path)?;
+        if c.job != id {
+            return Err(Error::StateMismatch(state_path));
+        }
+        Some(c)
+    } else {
+        if state_path.exists() && opts.execute {
+            let c = Checkpoint::load(&state_path)?;
+            if !c.finished {
+                return Err(Error::StateExists(state_path));
+            }
+        }
+        None
+    };
+
+    let end: Option<Vec<KeyValue>> = match &ck {
+        Some(c) => Some(c.end.clone()),
+        None => conn
+            .query_first::<mysql::Row, _>(key::last_key_sql(&qualified, &k))
+            .map_err(sql("reading the greatest key"))?
+            .map(|r| keyvals(&r.unwrap())),
+    };
+
+    // Settle a chunk that was committing when the last run died.
+    if let Some(c) = ck.as_mut() {
+        if let Some(p) = c.pending.take() {
+            settle_pending(&mut conn, &job, opts, c, p)?;
+            if opts.execute {
+                c.save(&state_path)?;
+            }
+        }
+    }
+    let lower: Option<Vec<KeyValue>> = ck.as_ref().and_then(|c| c.last.clone());
+    let finished_before = ck.as_ref().is_some_and(|c| c.finished);
+
+    // The first chunk's bounds and its EXPLAIN.
+    let sizer_cfg = SizerConfig {
+        target: opts.chunk_time,
+        min: opts.chunk_min,
+        max: opts.chunk_max,
+    };
+    let mut sizer = ChunkSizer::new(sizer_cfg, opts.chunk_size);
+    let (stmt, _) = job.statement(&opts.action, true);
+    let mut explain = dbio_report::mysql_chunk::Explain {
+        access: "none (nothing to walk)".into(),
+        ..Default::default()
+    };
+    if let (Some(end), false) = (&end, finished_before) {
+        let lv = lower.as_deref().map(values);
+        let ev = values(end);
+        let upper = boundary(&mut conn, &job, lv.as_deref(), &ev, sizer.current())?
+            .unwrap_or_else(|| ev.clone());
+        let (s, r) = job.statement(&opts.action, lv.is_some());
+        explain = server::explain(&mut conn, &s, bind(&r, lv.as_deref(), &upper))?;
+        if !bounded(&explain, &k.name) {
+            return Err(Error::NotRange {
+                access: explain.access.clone(),
+                key: explain.key.clone().unwrap_or_else(|| "NULL".into()),
+                want: k.name.clone(),
+                rows: explain.rows.map_or("?".into(), |r| r.to_string()),
+            });
+        }
+    }
+    let matching = match &opts.condition {
+        Some(c) => server::explain(
+            &mut conn,
+            &format!("SELECT 1 FROM {qualified} WHERE ({c})"),
+            vec![],
+        )?
+        .rows
+        .unwrap_or(0),
+        None => info.rows_estimate,
+    };
+    let walked_before = ck.as_ref().map_or(0, |c| c.totals.rows_walked);
+    let left = if end.is_none() || finished_before {
+        0
+    } else {
+        info.rows_estimate.saturating_sub(walked_before).max(1)
+    };
+    let chunks_estimate = left.div_ceil(sizer.current().max(1));
+    let plan = ChunkPlan {
+        key_name: k.name.clone(),
+        key_columns: k.columns.clone(),
+        statement: stmt,
+        explain,
+        table_rows_estimate: info.rows_estimate,
+        condition_rows_estimate: matching,
+        start_chunk_rows: sizer.current(),
+        chunks_estimate,
+        time_estimate_s: chunks_estimate as f64
+            * opts.chunk_time.as_secs_f64()
+            * (1.0 + opts.sleep_coef),
+        chunk_time_s: opts.chunk_time.as_secs_f64(),
+        sleep_coef: opts.sleep_coef,
+        end_key: end.as_deref().map(show).unwrap_or_default(),
+        resume_after: lower.as_deref().map(show),
+        state_file: state_path.display().to_string(),
+    };
+    let mut result = ChunkResult {
+        database: db.clone(),
+        table: table.clone(),
+        action: opts.action.name().to_string(),
+        condition: opts.condition.clone(),
+        execute: opts.execute,
+        plan,
+        run: None,
+    };
+    if !opts.execute {
+        return Ok(result);
+    }
+    obs.plan(&result.plan);
+
+    // The archive.
+    let mut archive = match &opts.action {
+        Action::Archive { path, format, .. } => Some(match &ck {
+            Some(c) => Archive::reopen(path, *format, &qualified, c.archive_bytes)?,
+            None => {
+                Archive::create(path, *format, &qualified, &info.columns).map_err(|e| match e {
+                    Error::Archive { source, .. }
+                        if source.kind() == std::io::ErrorKind::AlreadyExists =>
+                    {
+                        Error::ArchiveExists(path.clone())
+                    }
+                    e => e,
+                })?
+            }
+        }),
+        _ => None,
+    };
+    let mut ck = ck.unwrap_or_else(|| Checkpoint {
+        version: state::VERSION,
+        job: id.clone(),
+        table: format!("{db}.{table}"),
+        key: k.clone(),
+        end: end.clone().unwrap_or_default(),
+        last: None,
+        pending: None,
+        archive_bytes: archive.as_ref().map_or(0, Archive::len),
+        totals: Totals::default(),
+        finished: end.is_none(),
+    });
+    ck.save(&state_path)?;
+
+    let mut walk = Walk {
+        conn: &mut conn,
+        job: &job,
+        opts,
+        archive: archive.as_mut(),
+        ck: &mut ck,
+        state_path: &state_path,
+        committing: false,
+    };
+    let run = walk.run(&mut sizer, stop, obs, left)?;
+    result.run = Some(ChunkRun {
+        archive_file: archive.as_ref().map(|a| a.path().display().to_string()),
+        archive_bytes: archive.as_ref().map(Archive::len),
+        job_rows_affected: ck.totals.rows_affected,
+        last_key: ck.last.as_deref().map(show),
+        ..run
+    });
+    Ok(result)
+}
+
+/// The default checkpoint's file name: `chunk-DB.TABLE-ID.json`, every character of the names
+/// that is not a letter, digit, `_` or `-` replaced by `_` (a quoted MySQL name may hold `/`).
+pub fn state_file_name(db: &str, table: &str, id: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    format!("chunk-{}.{}-{id}.json", clean(db), clean(table))
+}
+
+/// Whether EXPLAIN shows a chunk bounded by the key: a range scan of the walked index (or a
+/// condition the server proved false: the chunk reads nothing).
+pub fn bounded(e: &dbio_report::mysql_chunk::Explain, key: &str) -> bool {
+    let impossible = e.extra.as_deref().is_some_and(|x| x == "Impossible WHERE");
+    impossible || (e.access == "range" && e.key.as_deref() == Some(key))
+}
+
+/// The upper bound of the chunk of `n` key rows after `lower`: `None` when fewer are left
+/// (the chunk then ends at the job's end).
+fn boundary(
+    conn: &mut Conn,
+    job: &Job,
+    lower: Option<&[Value]>,
+    end: &[Value],
+    n: u64,
+) -> Result<Option<Vec<Value>>, Error> {
+    let (s, r) = key::boundary_sql(&job.table, &job.key, lower.is_some(), n);
+    let row: Option<mysql::Row> = conn
+        .exec_first(s, bind(&r, lower, end))
+        .map_err(sql("finding the next chunk's bound"))?;
+    Ok(row.map(mysql::Row::unwrap))
+}
+
+/// Decides whether the chunk of a pending record committed, and updates the checkpoint.
+fn settle_pending(
+    conn: &mut Conn,
+    job: &Job,
+    opts: &Options,
+    c: &mut Checkpoint,
+    p: Pending,
+) -> Result<(), Error> {
+    let committed = match &opts.action {
+        Action::Update { .. } => match opts.pending {
+            PendingPolicy::Refuse => {
+                return Err(Error::PendingUpdate {
+                    after: show_opt(c.last.as_ref()),
+                    upper: show_opt(Some(&p.upper)),
+                })
+            }
+            PendingPolicy::Redo => false,
+            PendingPolicy::Skip => true,
+        },
+        _ => match &p.probe {
+            // The DELETE removed this row: present means the chunk did not commit.
+            Some(probe) => {
+                let cond: Vec<String> = job
+                    .key
+                    .columns
+                    .iter()
+                    .map(|c| format!("{} = ?", key::quote_ident(c)))
+                    .collect();
+                let found: Option<i64> = conn
+                    .exec_first(
+                        format!("SELECT 1 FROM {} WHERE {}", job.table, cond.join(" AND ")),
+                        values(probe),
+                    )
+                    .map_err(sql("checking whether the last chunk committed"))?;
+                found.is_none()
+            }
+            None => false,
+        },
+    };
+    if committed {
+        c.last = Some(p.upper);
+        c.archive_bytes = p.archive_after;
+        c.totals.chunks += 1;
+        c.totals.rows_walked += p.walked;
+        c.totals.rows_affected += p.rows;
+        if matches!(opts.action, Action::Archive { .. }) {
+            c.totals.rows_archived += p.rows;
+        }
+    } else {
+        c.archive_bytes = p.archive_before;
+    }
+    Ok(())
+}
+
+/// The outcome of one chunk.
+struct Done {
+    upper: Vec<Value>,
+    walked: u64,
+    affected: u64,
+    archived: u64,
+    last: bool,
+}
+
+struct Walk<'a> {
+    conn: &'a mut Conn,
+    job: &'a Job,
+    opts: &'a Options,
+    archive: Option<&'a mut Archive>,
+    ck: &'a mut Checkpoint,
+    state_path: &'a std::path::Path,
+    /// Set while COMMIT is in flight: a failure then leaves the chunk's outcome unknown, so
+    /// the archive and the pending record are kept for the resumed run to settle.
+    committing: bool,
+}
+
+/// A pause in progress.
+struct Open {
+    cause: Cause,
+    began: Instant,
+    at: Duration,
+}
+
+fn pause_record(cause: &Cause, at: Duration, lasted: Duration) -> Pause {
+    let (kind, subject, value, limit) = match cause {
+        Cause::Load {
+            variable,
+            value,
+            max,
+            ..
+        } => ("load", variable.clone(), Some(*value), Some(*max)),
+        Cause::CriticalLoad {
+            variable,
+            value,
+            max,
+        } => ("critical_load", variable.clone(), Some(*value), Some(*max)),
+        Cause::ReplicaLag {
+            replica,
+            lag_s,
+            max_s,
+        } => ("replica_lag", replica.clone(), Some(*lag_s), Some(*max_s)),
+        Cause::History { length, max } => (
+            "history",
+            "history list length".into(),
+            Some(*length as f64),
+            Some(*max as f64),
+        ),
+        Cause::Window { window, .. } => ("window", window.clone(), None, None),
+    };
+    Pause {
+        cause: kind.into(),
+        message: cause.to_string(),
+        subject,
+        value,
+        limit,
+        at_s: at.as_secs_f64(),
+        duration_s: lasted.as_secs_f64(),
+    }
+}
+
+/// Sleeps `d` in slices, returning early when `stop` is set.
+fn nap(d: Duration, stop: &AtomicBool) {
+    let end = Instant::now() + d;
+    while !stop.load(Ordering::SeqCst) {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+    }
+}
+
+impl Walk<'_> {
+    fn run(
+        &mut self,
+        sizer: &mut ChunkSizer,
+        stop: &AtomicBool,
+        obs: &mut dyn Observer,
+        estimate: u64,
+    ) -> Result<ChunkRun, Error> {
+        let t0 = Instant::now();
+        let mut guard = Guard::new(self.opts.guard.clone());
+        let variables = self.opts.guard.variables();
+        let mut replicas: Vec<Replica> =
+            self.opts.replicas.iter().map(|d| Replica::new(d)).collect();
+        let mut r = ChunkRun {
+            chunk_rows_min: u64::MAX,
+            ..ChunkRun::default()
+        };
+        let mut times: Vec<f64> = Vec::new();
+        let mut open: Option<Open> = None;
+        let mut working = Duration::ZERO;
+        let mut sleeping = Duration::ZERO;
+        let mut paused = Duration::ZERO;
+        let close = |open: &mut Option<Open>,
+                     r: &mut ChunkRun,
+                     paused: &mut Duration,
+                     obs: &mut dyn Observer| {
+            if let Some(o) = open.take() {
+                let lasted = o.began.elapsed();
+                *paused += lasted;
+                r.pauses.push(pause_record(&o.cause, o.at, lasted));
+                obs.resumed(lasted);
+            }
+        };
+        let outcome = loop {
+            if self.ck.finished {
+                break "finished";
+            }
+            if stop.load(Ordering::SeqCst) {
+                break "interrupted";
+            }
+            if self.opts.run_time.is_some_and(|rt| t0.elapsed() >= rt) {
+                break "run_time";
+            }
+            // The window, then the guard.
+            let mut cause = None;
+            if let Some(w) = &self.opts.window {
+                let now = jiff::Zoned::now().time();
+                if !w.contains(now) {
+                    cause = Some(Cause::Window {
+                        window: w.to_string(),
+                        now: now.strftime("%H:%M:%S").to_string(),
+                    });
+                }
+            }
+            if cause.is_none() {
+                let s = server::sample(
+                    self.conn,
+                    &variables,
+                    &mut replicas,
+                    self.opts.guard.max_history.is_some(),
+                )?;
+                match guard.decide(&s, t0.elapsed()) {
+                    Decision::Run => {}
+                    Decision::Pause(c) => cause = Some(c),
+                    Decision::Stop(h) => {
+                        r.stop_reason = Some(h.to_string());
+                        break "stopped";
+                    }
+                }
+            }
+            if let Some(c) = cause {
+                if open.is_none() {
+                    obs.pause(&c);
+                    open = Some(Open {
+                        cause: c,
+                        began: Instant::now(),
+                        at: t0.elapsed(),
+                    });
+                }
+                nap(self.opts.check_interval, stop);
+                continue;
+            }
+            close(&mut open, &mut r, &mut paused, obs);
+
+            let started = Instant::now();
+            let d = self.chunk(sizer, &mut r.retries)?;
+            let took = started.elapsed();
+            working += took;
+            r.chunks += 1;
+            r.rows_walked += d.walked;
+            r.rows_affected += d.affected;
+            r.rows_archived += d.archived;
+            if d.walked > 0 {
+                r.chunk_rows_min = r.chunk_rows_min.min(d.walked);
+                r.chunk_rows_max = r.chunk_rows_max.max(d.walked);
+                r.chunk_rows_last = d.walked;
+            }
+            times.push(took.as_secs_f64() * 1e3);
+            sizer.record(d.walked, took);
+            obs.chunk(&Progress {
+                chunks: r.chunks,
+                rows_walked: r.rows_walked,
+                rows_affected: r.rows_affected,
+                rows_archived: r.rows_archived,
+                chunk_rows: sizer.current(),
+                chunk_time: took,
+                rows_estimate: estimate,
+            });
+            if d.last {
+                break "finished";
+            }
+            let nap_for = took.mul_f64(self.opts.sleep_coef.max(0.0));
+            let s0 = Instant::now();
+            nap(nap_for, stop);
+            sleeping += s0.elapsed();
+        };
+        close(&mut open, &mut r, &mut paused, obs);
+        if r.chunk_rows_min == u64::MAX {
+            r.chunk_rows_min = 0;
+        }
+        times.sort_by(f64::total_cmp);
+        r.chunk_time_p50_ms = times.get(times.len() / 2).copied().unwrap_or(0.0);
+        r.chunk_time_max_ms = times.last().copied().unwrap_or(0.0);
+        r.outcome = outcome.into();
+        let elapsed = t0.elapsed();
+        r.elapsed_s = elapsed.as_secs_f64();
+        r.working_s = working.as_secs_f64();
+        r.sleeping_s = sleeping.as_secs_f64();
+        r.paused_s = paused.as_secs_f64();
+        let done = if matches!(self.opts.action, Action::Archive { delete: false, .. }) {
+            r.rows_archived
+        } else {
+            r.rows_affected
+        };
+        r.rows_per_s = if r.elapsed_s > 0.0 {
+            done as f64 / r.elapsed_s
+        } else {
+            0.0
+        };
+        Ok(r)
+    }
+
+    /// Runs one chunk (with retries), commits it and saves the checkpoint.
+    fn chunk(&mut self, sizer: &mut ChunkSizer, retries: &mut u64) -> Result<Done, Error> {
+        let lower = self.ck.last.as_deref().map(values);
+        let end = values(&self.ck.end);
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            let before = self.archive.as_ref().map_or(0, |a| a.len());
+            match self.try_chunk(lower.as_deref(), &end, sizer.current(), before) {
+                Ok(d) => {
+                    self.ck.last = Some(keyvals(&d.upper));
+                    self.ck.pending = None;
+                    self.ck.archive_bytes = self.archive.as_ref().map_or(0, |a| a.len());
+                    self.ck.totals.chunks += 1;
+                    self.ck.totals.rows_walked += d.walked;
+                    self.ck.totals.rows_affected += d.affected;
+                    self.ck.totals.rows_archived += d.archived;
+                    self.ck.finished = d.last;
+                    self.ck.save(self.state_path)?;
+                    return Ok(d);
+                }
+                Err(e) if self.committing => return Err(e),
+                Err(e) => {
+                    let _ = self.conn.query_drop("ROLLBACK");
+                    if let Some(a) = self.archive.as_mut() {
+                        a.truncate(before)?;
+                    }
+                    if self.ck.pending.take().is_some() {
+                        self.ck.save(self.state_path)?;
+                    }
+                    match e {
+                        Error::Sql { source, .. } if server::is_lock_conflict(&source) => {
+                            if attempt > self.opts.retries {
+                                return Err(Error::Retries {
+                                    after: show_opt(self.ck.last.as_ref()),
+                                    attempts: attempt,
+                                    source,
+                                });
+                            }
+                            *retries += 1;
+                            sizer.shrink();
+                        }
+                        e => return Err(e),
+                    }
+                }
+            }
+        }
+    }
+
+    fn try_chunk(
+        &mut self,
+        lower: Option<&[Value]>,
+        end: &[Value],
+        n: u64,
+        before: u64,
+    ) -> Result<Done, Error> {
+        let job = self.job;
+        let found = boundary(self.conn, job, lower, end, n)?;
+        // No row n rows on, or that row is the end key itself: this is the last chunk.
+        let last = found.as_deref().is_none_or(|u| u == end);
+        let upper = found.unwrap_or_else(|| end.to_vec());
+        let walked = if last {
+            let r = key::range(&job.key, lower.is_some(), None);
+            self.conn
+                .exec_first::<u64, _, _>(
+                    format!("SELECT COUNT(*) FROM {} WHERE {}", job.table, r.sql),
+                    bind(&r, lower, &upper),
+                )
+                .map_err(sql("counting the last chunk's rows"))?
+                .unwrap_or(0)
+        } else {
+            n
+        };
+        let range = job.range(lower.is_some());
+        let params = bind(&range, lower, &upper);
+        self.conn
+            .query_drop("START TRANSACTION")
+            .map_err(sql("START TRANSACTION"))?;
+        let (mut affected, mut archived) = (0u64, 0u64);
+        let mut probe = None;
+        if let Some(a) = self.archive.as_mut() {
+            let delete = matches!(self.opts.action, Action::Archive { delete: true, .. });
+            let mut res = self
+                .conn
+                .exec_iter(job.select(&range, delete), params.clone())
+                .map_err(sql("reading the chunk's rows"))?;
+            let kinds: Vec<ColumnKind> =
+                res.columns().as_ref().iter().map(ColumnKind::of).collect();
+            let mut rows = Vec::new();
+            for row in res.by_ref() {
+                rows.push(row.map_err(sql("reading the chunk's rows"))?.unwrap());
+            }
+            drop(res);
+            archived = rows.len() as u64;
+            if let Some(first) = rows.first() {
+                probe = Some(
+                    job.key_pos
+                        .iter()
+                        .map(|&i| KeyValue::from_value(&first[i]))
+                        .collect(),
+                );
+            }
+            let bytes = a.render(&job.columns, &kinds, &rows);
+            a.append(&bytes)?;
+        }
+        let dml = match &self.opts.action {
+            Action::Delete | Action::Archive { delete: true, .. } => {
+                Some(job.statement(&self.opts.action, lower.is_some()).0)
+            }
+            Action::Update { .. } => Some(job.statement(&self.opts.action, lower.is_some()).0),
+            Action::Archive { delete: false, .. } => None,
+        };
+        if let Some(dml) = dml {
+            self.conn
+                .exec_drop(dml, params)
+                .map_err(sql("the chunk's statement"))?;
+            affected = self.conn.affected_rows();
+        }
+        if let Action::Archive { delete: true, .. } = self.opts.action {
+            if affected != archived {
+                return Err(Error::ArchiveMismatch {
+                    upper: show_opt(Some(&keyvals(&upper))),
+                    archived,
+                    deleted: affected,
+                });
+            }
+        }
+        let needs_pending = matches!(
+            self.opts.action,
+            Action::Update { .. } | Action::Archive { delete: true, .. }
+        );
+        if needs_pending && (affected > 0 || archived > 0) {
+            self.ck.pending = Some(Pending {
+                upper: keyvals(&upper),
+                archive_before: before,
+                archive_after: self.archive.as_ref().map_or(0, |a| a.len()),
+                rows: affected,
+                walked,
+                probe,
+            });
+            self.ck.save(self.state_path)?;
+        }
+        self.committing = true;
+        self.conn.query_drop("COMMIT").map_err(sql(
+            "COMMIT (the chunk's outcome is unknown: --resume settles it)",
+        ))?;
+        self.committing = false;
+        Ok(Done {
+            upper,
+            walked,
+            affected,
+            archived,
+            last,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_report::mysql_chunk::Explain;
+
+    fn ex(access: &str, key: Option<&str>, extra: Option<&str>) -> Explain {
+        Explain {
+            access: access.into(),
+            key: key.map(Into::into),
+            rows: Some(10),
+            extra: extra.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn default_state_file_names_stay_in_their_directory() {
+        assert_eq!(
+            state_file_name("shop", "orders", "ab"),
+            "chunk-shop.orders-ab.json"
+        );
+        assert_eq!(
+            state_file_name("a/..", "t b", "ab"),
+            "chunk-a___.t_b-ab.json"
+        );
+    }
+
+    #[test]
+    fn only_a_range_scan_of_the_walked_key_is_bounded() {
+        assert!(bounded(
+            &ex("range", Some("PRIMARY"), Some("Using where")),
+            "PRIMARY"
+        ));
+        assert!(!bounded(&ex("ALL", None, Some("Using where")), "PRIMARY"));
+        assert!(!bounded(&ex("index", Some("PRIMARY"), None), "PRIMARY"));
+        assert!(!bounded(&ex("range", Some("created"), None), "PRIMARY"));
+        assert!(!bounded(&ex("ref", Some("PRIMARY"), None), "PRIMARY"));
+        assert!(bounded(&ex("", None, Some("Impossible WHERE")), "PRIMARY"));
+        // A const row read through another index first is not the key's range.
+        assert!(!bounded(
+            &ex(
+                "",
+                None,
+                Some("Impossible WHERE noticed after reading const tables")
+            ),
+            "PRIMARY"
+        ));
+    }
+}

@@ -1,0 +1,205 @@
+//! dbio's work on a live MySQL or MariaDB server, on the synchronous `mysql` crate.
+//!
+//! [`job`] runs a chunked delete, archive or update: a keyset walk over the primary key (or a
+//! named unique key) in bounded ranges, each chunk its own short transaction, sized to take a
+//! target time ([`sizer`]), followed by a sleep proportional to it, paused by a load guard
+//! with hysteresis ([`guard`]) and a time window ([`window`]), checkpointed after every chunk
+//! ([`state`]), archived rows flushed to disk before their DELETE commits ([`archive`]).
+//! The decisions are pure code with unit tests; [`server`] holds the thin SQL.
+//!
+//! This crate never prints and never exits.
+#![deny(missing_docs)]
+
+pub mod archive;
+pub mod guard;
+pub mod job;
+pub mod key;
+pub mod server;
+pub mod sizer;
+pub mod state;
+pub mod value;
+pub mod window;
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in a job.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The DSN does not parse.
+    #[error("DSN '{dsn}' is not mysql://user[:password]@host[:port]/database: {message}")]
+    Dsn {
+        /// The DSN, password removed.
+        dsn: String,
+        /// What the parser said.
+        message: String,
+    },
+    /// Connecting failed.
+    #[error("cannot connect to {dsn}")]
+    Connect {
+        /// The DSN, password removed.
+        dsn: String,
+        /// The client's error.
+        #[source]
+        source: mysql::Error,
+    },
+    /// A statement failed.
+    #[error("{what} failed")]
+    Sql {
+        /// What was being done.
+        what: String,
+        /// The server's or the client's error.
+        #[source]
+        source: mysql::Error,
+    },
+    /// No database in the DSN nor in the table name.
+    #[error("no database: give it in the DSN (mysql://host/DB) or as --table DB.TABLE")]
+    NoDatabase,
+    /// The table does not exist.
+    #[error("table {0} does not exist")]
+    NoTable(String),
+    /// The table is not InnoDB: no transactions, no row locks.
+    #[error(
+        "table {table} uses engine {engine}: chunked jobs need InnoDB (transactions, row locks)"
+    )]
+    Engine {
+        /// The table.
+        table: String,
+        /// Its engine.
+        engine: String,
+    },
+    /// The key cannot be walked.
+    #[error(transparent)]
+    Key(#[from] key::KeyError),
+    /// The condition or the SET list is refused.
+    #[error(transparent)]
+    SqlText(#[from] key::SqlTextError),
+    /// EXPLAIN shows the chunk's statement is not a range scan of the key.
+    #[error("EXPLAIN of one chunk's statement shows access type '{access}' on index {key} ({rows} rows estimated), not a range scan of the walked key {want}: the chunks would not be bounded by the key range, so nothing was done. Check --where: a function over a key column defeats the range, and a condition on another indexed column can win over the key (walk that index with --key if it is unique and NOT NULL)")]
+    NotRange {
+        /// EXPLAIN's type.
+        access: String,
+        /// EXPLAIN's key.
+        key: String,
+        /// The key walked.
+        want: String,
+        /// EXPLAIN's rows.
+        rows: String,
+    },
+    /// Another copy of the job holds its lock.
+    #[error("another copy of this job is running (it holds the server lock '{0}'): not starting a second one")]
+    Locked(String),
+    /// The archive file.
+    #[error("archive {path}: {what}")]
+    Archive {
+        /// The archive.
+        path: PathBuf,
+        /// What failed.
+        what: &'static str,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The archive is shorter than its checkpoint says.
+    #[error("archive {path} holds {have} bytes, its checkpoint says {want}: it is not this job's archive or it lost rows; not resuming")]
+    ArchiveShort {
+        /// The archive.
+        path: PathBuf,
+        /// Its length.
+        have: u64,
+        /// The checkpoint's.
+        want: u64,
+    },
+    /// The checkpoint file.
+    #[error("checkpoint {path}: {what}")]
+    State {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        what: &'static str,
+        /// The cause.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A checkpoint of another format version.
+    #[error("checkpoint {path} has format version {version}; this dbio reads version 1")]
+    StateVersion {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        version: u32,
+    },
+    /// A checkpoint exists and neither --resume nor a fresh start was asked for.
+    #[error(
+        "checkpoint {0} exists: continue the job with --resume, or remove the file to start over"
+    )]
+    StateExists(PathBuf),
+    /// --resume with a checkpoint of another job.
+    #[error(
+        "checkpoint {0} belongs to another job (other table, condition or action): not resuming"
+    )]
+    StateMismatch(PathBuf),
+    /// --resume without a checkpoint.
+    #[error("checkpoint {0} does not exist: nothing to resume (run without --resume to start)")]
+    NoState(PathBuf),
+    /// The archive exists but no checkpoint says it is this job's.
+    #[error("archive {0} exists: dbio does not overwrite a file; choose another --archive path (or --resume the job that wrote it)")]
+    ArchiveExists(PathBuf),
+    /// An update chunk was in flight when the last run died: whether it committed cannot be
+    /// told from the rows.
+    #[error("the last run died while committing the update of the chunk after {after} up to {upper}: it may or may not have committed; check those rows, then resume with --pending redo or --pending skip")]
+    PendingUpdate {
+        /// The lower bound.
+        after: String,
+        /// The upper bound.
+        upper: String,
+    },
+    /// The archive's row count and the DELETE's differ.
+    #[error("chunk up to {upper}: archived {archived} rows but the DELETE removed {deleted}; rolled back (another session changed rows in the range)")]
+    ArchiveMismatch {
+        /// The chunk's upper bound.
+        upper: String,
+        /// Rows archived.
+        archived: u64,
+        /// Rows the DELETE removed.
+        deleted: u64,
+    },
+    /// A chunk kept failing with lock waits or deadlocks.
+    #[error("chunk after {after}: {attempts} attempts failed with lock wait timeouts or deadlocks (--retries)")]
+    Retries {
+        /// The lower bound.
+        after: String,
+        /// Attempts made.
+        attempts: u32,
+        /// The last error.
+        #[source]
+        source: mysql::Error,
+    },
+}
+
+/// Removes the password from a DSN for messages and records.
+pub fn redact(dsn: &str) -> String {
+    let Some((scheme, rest)) = dsn.split_once("://") else {
+        return dsn.to_string();
+    };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some((a, h)) => (a, h),
+        None => return dsn.to_string(),
+    };
+    match auth.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => dsn.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn redacts_passwords() {
+        assert_eq!(
+            super::redact("mysql://u:pw@h:3306/d"),
+            "mysql://u:***@h:3306/d"
+        );
+        assert_eq!(super::redact("mysql://u@h/d"), "mysql://u@h/d");
+        assert_eq!(super::redact("mysql://h/d"), "mysql://h/d");
+    }
+}

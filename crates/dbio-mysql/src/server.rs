@@ -1,0 +1,257 @@
+//! The thin SQL: connecting, reading a table's metadata, EXPLAIN, sampling the load guard's
+//! inputs, the job lock. Every function is one or two statements; the decisions made on their
+//! results are in the pure modules.
+
+use crate::guard::Sample;
+use crate::key::IndexColumn;
+use crate::{redact, Error};
+use dbio_report::mysql_chunk::Explain;
+use mysql::prelude::Queryable;
+use mysql::{Conn, Opts, Value};
+use std::collections::BTreeMap;
+
+fn sql(what: impl Into<String>) -> impl FnOnce(mysql::Error) -> Error {
+    let what = what.into();
+    move |source| Error::Sql { what, source }
+}
+
+/// Parses a DSN (`mysql://user[:password]@host[:port][/database]`).
+pub fn opts(dsn: &str) -> Result<Opts, Error> {
+    Opts::from_url(dsn).map_err(|e| Error::Dsn {
+        dsn: redact(dsn),
+        message: e.to_string(),
+    })
+}
+
+/// Opens a connection.
+pub fn connect(dsn: &str) -> Result<Conn, Error> {
+    let o = opts(dsn)?;
+    Conn::new(o).map_err(|source| Error::Connect {
+        dsn: redact(dsn),
+        source,
+    })
+}
+
+/// What the job needs to know about its table.
+#[derive(Clone, Debug)]
+pub struct TableInfo {
+    /// ENGINE.
+    pub engine: String,
+    /// TABLE_ROWS (InnoDB's estimate).
+    pub rows_estimate: u64,
+    /// Column names in table order.
+    pub columns: Vec<String>,
+    /// Index columns.
+    pub index_columns: Vec<IndexColumn>,
+}
+
+/// Reads the table's engine, row estimate, columns and indexes.
+pub fn table_info(conn: &mut Conn, db: &str, table: &str) -> Result<TableInfo, Error> {
+    let what = format!("reading the metadata of {db}.{table}");
+    let row: Option<(Option<String>, Option<u64>)> = conn
+        .exec_first(
+            "SELECT ENGINE, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND TABLE_TYPE = 'BASE TABLE'",
+            (db, table),
+        )
+        .map_err(sql(what.clone()))?;
+    let Some((engine, rows)) = row else {
+        return Err(Error::NoTable(format!("{db}.{table}")));
+    };
+    let columns: Vec<String> = conn
+        .exec(
+            "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+            (db, table),
+        )
+        .map_err(sql(what.clone()))?;
+    let idx: Vec<(String, u32, String, i64, String, Option<i64>)> = conn
+        .exec(
+            "SELECT INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, NON_UNIQUE, NULLABLE, SUB_PART FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+            (db, table),
+        )
+        .map_err(sql(what))?;
+    Ok(TableInfo {
+        engine: engine.unwrap_or_default(),
+        rows_estimate: rows.unwrap_or(0),
+        columns,
+        index_columns: idx
+            .into_iter()
+            .map(
+                |(index, seq, column, non_unique, nullable, sub)| IndexColumn {
+                    index,
+                    seq,
+                    column,
+                    non_unique: non_unique != 0,
+                    nullable: nullable.eq_ignore_ascii_case("YES"),
+                    prefix: sub.is_some(),
+                },
+            )
+            .collect(),
+    })
+}
+
+/// EXPLAIN of `stmt` with `params` (the first row: a single-table statement has one).
+pub fn explain(conn: &mut Conn, stmt: &str, params: Vec<Value>) -> Result<Explain, Error> {
+    let what = format!("EXPLAIN {stmt}");
+    let rows: Vec<mysql::Row> = if params.is_empty() {
+        conn.query(format!("EXPLAIN {stmt}"))
+    } else {
+        conn.exec(format!("EXPLAIN {stmt}"), params)
+    }
+    .map_err(sql(what))?;
+    let Some(row) = rows.into_iter().next() else {
+        return Ok(Explain::default());
+    };
+    let text = |name: &str| -> Option<String> {
+        let i = row
+            .columns_ref()
+            .iter()
+            .position(|c| c.name_str() == name)?;
+        match row.as_ref(i)? {
+            Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+            Value::NULL => None,
+            v => Some(crate::value::KeyValue::from_value(v).to_string()),
+        }
+    };
+    Ok(Explain {
+        access: text("type").unwrap_or_default(),
+        key: text("key"),
+        rows: text("rows").and_then(|r| r.parse().ok()),
+        extra: text("Extra"),
+    })
+}
+
+/// Reads the guard's status variables (Threads_running without this connection, which is
+/// running the sampling query itself), each replica's lag, and with `history` the InnoDB
+/// history list length.
+pub fn sample(
+    conn: &mut Conn,
+    variables: &[String],
+    replicas: &mut [Replica],
+    history: bool,
+) -> Result<Sample, Error> {
+    let mut status = BTreeMap::new();
+    if !variables.is_empty() {
+        let marks = vec!["?"; variables.len()].join(", ");
+        let stmt = format!(
+            "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ({marks}) \
+             UNION ALL SELECT 'DBIO_OWN_RUNNING', COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID() AND COMMAND <> 'Sleep'"
+        );
+        let params: Vec<Value> = variables
+            .iter()
+            .map(|v| Value::from(v.to_uppercase()))
+            .collect();
+        let rows: Vec<(String, String)> = conn
+            .exec(stmt, params)
+            .map_err(sql("reading the load guard's status variables"))?;
+        let own = rows
+            .iter()
+            .find(|(n, _)| n == "DBIO_OWN_RUNNING")
+            .and_then(|(_, v)| v.parse::<f64>().ok())
+            .unwrap_or(0.0);
+        for (name, value) in &rows {
+            let Some(want) = variables.iter().find(|v| v.eq_ignore_ascii_case(name)) else {
+                continue;
+            };
+            let Ok(mut v) = value.trim().parse::<f64>() else {
+                continue;
+            };
+            if want.eq_ignore_ascii_case("Threads_running") {
+                v = (v - own).max(0.0);
+            }
+            status.insert(want.clone(), v);
+        }
+    }
+    let lag = replicas
+        .iter_mut()
+        .map(|r| (r.name.clone(), r.lag()))
+        .collect();
+    let history = if history { history_length(conn) } else { None };
+    Ok(Sample {
+        status,
+        lag,
+        history,
+    })
+}
+
+/// The InnoDB history list length: MariaDB's `Innodb_history_list_length` status variable, or
+/// `information_schema.INNODB_METRICS` `trx_rseg_history_len`; `None` when neither reads.
+pub fn history_length(conn: &mut Conn) -> Option<u64> {
+    let v: Option<Option<String>> = conn
+        .query_first(
+            "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_HISTORY_LIST_LENGTH'",
+        )
+        .ok();
+    if let Some(Some(s)) = v {
+        if let Ok(n) = s.trim().parse() {
+            return Some(n);
+        }
+    }
+    conn.query_first::<Option<u64>, _>(
+        "SELECT `COUNT` FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'",
+    )
+    .ok()
+    .flatten()
+    .flatten()
+}
+
+/// A replica whose lag the guard watches. The connection is opened on first use and again
+/// after a failure; a lag that cannot be read is `None` (the guard then stops the job).
+pub struct Replica {
+    /// The DSN without its password.
+    pub name: String,
+    dsn: String,
+    conn: Option<Conn>,
+}
+
+impl Replica {
+    /// A replica at `dsn` (not connected yet).
+    pub fn new(dsn: &str) -> Replica {
+        Replica {
+            name: redact(dsn),
+            dsn: dsn.to_string(),
+            conn: None,
+        }
+    }
+
+    /// Seconds_Behind_Master from `SHOW SLAVE STATUS`; `None` when not reachable, not a
+    /// replica, or replication is stopped (NULL).
+    pub fn lag(&mut self) -> Option<f64> {
+        if self.conn.is_none() {
+            self.conn = connect(&self.dsn).ok();
+        }
+        let conn = self.conn.as_mut()?;
+        let rows: Result<Vec<mysql::Row>, _> = conn.query("SHOW SLAVE STATUS");
+        let Ok(rows) = rows else {
+            self.conn = None;
+            return None;
+        };
+        let row = rows.into_iter().next()?;
+        let i = row
+            .columns_ref()
+            .iter()
+            .position(|c| c.name_str() == "Seconds_Behind_Master")?;
+        match row.as_ref(i)? {
+            Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
+            Value::Int(n) => Some(*n as f64),
+            Value::UInt(n) => Some(*n as f64),
+            _ => None,
+        }
+    }
+}
+
+/// Takes the job's server lock (GET_LOCK with no wait) on `conn`; held until the connection
+/// closes. Refused when another session holds it.
+pub fn lock(conn: &mut Conn, name: &str) -> Result<(), Error> {
+    let got: Option<Option<i64>> = conn
+        .exec_first("SELECT GET_LOCK(?, 0)", (name,))
+        .map_err(sql(format!("GET_LOCK('{name}')")))?;
+    match got.flatten() {
+        Some(1) => Ok(()),
+        _ => Err(Error::Locked(name.to_string())),
+    }
+}
+
+/// Whether `e` is a lock wait timeout (1205) or a deadlock (1213): the chunk is retried.
+pub fn is_lock_conflict(e: &mysql::Error) -> bool {
+    matches!(e, mysql::Error::MySqlError(m) if m.code == 1205 || m.code == 1213)
+}

@@ -1,0 +1,180 @@
+//! Reading what `dbio report` is given: bench results (`dbio.bench/1` JSON files) and sweep
+//! directories. A sweep directory is recognised by its `sweep.json` (or that file is named
+//! itself); its points are the bench results in `DIR/points/*.json`, read in name order.
+//! Reading the sweep's own plan and environment (`sweep.json`) is the one step left to add
+//! when `dbio sweep` lands: [`Source::SweepPoint`] already names the sweep each point came from.
+
+use crate::bench::BenchResult;
+use std::path::{Path, PathBuf};
+
+/// Why an input could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The file or directory could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The system's answer.
+        source: std::io::Error,
+    },
+    /// The file is not a bench result.
+    #[error("{path} is not a dbio bench result ({why}): give the JSON of `dbio bench --format json` or a sweep directory")]
+    NotBench {
+        /// The path.
+        path: PathBuf,
+        /// What was found instead.
+        why: String,
+    },
+    /// A directory that is not a sweep's.
+    #[error("{path} is a directory without sweep.json: give bench result files, or the --output-dir of a sweep")]
+    NotSweep {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A sweep directory without points.
+    #[error("{path} holds no points/*.json: the sweep has not finished any point yet")]
+    EmptySweep {
+        /// The sweep directory.
+        path: PathBuf,
+    },
+}
+
+/// Where a run came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// A bench result file given on the command line.
+    Bench(PathBuf),
+    /// A point of a sweep.
+    SweepPoint {
+        /// The sweep's directory.
+        sweep: PathBuf,
+        /// The point's file.
+        path: PathBuf,
+    },
+}
+
+impl Source {
+    /// The file the result was read from.
+    pub fn path(&self) -> &Path {
+        match self {
+            Source::Bench(p) | Source::SweepPoint { path: p, .. } => p,
+        }
+    }
+}
+
+/// One bench result and where it came from.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// Where it came from.
+    pub source: Source,
+    /// The result.
+    pub result: BenchResult,
+}
+
+/// Parses one bench result, naming what it is when it is not one.
+pub fn parse_bench(path: &Path, bytes: &[u8]) -> Result<BenchResult, InputError> {
+    match serde_json::from_slice::<BenchResult>(bytes) {
+        Ok(r) if r.schema == crate::doc::BENCH => Ok(r),
+        Ok(r) => Err(InputError::NotBench {
+            path: path.into(),
+            why: format!("schema {}", r.schema),
+        }),
+        Err(e) => {
+            #[derive(serde::Deserialize)]
+            struct Head {
+                schema: Option<String>,
+            }
+            let why = match serde_json::from_slice::<Head>(bytes) {
+                Ok(Head {
+                    schema: Some(s), ..
+                }) if s != crate::doc::BENCH => format!("schema {s}"),
+                _ => e.to_string(),
+            };
+            Err(InputError::NotBench {
+                path: path.into(),
+                why,
+            })
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, InputError> {
+    std::fs::read(path).map_err(|source| InputError::Io {
+        path: path.into(),
+        source,
+    })
+}
+
+/// The files to read for one argument, with their source, in order.
+pub fn expand(arg: &Path) -> Result<Vec<Source>, InputError> {
+    let dir = if arg.is_dir() {
+        if !arg.join("sweep.json").is_file() {
+            return Err(InputError::NotSweep { path: arg.into() });
+        }
+        Some(arg.to_path_buf())
+    } else if arg.file_name().is_some_and(|n| n == "sweep.json") {
+        Some(arg.parent().unwrap_or(Path::new(".")).to_path_buf())
+    } else {
+        None
+    };
+    let Some(dir) = dir else {
+        return Ok(vec![Source::Bench(arg.into())]);
+    };
+    let points = dir.join("points");
+    let entries = std::fs::read_dir(&points).map_err(|source| InputError::Io {
+        path: points.clone(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(InputError::EmptySweep { path: dir });
+    }
+    Ok(files
+        .into_iter()
+        .map(|path| Source::SweepPoint {
+            sweep: dir.clone(),
+            path,
+        })
+        .collect())
+}
+
+/// Reads every argument (files and sweep directories), files in parallel on up to 8 threads.
+pub fn load(args: &[PathBuf]) -> Result<Vec<Loaded>, InputError> {
+    let mut sources = Vec::new();
+    for a in args {
+        sources.extend(expand(a)?);
+    }
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let chunk = sources.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = sources
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|src| {
+                            let bytes = read(src.path())?;
+                            Ok(Loaded {
+                                result: parse_bench(src.path(), &bytes)?,
+                                source: src.clone(),
+                            })
+                        })
+                        .collect::<Result<Vec<_>, InputError>>()
+                })
+            })
+            .collect();
+        let mut out = Vec::with_capacity(sources.len());
+        for h in handles {
+            out.extend(h.join().expect("a reader thread panicked")?);
+        }
+        Ok(out)
+    })
+}

@@ -1,0 +1,4 @@
+//! HTML output: one self-contained page per result.
+
+mod charts;
+pub mod report;

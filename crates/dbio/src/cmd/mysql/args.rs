@@ -1,0 +1,197 @@
+//! The command line of `dbio mysql chunk`: the clap flags and their plain [`Options`].
+
+use super::ChunkFormats;
+use crate::cli::{parse_duration_arg, usage};
+use crate::output::OutputArgs;
+use dbio_mysql::archive::Format as ArchiveFormat;
+use dbio_mysql::guard::{parse_thresholds, GuardConfig};
+use dbio_mysql::job::{Action, Options, PendingPolicy};
+use dbio_mysql::window::Window;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `dbio mysql chunk`.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("action").required(true).multiple(true).args(["delete", "archive", "update"])))]
+pub struct ChunkArgs {
+    /// The server: mysql://user[:password]@host[:port][/database].
+    #[arg(long, env = "DBIO_MYSQL_DSN")]
+    dsn: String,
+    /// The table: NAME (database from the DSN) or DB.NAME.
+    #[arg(long)]
+    table: String,
+    /// The rows to work on (an SQL condition); every row without it.
+    #[arg(long = "where", value_name = "CONDITION")]
+    condition: Option<String>,
+    /// Delete the rows (after archiving them, with --archive).
+    #[arg(long, conflicts_with = "update")]
+    delete: bool,
+    /// Write the rows to FILE (flushed to disk before their DELETE commits); a new file.
+    #[arg(long, value_name = "FILE", conflicts_with = "update")]
+    archive: Option<PathBuf>,
+    /// The archive's format: tsv (a header, then LOAD DATA's escaping) or sql (INSERTs).
+    #[arg(long, value_name = "FORMAT", default_value = "tsv", value_parser = ["tsv", "sql"])]
+    archive_format: String,
+    /// Update the rows: "SET col = value, ..." (key columns may not be assigned).
+    #[arg(long, value_name = "SET")]
+    update: Option<String>,
+    /// Change data. Without it: connect, check, print the plan and EXPLAIN, change nothing.
+    #[arg(long)]
+    execute: bool,
+    /// Walk this unique index (NOT NULL columns) instead of the primary key.
+    #[arg(long, value_name = "INDEX")]
+    key: Option<String>,
+    /// Each chunk should take this long; the size adapts.
+    #[arg(long, default_value = "500ms", value_parser = parse_duration_arg)]
+    chunk_time: Duration,
+    /// The first chunk's size, in key rows.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    chunk_size: u64,
+    /// The smallest chunk, in key rows.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    chunk_min: u64,
+    /// The largest chunk, in key rows.
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
+    chunk_max: u64,
+    /// Sleep after each chunk for this many times the chunk's time.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_coef)]
+    sleep_coef: f64,
+    /// Pause at or above these (VAR=N,...; a bare N is Threads_running, dbio's own connection
+    /// not counted).
+    #[arg(long, default_value = "Threads_running=25")]
+    max_load: String,
+    /// Resume when below these (default: half of each --max-load).
+    #[arg(long, default_value = "")]
+    resume_load: String,
+    /// Pause at or above these, and stop when it lasts --critical-timeout.
+    #[arg(long, default_value = "Threads_running=50")]
+    critical_load: String,
+    /// How long critical load may last before the job stops (between chunks).
+    #[arg(long, default_value = "60s", value_parser = parse_duration_arg)]
+    critical_timeout: Duration,
+    /// A replica whose lag to watch (repeatable); an unreadable lag stops the job.
+    #[arg(long, value_name = "DSN")]
+    replica: Vec<String>,
+    /// Pause while a replica lags more than this (resume below half).
+    #[arg(long, default_value = "10s", value_parser = parse_duration_arg)]
+    max_lag: Duration,
+    /// Pause while the InnoDB history list is longer than this (resume below half).
+    #[arg(long, value_name = "N")]
+    max_history: Option<u64>,
+    /// innodb_lock_wait_timeout of the job's session, in seconds.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    lock_wait_timeout: u32,
+    /// Retries of a chunk (each smaller) after a lock wait timeout or deadlock.
+    #[arg(long, default_value_t = 5)]
+    retries: u32,
+    /// The checkpoint file (default: under $XDG_STATE_HOME/dbio or ~/.local/state/dbio).
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+    /// Continue the job after its last committed chunk.
+    #[arg(long)]
+    resume: bool,
+    /// With --resume of an --update whose last chunk died committing: redo or skip it.
+    #[arg(long, value_parser = ["redo", "skip"])]
+    pending: Option<String>,
+    /// Run chunks only between these local times (01:00-05:00; 22:00-04:00 wraps).
+    #[arg(long, value_name = "HH:MM-HH:MM")]
+    window: Option<String>,
+    /// Stop cleanly after this long.
+    #[arg(long, value_parser = parse_duration_arg)]
+    run_time: Option<Duration>,
+    /// How often the guard looks again while paused.
+    #[arg(long, default_value = "1s", value_parser = parse_duration_arg)]
+    check_interval: Duration,
+    #[command(flatten)]
+    pub out: OutputArgs<ChunkFormats>,
+}
+
+fn state_dir() -> PathBuf {
+    match std::env::var_os("XDG_STATE_HOME").filter(|s| !s.is_empty()) {
+        Some(d) => PathBuf::from(d).join("dbio"),
+        None => std::env::var_os("HOME")
+            .map_or_else(|| PathBuf::from("."), PathBuf::from)
+            .join(".local/state/dbio"),
+    }
+}
+
+/// The job's plain options from the flags (a usage error names the flag).
+pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
+    let th = |flag: &str, s: &str| parse_thresholds(s).map_err(|e| usage(format!("--{flag}: {e}")));
+    if !(a.sleep_coef.is_finite() && a.sleep_coef >= 0.0) {
+        return Err(usage(format!(
+            "--sleep-coef {}: give a number >= 0",
+            a.sleep_coef
+        )));
+    }
+    if a.chunk_min > a.chunk_max {
+        return Err(usage(format!(
+            "--chunk-min {} is above --chunk-max {}",
+            a.chunk_min, a.chunk_max
+        )));
+    }
+    if a.chunk_time.is_zero() {
+        return Err(usage("--chunk-time 0: give a positive time, e.g. 500ms"));
+    }
+    let action = match (&a.archive, &a.update) {
+        (Some(path), _) => Action::Archive {
+            path: path.clone(),
+            format: if a.archive_format == "sql" {
+                ArchiveFormat::Sql
+            } else {
+                ArchiveFormat::Tsv
+            },
+            delete: a.delete,
+        },
+        (None, Some(set)) => Action::Update { set: set.clone() },
+        (None, None) => Action::Delete,
+    };
+    Ok(Options {
+        dsn: a.dsn.clone(),
+        table: a.table.clone(),
+        condition: a.condition.clone().filter(|c| !c.trim().is_empty()),
+        action,
+        key: a.key.clone(),
+        execute: a.execute,
+        chunk_time: a.chunk_time,
+        chunk_size: a.chunk_size,
+        chunk_min: a.chunk_min,
+        chunk_max: a.chunk_max,
+        sleep_coef: a.sleep_coef,
+        guard: GuardConfig {
+            max_load: th("max-load", &a.max_load)?,
+            resume_load: th("resume-load", &a.resume_load)?,
+            critical_load: th("critical-load", &a.critical_load)?,
+            critical_timeout: a.critical_timeout,
+            max_lag: (!a.replica.is_empty()).then_some(a.max_lag),
+            max_history: a.max_history,
+        },
+        replicas: a.replica.clone(),
+        lock_wait_timeout: a.lock_wait_timeout,
+        retries: a.retries,
+        state: a.state.clone(),
+        state_dir: state_dir(),
+        resume: a.resume,
+        pending: match a.pending.as_deref() {
+            Some("redo") => PendingPolicy::Redo,
+            Some("skip") => PendingPolicy::Skip,
+            _ => PendingPolicy::Refuse,
+        },
+        window: match &a.window {
+            Some(w) => Some(Window::parse(w).map_err(|e| usage(format!("--window: {e}")))?),
+            None => None,
+        },
+        run_time: a.run_time,
+        check_interval: a.check_interval.max(Duration::from_millis(10)),
+    })
+}
+
+/// `--sleep-coef`: a finite number >= 0.
+fn parse_coef(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "'{s}' is not a number >= 0 (0 sleeps not at all, 1 as long as the chunk took)"
+        )),
+    }
+}

@@ -1,0 +1,332 @@
+//! `dbio report` on real bench runs (sync and uring engines on /dev/shm): a real stall made by
+//! pausing the bench process with SIGSTOP/SIGCONT at a fixed period is found with its period;
+//! runs nobody paused raise no periodic alarm; the HTML page is opened in a real headless
+//! Chromium and its screenshot holds the charts; bad inputs fail naming what is wrong.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Bench runs of these tests take turns: on a 2-core machine, runs in parallel would stall each
+/// other (really: the report would be right to say so), which is not what a test of "no false
+/// alarm" or of "this period" should measure.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn shm_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("dbio-report-test")
+        .tempdir_in("/dev/shm")
+        .expect("/dev/shm is writable")
+}
+
+/// The arguments of a short real bench run writing its JSON result to `out`.
+fn bench_args(data: &Path, out: &Path, engine: &str, time: &str) -> Vec<String> {
+    [
+        "bench",
+        "--dir",
+        data.to_str().unwrap(),
+        "--engine",
+        engine,
+        "--mode",
+        "rndrd",
+        "--file-num",
+        "2",
+        "--file-total-size",
+        "8M",
+        "--time",
+        time,
+        "--report-interval",
+        "100ms",
+        "--format",
+        "json",
+        "-o",
+        out.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+fn bench(data: &Path, out: &Path, engine: &str, time: &str) {
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(bench_args(data, out, engine, time))
+        .assert()
+        .success();
+}
+
+fn report_json(files: &[&Path]) -> Value {
+    let out = Command::cargo_bin("dbio")
+        .unwrap()
+        .arg("report")
+        .args(files)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Sends `sig` to `pid`.
+fn kill(pid: u32, sig: i32) {
+    // SAFETY: kill has no memory preconditions; pid is our own child, still running or a zombie.
+    let rc = unsafe { libc::kill(pid as i32, sig) };
+    assert_eq!(rc, 0, "kill({pid}, {sig})");
+}
+
+#[test]
+fn a_stall_made_by_sigstop_every_second_is_found_with_its_period() {
+    let _turn = turn();
+    let data = shm_dir();
+    let out = data.path().join("stalled.json");
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    let mut child = std::process::Command::new(bin)
+        .args(bench_args(&data.path().join("set"), &out, "sync", "7s"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Prepare (8 MiB on tmpfs) takes well under a second; then pause 300 ms every second.
+    std::thread::sleep(Duration::from_millis(800));
+    let t0 = Instant::now();
+    for k in 0..6u32 {
+        let at = Duration::from_millis(1000 * k as u64);
+        std::thread::sleep(at.saturating_sub(t0.elapsed()));
+        kill(child.id(), libc::SIGSTOP);
+        std::thread::sleep(Duration::from_millis(300));
+        kill(child.id(), libc::SIGCONT);
+    }
+    assert!(child.wait().unwrap().success());
+    let r = report_json(&[&out]);
+    let run = &r["runs"][0];
+    let periodic = &run["stalls"]["periodic"];
+    assert!(
+        periodic.is_object(),
+        "no periodic stall found: {}",
+        run["stalls"]
+    );
+    let period = periodic["period_s"].as_f64().unwrap();
+    assert!(
+        (0.85..=1.15).contains(&period),
+        "period {period} s, paused every 1 s"
+    );
+    assert!(periodic["depth_pct"].as_f64().unwrap() > 50.0, "{periodic}");
+    // Six pauses of 300 ms: at least two 100 ms intervals each with (almost) nothing done.
+    let stalled = run["stalls"]["intervals"].as_u64().unwrap();
+    assert!(
+        stalled >= 12,
+        "{stalled} stall intervals: {}",
+        run["stalls"]
+    );
+    assert!(run["stalls"]["events"].as_array().unwrap().len() >= 6);
+}
+
+#[test]
+fn runs_nobody_paused_raise_no_periodic_alarm() {
+    let _turn = turn();
+    let data = shm_dir();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for (i, engine) in ["sync", "uring", "sync", "uring"].iter().enumerate() {
+        let out = data.path().join(format!("flat-{i}-{engine}.json"));
+        bench(&data.path().join("set"), &out, engine, "3s");
+        files.push(out);
+    }
+    let refs: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    let r = report_json(&refs);
+    for run in r["runs"].as_array().unwrap() {
+        assert!(
+            run["stalls"]["periodic"].is_null(),
+            "{}: false periodic alarm {}",
+            run["label"],
+            run["stalls"]["periodic"]
+        );
+        // A machine shared with other builds may really stall a run for a few intervals, and
+        // the report is right to say so; what it must never do is flag an interval that does
+        // not meet the rule (below half the median throughput, or p99 above 10x the median p99)
+        // or miss one that does.
+        let median = run["stalls"]["median_iops"].as_f64().unwrap();
+        let median_p99 = run["stalls"]["median_p99_ns"].as_f64().unwrap();
+        for iv in run["intervals"].as_array().unwrap() {
+            let iops = iv["iops"].as_f64().unwrap();
+            let p99 = iv["lat_ns"]["p99"].as_f64().unwrap();
+            let rule = iops < 0.5 * median || p99 > 10.0 * median_p99;
+            assert_eq!(iv["stall"].as_bool(), Some(rule), "{}: {iv}", run["label"]);
+        }
+        assert_eq!(run["percentiles_from"], "interval histograms");
+    }
+    // sync and uring at the same depth differ in one parameter: one A/B comparison per pair of
+    // points (two points: the repeats merge).
+    assert_eq!(r["points"].as_array().unwrap().len(), 2);
+    assert_eq!(r["comparisons"][0]["parameter"], "engine");
+    let n = r["comparisons"][0]["a_intervals"].as_u64().unwrap();
+    assert!(n > 20, "{n} intervals in the test");
+}
+
+#[test]
+fn text_csv_and_sweep_directories() {
+    let _turn = turn();
+    let data = shm_dir();
+    let sweep = data.path().join("sweep");
+    std::fs::create_dir_all(sweep.join("points")).unwrap();
+    std::fs::write(sweep.join("sweep.json"), "{}").unwrap();
+    bench(
+        &data.path().join("set"),
+        &sweep.join("points/t1.json"),
+        "sync",
+        "1s",
+    );
+    bench(
+        &data.path().join("set"),
+        &sweep.join("points/t2.json"),
+        "uring",
+        "1s",
+    );
+    let text = Command::cargo_bin("dbio")
+        .unwrap()
+        .args(["report", sweep.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.starts_with("2 runs on 1 host, 2 points"), "{text}");
+    assert!(
+        text.contains("\nVerdicts\n  t1: ") && text.contains("\n  t2: "),
+        "{text}"
+    );
+    let csv_file = data.path().join("r.csv");
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(["report", "--format", "csv", "-o"])
+        .arg(&csv_file)
+        .arg(sweep.join("sweep.json"))
+        .assert()
+        .success()
+        .stdout("");
+    let csv = std::fs::read_to_string(&csv_file).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("run,point,host,"));
+    assert!(lines[1].starts_with("t1,0,") && lines[2].starts_with("t2,1,"));
+}
+
+#[test]
+fn bad_inputs_fail_naming_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::cargo_bin("dbio")
+            .unwrap()
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let o = run(&["report", "missing.json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read missing.json"));
+    std::fs::write(
+        dir.path().join("other.json"),
+        r#"{"schema":"dbio.stack/1"}"#,
+    )
+    .unwrap();
+    let o = run(&["report", "other.json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("other.json is not a dbio bench result (schema dbio.stack/1)"),
+        "{e}"
+    );
+    let o = run(&["report", "."]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is a directory without sweep.json"));
+    let o = run(&["report", "--stall-fraction", "2", "other.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--stall-fraction 2"));
+    let o = run(&["report", "--format", "prometheus", "other.json"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// The non-white pixels of a PNG and whether a colour (within a few levels) is among them.
+fn png_pixels(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let step = match info.color_type {
+        png::ColorType::Rgba => 4,
+        png::ColorType::Rgb => 3,
+        other => panic!("unexpected PNG colour type {other:?}"),
+    };
+    let px = buf[..info.buffer_size()]
+        .chunks(step)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect();
+    (info.width, info.height, px)
+}
+
+#[test]
+#[ignore = "needs chromium (Debian package chromium)"]
+fn the_html_page_renders_in_headless_chromium_with_its_charts() {
+    let _turn = turn();
+    let data = shm_dir();
+    let a = data.path().join("sync.json");
+    let b = data.path().join("uring.json");
+    bench(&data.path().join("set"), &a, "sync", "2s");
+    bench(&data.path().join("set"), &b, "uring", "2s");
+    let html = data.path().join("report.html");
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(["report", "--format", "html", "-o"])
+        .arg(&html)
+        .args([&a, &b])
+        .assert()
+        .success();
+    let shot = data.path().join("report.png");
+    let out = std::process::Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1100,1800",
+        ])
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success() && shot.exists(),
+        "chromium: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (w, h, px) = png_pixels(&shot);
+    assert_eq!((w, h), (1100, 1800));
+    let ink = px.iter().filter(|p| **p != [255, 255, 255]).count();
+    assert!(
+        ink * 50 > px.len(),
+        "the page is blank: {ink} of {} pixels not white",
+        px.len()
+    );
+    // The throughput line (Okabe-Ito blue) and the stall/warm-up legends' colours are drawn.
+    let near = |c: [u8; 3]| {
+        px.iter()
+            .filter(|p| p.iter().zip(c).all(|(a, b)| a.abs_diff(b) <= 8))
+            .count()
+    };
+    assert!(
+        near([0, 114, 178]) > 500,
+        "no throughput line in the screenshot"
+    );
+    assert!(near([213, 94, 0]) > 50, "no latency line in the screenshot");
+    if let Some(keep) = std::env::var_os("DBIO_REPORT_SCREENSHOT") {
+        std::fs::copy(&shot, keep).unwrap();
+    }
+}
