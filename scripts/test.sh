@@ -6,6 +6,10 @@ cd "$(dirname "$0")/.."
 scripts/setup-test-env.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The fuzz targets are their own workspace (nightly for the sanitizer build): check that they
+# still compile against the library crates before the long test run, so an API change that
+# breaks them fails here in seconds, not after every test.
+cargo check --quiet --manifest-path fuzz/Cargo.toml --bins
 # Unit, integration (one tests/tests.rs binary per crate) and doc tests. Tests marked
 # #[ignore = "needs ..."] (root, a loop device, a tool, a fact of the machine such as the root
 # disk) run too: each asserts its prerequisite, so a missing one fails here instead of passing

@@ -8,7 +8,7 @@
 //! past the CRC checks into the entries.
 #![no_main]
 use dbio_storage::align::check::{check_source, CheckOptions};
-use dbio_storage::align::text;
+use dbio_report::export::{csv, text, Exporter};
 use dbio_storage::source::ReadAt;
 use dbio_storage::{crc32::crc32, table};
 use libfuzzer_sys::fuzz_target;
@@ -99,7 +99,8 @@ fuzz_target!(|data: &[u8]| {
         };
         if let Ok(r) = check_source(src, None, &o) {
             let _ = r.problems();
-            let _ = text::check(&r);
+            let _ = text::align::TextExporter.to_string(&r);
+            let _ = csv::align::CsvExporter.to_string(&r);
             let _ = serde_json::to_string(&r);
         }
     }

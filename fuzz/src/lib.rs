@@ -1,8 +1,10 @@
 //! What the RAID targets share: one tool's output as `dbio check --raid-output` reads it, then
 //! everything done with the result (the audit rules, merging, the three renderings).
 
+use dbio_report::check::CheckReport;
+use dbio_report::export::{nagios, prometheus, text, Exporter};
 use dbio_storage::raid::{self, Tool};
-use dbio_storage::{report, rules};
+use dbio_storage::rules;
 
 /// Feeds `data` to `tool`'s parser and, when it parses, through the rules and renderers.
 pub fn raid_output(tool: Tool, data: &[u8]) {
@@ -14,8 +16,8 @@ pub fn raid_output(tool: Tool, data: &[u8]) {
     let _ = serde_json::to_string(&r);
     let merged = raid::merge(vec![r.clone(), r]);
     let findings: Vec<_> = merged.iter().flat_map(rules::raid_rules).collect();
-    let c = report::CheckReport::new(findings);
-    let _ = report::render_text(&c);
-    let _ = report::render_nagios(&c);
-    let _ = report::render_prometheus(&c);
+    let c = CheckReport::new(findings);
+    let _ = text::check::TextExporter.to_string(&c);
+    let _ = nagios::check::NagiosExporter::default().to_string(&c);
+    let _ = prometheus::check::PrometheusExporter.to_string(&c);
 }
