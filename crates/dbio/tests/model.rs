@@ -746,3 +746,77 @@ fn live_interrupted_reports_the_part_measured_and_exits_130() {
         .iter()
         .any(|n| n.as_str().unwrap().starts_with("interrupted")));
 }
+
+/// `--format html`: one self-contained page per model result, with the chart the slides draw.
+#[test]
+fn html_pages_chart_the_model_with_its_marks_and_load_nothing() {
+    let page = |args: &[&str]| -> String {
+        let o = dbio()
+            .args(args)
+            .args(["--format", "html"])
+            .assert()
+            .success();
+        String::from_utf8(o.get_output().stdout.clone()).unwrap()
+    };
+    let specs = testdata("model/specsdm91.csv");
+    let usl = page(&["model", "usl", specs.to_str().unwrap(), "--predict", "500"]);
+    let mva = page(&[
+        "model",
+        "mva",
+        "--demand",
+        "cpu=2.1ms,disk=4.5ms",
+        "--think",
+        "100ms",
+        "--max-n",
+        "40",
+    ]);
+    let bounds = page(&[
+        "model",
+        "bounds",
+        "--demand",
+        "cpu=2.1ms,disk=4.5ms",
+        "--think",
+        "100ms",
+    ]);
+    for (p, marks) in [
+        (
+            &usl,
+            &[
+                "Nmax = 96.5",
+                "USL fit: sigma 0.0277",
+                "measured",
+                "beyond twice",
+            ][..],
+        ),
+        (&mva, &["Nsat = 23.7", "MVA X(N)", "bounds"][..]),
+        (
+            &bounds,
+            &["Nsat = 23.7", "X(N) &lt;= min(N / (D + Z), 1 / Dmax)"][..],
+        ),
+    ] {
+        assert!(p.starts_with("<!DOCTYPE html>") && p.trim_end().ends_with("</html>"));
+        assert_eq!(p.matches("<svg").count(), 1, "one chart");
+        for m in marks {
+            assert!(p.contains(m), "{m} missing");
+        }
+        assert!(!p.contains("<script") && !p.contains("src=\"http") && !p.contains("href=\"http"));
+    }
+    // The table holds every measured point of the fit.
+    for n in ["<td>1</td>", "<td>18</td>", "<td>216</td>"] {
+        assert!(usl.contains(n), "{n}");
+    }
+    // live has no chart page.
+    dbio()
+        .args([
+            "model",
+            "live",
+            "--tps",
+            "100",
+            "--interval",
+            "100ms",
+            "--format",
+            "html",
+        ])
+        .assert()
+        .code(2);
+}

@@ -9,12 +9,12 @@ use plotters::prelude::*;
 use std::error::Error;
 use std::io;
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-type Res = Result<(), Box<dyn Error>>;
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(crate) type Res = Result<(), Box<dyn Error>>;
 /// A per-interval latency figure: its name and how to read it.
 type LatLine = (&'static str, fn(&crate::report::IntervalPoint) -> u64);
 
-const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 /// Line colours, in order (colour-blind safe: Okabe-Ito).
 pub const COLOURS: [RGBColor; 8] = [
     RGBColor(0, 114, 178),
@@ -30,7 +30,12 @@ const STALL: RGBColor = RGBColor(255, 200, 200);
 const WARM: RGBColor = RGBColor(225, 225, 225);
 
 /// Draws into an SVG string of `w` x `h` pixels: a caption line on top, then `f` on the rest.
-fn svg(w: u32, h: u32, caption: &str, f: impl FnOnce(&Area) -> Res) -> io::Result<String> {
+pub(crate) fn svg(
+    w: u32,
+    h: u32,
+    caption: &str,
+    f: impl FnOnce(&Area) -> Res,
+) -> io::Result<String> {
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (w, h)).into_drawing_area();
@@ -119,7 +124,7 @@ pub fn many_caption(r: &Report, points: &[usize]) -> String {
     .join(" · ")
 }
 
-fn nice_max(v: f64) -> f64 {
+pub(crate) fn nice_max(v: f64) -> f64 {
     if v <= 0.0 || !v.is_finite() {
         1.0
     } else {
@@ -147,13 +152,33 @@ fn fmt_ns(v: &f64) -> String {
     format_ns(*v)
 }
 
-fn fmt_iops(v: &f64) -> String {
+/// An axis label of a rate: `350k`, `1.5k`, `2.25M`, `500`: as many decimals as the value
+/// needs (up to two), so two ticks never print alike (1500 and 2000 both printed `2k`).
+pub(crate) fn fmt_iops(v: &f64) -> String {
+    let short = |x: f64, unit: &str| {
+        let s = format!("{x:.2}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        format!("{s}{unit}")
+    };
     if *v >= 1e6 {
-        format!("{:.1}M", v / 1e6)
+        short(v / 1e6, "M")
     } else if *v >= 1e3 {
-        format!("{:.0}k", v / 1e3)
+        short(v / 1e3, "k")
     } else {
         format!("{v:.0}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rate_labels_keep_the_decimals_they_need() {
+        let f = |v: f64| super::fmt_iops(&v);
+        assert_eq!(f(1500.0), "1.5k");
+        assert_eq!(f(2000.0), "2k");
+        assert_eq!(f(350_000.0), "350k");
+        assert_eq!(f(2_250_000.0), "2.25M");
+        assert_eq!(f(500.0), "500");
     }
 }
 

@@ -1,4 +1,5 @@
 //! HTML output: one self-contained page per result.
 
 mod charts;
+pub mod model;
 pub mod report;

@@ -29,7 +29,7 @@ pub fn esc(s: &str) -> String {
     o
 }
 
-const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1000px}\
+pub(crate) const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1000px}\
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}\
 h3{font-size:1em;margin-bottom:.2em}table{border-collapse:collapse;font-size:12px;margin:.5em 0}\
 td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}th{background:#f2f2f2}\

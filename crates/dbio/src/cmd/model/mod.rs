@@ -10,12 +10,14 @@ use crate::cli::usage;
 use crate::output::OutputArgs;
 use anyhow::Context;
 use dbio_model::ModelError;
-use dbio_report::export::{csv::model::CsvExporter, text::model::TextExporter, Format};
+use dbio_report::export::{
+    csv::model::CsvExporter, html::model::HtmlExporter, text::model::TextExporter, Format,
+};
 use dbio_report::{doc, Document, Exporter, JsonExporter};
 use serde::Serialize;
 use std::path::PathBuf;
 
-crate::formats!(ModelFormats: Text, Json, Csv);
+crate::formats!(ModelFormats: Text, Json, Csv, Html);
 crate::formats!(LiveFormats: Text, Json, Csv, Prometheus);
 
 /// Arguments of `dbio model`.
@@ -110,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             r.rows
                 .retain(|row| dbio_model::keep_row(row.n, a.step, n, also));
             r.measured = measured;
-            emit(&a.out, doc::MODEL_BOUNDS, &r)
+            emit_chart(&a.out, doc::MODEL_BOUNDS, &r)
         }
         What::Mva(a) => {
             let (d, n, measured) = demands(&a)?;
@@ -119,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             r.rows
                 .retain(|row| dbio_model::keep_row(row.n, a.step, n, also));
             r.measured = measured;
-            emit(&a.out, doc::MODEL_MVA, &r)
+            emit_chart(&a.out, doc::MODEL_MVA, &r)
         }
         What::Usl(a) => usl(a),
         What::Live(a) => live::run(a),
@@ -212,7 +214,23 @@ fn usl(a: UslArgs) -> anyhow::Result<u8> {
     let mut r = dbio_model::usl::analyse(&points, &opts)
         .with_context(|| format!("{source}: cannot fit"))?;
     r.notes = parsed.notes;
-    emit(&a.out, doc::MODEL_USL, &r)
+    emit_chart(&a.out, doc::MODEL_USL, &r)
+}
+
+/// [`emit`], and the chart page for `--format html` (bounds, mva, usl).
+fn emit_chart<T, F>(out: &OutputArgs<F>, schema: &'static str, r: &T) -> anyhow::Result<u8>
+where
+    F: crate::output::Formats,
+    T: Serialize,
+    TextExporter: Exporter<T>,
+    CsvExporter: Exporter<T>,
+    HtmlExporter: Exporter<T>,
+{
+    if out.format == Format::Html {
+        out.emit(HtmlExporter.to_string(r)?.as_bytes())?;
+        return Ok(0);
+    }
+    emit(out, schema, r)
 }
 
 /// Renders a model result in the format asked for and writes it.
