@@ -169,18 +169,6 @@ pub(crate) fn fmt_iops(v: &f64) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn rate_labels_keep_the_decimals_they_need() {
-        let f = |v: f64| super::fmt_iops(&v);
-        assert_eq!(f(1500.0), "1.5k");
-        assert_eq!(f(2000.0), "2k");
-        assert_eq!(f(350_000.0), "350k");
-        assert_eq!(f(2_250_000.0), "2.25M");
-        assert_eq!(f(500.0), "500");
-    }
-}
 
 /// The time spans of consecutive intervals that satisfy `f`.
 fn spans(
@@ -644,4 +632,17 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rate_labels_keep_the_decimals_they_need() {
+        let f = |v: f64| super::fmt_iops(&v);
+        assert_eq!(f(1500.0), "1.5k");
+        assert_eq!(f(2000.0), "2k");
+        assert_eq!(f(350_000.0), "350k");
+        assert_eq!(f(2_250_000.0), "2.25M");
+        assert_eq!(f(500.0), "500");
+    }
 }
