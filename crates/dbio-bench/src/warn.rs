@@ -85,6 +85,8 @@ mod tests {
             iodepth: 1,
             submit_batch: 1,
             reap_batch: 1,
+            fixed_buffers: false,
+            register_files: false,
             time_s: Some(Duration::from_secs(1)),
             events: 0,
             warmup_s: Duration::ZERO,

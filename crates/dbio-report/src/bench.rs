@@ -244,6 +244,15 @@ pub struct Spec {
     /// before the next is looked at, so `iodepth` I/Os stay in flight, as fio does).
     #[serde(default = "one")]
     pub reap_batch: u32,
+    /// io_uring: READ_FIXED/WRITE_FIXED on buffers registered with the ring (fio's
+    /// `--fixedbufs`); false: plain READ/WRITE from ordinary aligned buffers, as MariaDB and
+    /// MySQL submit them.
+    #[serde(default)]
+    pub fixed_buffers: bool,
+    /// io_uring: the files are registered with the ring and addressed by index (fio's
+    /// `--registerfiles`); false: by descriptor, as MariaDB and MySQL do.
+    #[serde(default)]
+    pub register_files: bool,
     /// Measured run time, after warmup; `None` when only `events` limits the run.
     #[serde(with = "opt_secs")]
     pub time_s: Option<Duration>,

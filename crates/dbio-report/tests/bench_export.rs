@@ -35,6 +35,8 @@ fn spec(rate: Option<f64>) -> Spec {
         iodepth: 1,
         submit_batch: 1,
         reap_batch: 1,
+        fixed_buffers: false,
+        register_files: false,
         time_s: Some(Duration::from_secs(2)),
         events: 0,
         warmup_s: Duration::from_secs(1),

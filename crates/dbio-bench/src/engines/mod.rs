@@ -108,6 +108,10 @@ pub struct EngineSetup {
     pub fsync: FsyncMode,
     /// The files live in memory (tmpfs, ramfs).
     pub memory_fs: bool,
+    /// io_uring: READ_FIXED/WRITE_FIXED on registered buffers (`--fixed-buffers`).
+    pub fixed_buffers: bool,
+    /// io_uring: files registered with the ring (`--register-files`).
+    pub register_files: bool,
 }
 
 /// Makes each worker's engine. `make` runs on the worker's own thread (an io_uring ring set

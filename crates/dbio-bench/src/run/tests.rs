@@ -460,6 +460,8 @@ fn spec(mode: Mode, threads: u32, iodepth: u32, events: u64) -> Spec {
         iodepth,
         submit_batch: 1,
         reap_batch: 1,
+        fixed_buffers: false,
+        register_files: false,
         time_s: None,
         events,
         warmup_s: Duration::ZERO,

@@ -86,6 +86,15 @@ pub struct WorkloadArgs {
     /// [default: --submit-batch, so that a submit batch has that many free slots to fill].
     #[arg(long)]
     pub reap_batch: Option<u32>,
+    /// io_uring: read and write with READ_FIXED/WRITE_FIXED into buffers registered with the
+    /// ring (fio's --fixedbufs). Off: plain READ/WRITE from ordinary aligned buffers, as MariaDB
+    /// and MySQL submit them.
+    #[arg(long)]
+    pub fixed_buffers: bool,
+    /// io_uring: register the files with the ring and address them by index (fio's
+    /// --registerfiles). Off: by descriptor, as MariaDB and MySQL do.
+    #[arg(long)]
+    pub register_files: bool,
     /// Open with O_DIRECT (the default): bypass the page cache as InnoDB does.
     #[arg(long, overrides_with = "buffered")]
     pub direct: bool,
@@ -178,6 +187,8 @@ impl WorkloadArgs {
             iodepth,
             submit_batch: self.submit_batch,
             reap_batch: self.reap_batch,
+            fixed_buffers: self.fixed_buffers,
+            register_files: self.register_files,
             buffered: self.buffered,
             dsync: self.dsync,
             sync: self.sync,
