@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Does dbio see the disk's faster level as often as fio does? (issue 17)
 #
-# Interleaved rounds of 16 KiB O_DIRECT random reads (or writes: MODE=rndwr), io_uring QD 32, one thread, over ONE file
-# set of 4 x 256 MiB made by `dbio bench prepare`, read by every leg: dbio in several setups
-# and fio 3.33 in several setups. Each round runs every leg once, the order rotating from round
+# Interleaved rounds of 16 KiB O_DIRECT random reads (or writes: MODE=rndwr), io_uring QD 32,
+# one thread, over ONE file set of 4 x 256 MiB made by `dbio bench prepare`, read by every leg:
+# dbio in several setups and fio 3.33 in several setups. Each round runs every leg once, the order rotating from round
 # to round, so the disk's slow and fast periods and the other processes on the CPUs hit every
 # leg alike. For each leg it prints the median, p90 and max of per-round IOPS, the rounds above
 # FAST IOPS, and what the kernel saw over the leg (/proc/diskstats of the disk under the files:
-# r_await = ms spent on reads / reads, aqu-sz = weighted ms in queue / elapsed ms).
+# r_await = ms spent on reads / reads, aqu-sz = weighted ms in queue / ms the disk was busy).
 #
 #   scripts/bench-fastlevel.sh                        # 40 rounds of the default legs
+#                                                     # (fio, fio_fixed, dbio, small, dbio_reg)
 #   ROUNDS=10 LEGS="fio dbio" scripts/bench-fastlevel.sh
 #   KEEP=/tmp/fastlevel scripts/bench-fastlevel.sh    # keep the per-leg lines (legs.tsv)
 #
@@ -17,11 +18,13 @@
 #   fio          fio --ioengine=io_uring, its defaults (plain READ, nothing registered, random map)
 #   fio_fixed    fio --fixedbufs (READ_FIXED on registered buffers)
 #   fio_norm     fio --norandommap (offsets drawn like dbio's: uniform, with repeats)
-#   dbio         dbio bench run --engine uring, its defaults
+#   dbio         dbio bench run --engine uring, its defaults (plain READ, buffers in huge pages)
 #   dbio_fixed   dbio --fixed-buffers (READ_FIXED on registered buffers)
 #   dbio_reg     dbio --fixed-buffers --register-files
+#   small=--no-huge-pages   dbio with its buffers in 4 KiB pages (4 scattered pages per 16 KiB
+#                request: on a virtual disk, the slow level; see issue 17)
 #   NAME=SPEC    dbio with extra options or environment (comma separated), shown as NAME,
-#                e.g. "dbio_atime=--atime" or "dbio_coop=--fixed-buffers,--register-files"
+#                e.g. "dbio_atime=--atime" or "both=--fixed-buffers,--register-files"
 #
 # Environment: MODE (rndrd, or rndwr: random writes over the same files, fio --rw=randwrite),
 # ROUNDS (40), LEG seconds (2), FAST IOPS threshold (50000), DIR (a scratch
@@ -33,7 +36,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-40}
 LEG=${LEG:-2}
 FAST=${FAST:-50000}
-LEGS=${LEGS:-"fio fio_fixed dbio dbio_fixed"}
+LEGS=${LEGS:-"fio fio_fixed dbio small=--no-huge-pages dbio_reg"}
 MODE=${MODE:-rndrd}
 case $MODE in
 rndrd) FIO_RW=randread OP=read ;;
@@ -67,7 +70,9 @@ cleanup() {
         "$DBIO" bench cleanup --dir "$SET" >/dev/null || log "dbio cleanup of $SET failed"
     fi
     rmdir "$WORK" 2>/dev/null || log "left $WORK (not empty)"
-    if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$OUT"/* "$KEEP"/ && log "raw output in $KEEP"; fi
+    if [ -n "${KEEP:-}" ] && [ -s "$OUT/legs.tsv" ]; then
+        mkdir -p "$KEEP" && cp "$OUT"/* "$KEEP"/ && log "raw output in $KEEP"
+    fi
     rm -rf "$OUT"
 }
 trap cleanup EXIT
@@ -82,11 +87,12 @@ FILES=${FILES%:}
 # the legs' reads dominate either way).
 MAJMIN=$(stat -c '%d' "$SET" | awk '{printf "%d:%d", int($1 / 256) % 4096, ($1 % 256) + int($1 / 1048576) * 256}')
 DEV=$(awk -v m="$MAJMIN" '{ if ($1 ":" $2 == m) print $3 }' /proc/diskstats)
-[ -n "$DEV" ] || { log "no /proc/diskstats line for device $MAJMIN under $SET"; exit 1; }
+# none on a memory filesystem (DIR=/dev/shm): the kernel's columns then read 0
+[ -n "$DEV" ] || log "no /proc/diskstats line for device $MAJMIN under $SET: no r_await/aqu-sz"
 # diskstats: requests completed and ms spent on them (reads, or writes with MODE=rndwr), and
 # the weighted ms in queue
 if [ "$OP" = read ]; then DONE=4 MS=7; else DONE=8 MS=11; fi
-disk() { awk -v d="$DEV" -v c="$DONE" -v m="$MS" '$3 == d { print $c, $m, $14 }' /proc/diskstats; }
+disk() { awk -v d="$DEV" -v c="$DONE" -v m="$MS" '$3 == d { print $c, $m, $14, $13; f = 1 } END { if (!f) print 0, 0, 0, 0 }' /proc/diskstats; }
 now_ms() { date +%s%3N; }
 
 # one leg: prints "IOPS P50_US P99_US"
@@ -134,13 +140,14 @@ for ((r = 1; r <= ROUNDS; r++)); do
     load=$(cut -d' ' -f1 /proc/loadavg)
     for ((i = 0; i < n; i++)); do
         leg=${legs[(i + r) % n]} # the order rotates: each leg goes first in turn
-        read -r rd0 rms0 wq0 <<<"$(disk)"
+        read -r rd0 rms0 wq0 busy0 <<<"$(disk)"
         t0=$(now_ms)
         res=$(run_leg "$leg")
         t1=$(now_ms)
-        read -r rd1 rms1 wq1 <<<"$(disk)"
-        # r_await over the leg's reads; aqu-sz over its wall time (process start included)
-        kern=$(awk -v r="$((rd1 - rd0))" -v ms="$((rms1 - rms0))" -v wq="$((wq1 - wq0))" -v t="$((t1 - t0))" \
+        read -r rd1 rms1 wq1 busy1 <<<"$(disk)"
+        # r_await over the leg's reads; aqu-sz over the time the disk was busy (io_ticks), so
+        # a tool's longer start (the disk idle) does not lower it
+        kern=$(awk -v r="$((rd1 - rd0))" -v ms="$((rms1 - rms0))" -v wq="$((wq1 - wq0))" -v t="$((busy1 - busy0))" \
             'BEGIN { printf "%.3f %.1f", r ? ms / r : 0, t ? wq / t : 0 }')
         echo "$r ${leg%%=*} $res $kern $load" >>"$OUT/legs.tsv"
         log "round $r/$ROUNDS ${leg%%=*}: $res r_await/aqu $kern load $load"
@@ -149,7 +156,7 @@ done
 
 echo
 echo "dbio $("$DBIO" --version | awk '{print $2}'), $(fio --version), kernel $(uname -r), $(nproc) CPUs;" \
-    "$MODE, $ROUNDS rounds x ${LEG}s legs on /dev/$DEV, leg order rotating;" \
+    "$MODE, $ROUNDS rounds x ${LEG}s legs on ${DEV:+/dev/}${DEV:-$(stat -f -c %T "$SET")}, leg order rotating;" \
     "load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 printf '%-28s %8s %8s %8s %8s %9s %8s %8s %9s %7s\n' leg median p90 max "> ${FAST}" "p50 us" "p99 us" r_await aqu-sz load
 for leg in "${legs[@]}"; do

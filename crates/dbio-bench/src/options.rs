@@ -42,6 +42,8 @@ pub struct Options {
     pub fixed_buffers: bool,
     /// `--register-files`.
     pub register_files: bool,
+    /// `--no-huge-pages`.
+    pub no_huge_pages: bool,
     /// `--buffered`: no O_DIRECT.
     pub buffered: bool,
     /// `--dsync`.
@@ -195,6 +197,7 @@ impl Options {
             reap_batch: self.reap_batch.unwrap_or(self.submit_batch),
             fixed_buffers: self.fixed_buffers,
             register_files: self.register_files,
+            huge_pages: self.engine == EngineKind::Uring && !self.no_huge_pages,
             time_s: match (self.time, self.events) {
                 (Some(t), _) => Some(t),
                 (None, 0) => Some(DEFAULT_TIME),
@@ -253,6 +256,7 @@ pub(crate) mod tests {
             reap_batch: None,
             fixed_buffers: false,
             register_files: false,
+            no_huge_pages: false,
             buffered: false,
             dsync: false,
             sync: false,

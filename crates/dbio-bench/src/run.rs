@@ -449,6 +449,7 @@ fn run_worker<F: EngineFactory>(
         memory_fs: env::is_memory_fs(fs),
         fixed_buffers: spec.fixed_buffers,
         register_files: spec.register_files,
+        huge_pages: spec.huge_pages,
     });
     if !gate.ready_then_wait() {
         return; // the run could not start: nothing was measured

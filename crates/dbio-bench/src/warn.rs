@@ -87,6 +87,7 @@ mod tests {
             reap_batch: 1,
             fixed_buffers: false,
             register_files: false,
+            huge_pages: false,
             time_s: Some(Duration::from_secs(1)),
             events: 0,
             warmup_s: Duration::ZERO,

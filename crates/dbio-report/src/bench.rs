@@ -253,6 +253,11 @@ pub struct Spec {
     /// `--registerfiles`); false: by descriptor, as MariaDB and MySQL do.
     #[serde(default)]
     pub register_files: bool,
+    /// io_uring: the I/O buffers are advised into transparent huge pages, so each I/O's buffer
+    /// is physically contiguous (one segment per request); whether the kernel granted them is
+    /// in the environment's `engine`. False in results made before this existed.
+    #[serde(default)]
+    pub huge_pages: bool,
     /// Measured run time, after warmup; `None` when only `events` limits the run.
     #[serde(with = "opt_secs")]
     pub time_s: Option<Duration>,

@@ -37,6 +37,7 @@ fn spec(rate: Option<f64>) -> Spec {
         reap_batch: 1,
         fixed_buffers: false,
         register_files: false,
+        huge_pages: false,
         time_s: Some(Duration::from_secs(2)),
         events: 0,
         warmup_s: Duration::from_secs(1),

@@ -2441,6 +2441,7 @@ fn fixed_buffers_and_registered_files_are_options_recorded_in_the_result() {
                 2000,
                 "{case}"
             );
+            assert_eq!(r["spec"]["huge_pages"], true, "{case}: the default");
         }
     }
     let text = dbio()
@@ -2464,6 +2465,26 @@ fn fixed_buffers_and_registered_files_are_options_recorded_in_the_result() {
         .stdout
         .clone();
     let text = String::from_utf8(text).unwrap();
+    let small = bench(
+        d,
+        &[
+            &SMALL[..],
+            &[
+                "run",
+                "--engine",
+                "uring",
+                "--iodepth",
+                "8",
+                "--mode",
+                "rndrd",
+            ],
+            &["--events", "100", "--no-huge-pages"],
+        ]
+        .concat(),
+    );
+    assert_eq!(small["spec"]["huge_pages"], false);
+    let e = small["environment"]["engine"].as_str().unwrap();
+    assert!(e.contains("buffers in 4 KiB pages"), "{e}");
     assert!(
         text.contains("READ_FIXED/WRITE_FIXED on registered buffers, files by descriptor"),
         "{text}"

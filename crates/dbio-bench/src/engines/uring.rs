@@ -69,7 +69,17 @@ impl UringEngine {
         if fixed_files {
             ring.submitter().register_files(fds)?;
         }
-        let bufs = AlignedBuffers::new(iodepth, block);
+        // Buffers in huge pages unless the spec says not (issue 17): a 16 KiB buffer spread
+        // over 4 scattered 4 KiB pages makes a 4-segment request, which this kind of virtual
+        // disk served at r_await 0.58-0.70 ms where it served 1-segment requests (a buffer in
+        // a huge page) at 0.42-0.46 ms, at the same queue size: 42k against 56k IOPS for 16 KiB
+        // random reads QD 32 in the same rounds. fio reached that level only in the runs whose
+        // buffers happened to be physically contiguous.
+        let bufs = if s.huge_pages {
+            AlignedBuffers::new_huge(iodepth, block)
+        } else {
+            AlignedBuffers::new(iodepth, block)
+        };
         let iovecs: Vec<libc::iovec> = (0..bufs.slots() as u32)
             .map(|i| libc::iovec {
                 iov_base: bufs.slot_ptr(i).cast(),
@@ -312,6 +322,11 @@ impl Engine for UringEngine {
                 "files by descriptor"
             }
         );
+        d.push_str(if self.bufs.huge_pages() {
+            ", buffers in transparent huge pages"
+        } else {
+            ", buffers in 4 KiB pages"
+        });
         if let Some(n) = self.iowq_max {
             d.push_str(&format!(", io-wq capped at {n} worker (memory filesystem)"));
         }
@@ -341,6 +356,38 @@ mod tests {
         (field("UserFiles:"), field("UserBufs:"))
     }
 
+    /// Buffers advised into huge pages get them wherever transparent huge pages are not
+    /// disabled (this kind of machine: "madvise"), and the description says which they got.
+    #[test]
+    fn huge_page_buffers_are_physically_contiguous_where_thp_allows() {
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        let allowed = thp.contains("[always]") || thp.contains("[madvise]");
+        let huge = AlignedBuffers::new_huge(32, 16384);
+        assert_eq!(huge.huge_pages(), allowed, "THP setting: {thp}");
+        assert!(!AlignedBuffers::new(32, 16384).huge_pages() || thp.contains("[always]"));
+        let file = std::fs::File::open("/proc/self/exe").unwrap();
+        for huge_pages in [false, true] {
+            let e = UringEngine::new(&EngineSetup {
+                worker: 0,
+                fds: vec![file.as_raw_fd()],
+                iodepth: 32,
+                block: 16384,
+                fsync: FsyncMode::Fdatasync,
+                memory_fs: false,
+                fixed_buffers: false,
+                register_files: false,
+                huge_pages,
+            })
+            .unwrap();
+            let d = e.describe();
+            let got = e.bufs.huge_pages();
+            assert_eq!(got, huge_pages && allowed, "{d}");
+            assert_eq!(d.contains("buffers in transparent huge pages"), got, "{d}");
+            assert_eq!(d.contains("buffers in 4 KiB pages"), !got, "{d}");
+        }
+    }
+
     /// Each combination of the two options reaches the ring (as the kernel reports it), is
     /// described honestly, and reads the right bytes.
     #[test]
@@ -368,6 +415,7 @@ mod tests {
                 memory_fs: false,
                 fixed_buffers,
                 register_files,
+                huge_pages: fixed_buffers,
             })
             .unwrap();
             let case = format!("fixed_buffers {fixed_buffers}, register_files {register_files}");

@@ -462,6 +462,7 @@ fn spec(mode: Mode, threads: u32, iodepth: u32, events: u64) -> Spec {
         reap_batch: 1,
         fixed_buffers: false,
         register_files: false,
+        huge_pages: false,
         time_s: None,
         events,
         warmup_s: Duration::ZERO,

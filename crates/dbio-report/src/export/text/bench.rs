@@ -139,6 +139,9 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
         } else {
             ", files by descriptor"
         });
+        if spec.huge_pages {
+            depth.push_str(", buffers in huge pages");
+        }
     }
     let _ = writeln!(
         s,
