@@ -16,12 +16,15 @@
 # Workloads (1 thread, O_DIRECT, random reads, every I/O timed by every tool):
 #   a. /dev/shm, 4 KiB, 1 file of 1 GiB: dbio --engine sync vs sysbench sync and fio psync
 #      (and dbio --atime, which does the same access-time bookkeeping as the peers)
-#   b. /dev/shm, 4 KiB, io_uring QD 32: dbio --engine uring vs fio io_uring (fixedbufs,
-#      registerfiles, no sqthread_poll, no hipri); both keep 32 in flight (fio's default
+#   b. /dev/shm, 4 KiB, io_uring QD 32: dbio --engine uring vs fio io_uring, like for like
+#      twice: both with registered buffers and files (dbio --fixed-buffers --register-files,
+#      fio --fixedbufs --registerfiles) and both at their defaults (plain reads by descriptor);
+#      no sqthread_poll, no hipri; both keep 32 in flight (fio's default
 #      iodepth_batch_submit=1 and iodepth_batch_complete_max=1, dbio's --submit-batch 1
 #      --reap-batch 1)
-#   c. a directory on / (DISK_BASE), 16 KiB, 1 file of 2 GiB: QD 32 (uring vs fio io_uring)
-#      and QD 1 (sync vs fio psync): IOPS, p50 and p99 against fio's completion latency
+#   c. a directory on / (DISK_BASE), 16 KiB, 1 file of 2 GiB: QD 32 (uring vs fio io_uring,
+#      both at their defaults: plain reads, nothing registered) and QD 1 (sync vs fio psync):
+#      IOPS, p50 and p99 against fio's completion latency
 # dbio prepares each file set (random data); fio and sysbench read the very same file
 # (sysbench through a symlink named test_file.0). Everything made here is removed at exit.
 #
@@ -157,10 +160,13 @@ a_fio() { fio_leg "$1" "$SHM_FILE" 4k 1G psync 1; }
 compare a a_dbio a_sysbench a_fio a_dbio_atime
 
 # --- b. /dev/shm, 4 KiB, io_uring QD 32 ---------------------------------------------------------
-FIO_URING=(--fixedbufs=1 --registerfiles=1 --sqthread_poll=0 --hipri=0)
-b_dbio() { dbio_leg "$1" "$SHM_DIR/set" 4k 1G uring 32; }
-b_fio() { fio_leg "$1" "$SHM_FILE" 4k 1G io_uring 32 "${FIO_URING[@]}"; }
-compare b b_dbio b_fio
+FIO_URING=(--sqthread_poll=0 --hipri=0)
+FIO_FIXED=(--fixedbufs=1 --registerfiles=1)
+b_dbio() { dbio_leg "$1" "$SHM_DIR/set" 4k 1G uring 32 --fixed-buffers --register-files; }
+b_fio() { fio_leg "$1" "$SHM_FILE" 4k 1G io_uring 32 "${FIO_URING[@]}" "${FIO_FIXED[@]}"; }
+b_dbio_plain() { dbio_leg "$1" "$SHM_DIR/set" 4k 1G uring 32; }
+b_fio_plain() { fio_leg "$1" "$SHM_FILE" 4k 1G io_uring 32 "${FIO_URING[@]}"; }
+compare b b_dbio b_fio b_dbio_plain b_fio_plain
 "$DBIO" bench cleanup --dir "$SHM_DIR/set" >&2
 
 # --- c. the disk, 16 KiB, QD 32 and QD 1 ----------------------------------------------------------
@@ -187,7 +193,8 @@ row() { echo "$1|$2|$3|$4|$5|$6|$7"; }
     row "a. shm 4k rndrd QD1: dbio sync vs fio psync" a a_dbio a_fio 2 IOPS min:1.15
     row "a. same, dbio --atime vs sysbench sync" a a_dbio_atime a_sysbench 2 IOPS -
     row "a. same, dbio --atime vs fio psync" a a_dbio_atime a_fio 2 IOPS -
-    row "b. shm 4k rndrd QD32: dbio uring vs fio io_uring" b b_dbio b_fio 2 IOPS min:1.15
+    row "b. shm 4k QD32, registered bufs+files: dbio vs fio" b b_dbio b_fio 2 IOPS min:1.15
+    row "b. shm 4k QD32, plain reads: dbio vs fio" b b_dbio_plain b_fio_plain 2 IOPS min:1.15
     for q in "32 uring io_uring" "1 sync psync"; do
         read -r qd de fe <<<"$q"
         w="c. disk 16k rndrd QD$qd: dbio $de vs fio $fe"

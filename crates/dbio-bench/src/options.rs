@@ -38,6 +38,12 @@ pub struct Options {
     pub submit_batch: u32,
     /// `--reap-batch` (default: `--submit-batch`).
     pub reap_batch: Option<u32>,
+    /// `--fixed-buffers`.
+    pub fixed_buffers: bool,
+    /// `--register-files`.
+    pub register_files: bool,
+    /// `--no-huge-pages`.
+    pub no_huge_pages: bool,
     /// `--buffered`: no O_DIRECT.
     pub buffered: bool,
     /// `--dsync`.
@@ -189,6 +195,9 @@ impl Options {
             iodepth: self.iodepth,
             submit_batch: self.submit_batch,
             reap_batch: self.reap_batch.unwrap_or(self.submit_batch),
+            fixed_buffers: self.fixed_buffers,
+            register_files: self.register_files,
+            huge_pages: self.engine == EngineKind::Uring && !self.no_huge_pages,
             time_s: match (self.time, self.events) {
                 (Some(t), _) => Some(t),
                 (None, 0) => Some(DEFAULT_TIME),
@@ -245,6 +254,9 @@ pub(crate) mod tests {
             iodepth: 1,
             submit_batch: 2,
             reap_batch: None,
+            fixed_buffers: false,
+            register_files: false,
+            no_huge_pages: false,
             buffered: false,
             dsync: false,
             sync: false,

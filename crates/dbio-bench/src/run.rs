@@ -447,6 +447,9 @@ fn run_worker<F: EngineFactory>(
         block: spec.block_size_bytes as usize,
         fsync: spec.fsync_mode,
         memory_fs: env::is_memory_fs(fs),
+        fixed_buffers: spec.fixed_buffers,
+        register_files: spec.register_files,
+        huge_pages: spec.huge_pages,
     });
     if !gate.ready_then_wait() {
         return; // the run could not start: nothing was measured

@@ -127,6 +127,19 @@ pub fn validate(spec: &Spec) -> Result<(), BenchError> {
             spec.reap_batch, spec.iodepth
         ));
     }
+    if spec.engine != EngineKind::Uring {
+        for (on, flag) in [
+            (spec.fixed_buffers, "--fixed-buffers"),
+            (spec.register_files, "--register-files"),
+        ] {
+            if on {
+                return bad(format!(
+                    "{flag} applies to --engine uring only (the {} engine registers nothing with the kernel): drop it or use --engine uring",
+                    spec.engine.name()
+                ));
+            }
+        }
+    }
     if spec.misalign_bytes > MAX_MISALIGN {
         return bad(format!(
             "--misalign {} is out of range: use 0 to 1GiB (a misaligned partition is off by less than its alignment unit, e.g. 512 or 3584)",
@@ -254,6 +267,9 @@ mod tests {
             iodepth: 1,
             submit_batch: 1,
             reap_batch: 1,
+            fixed_buffers: false,
+            register_files: false,
+            huge_pages: false,
             time_s: Some(Duration::from_secs(1)),
             events: 0,
             warmup_s: Duration::ZERO,

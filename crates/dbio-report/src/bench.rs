@@ -244,6 +244,20 @@ pub struct Spec {
     /// before the next is looked at, so `iodepth` I/Os stay in flight, as fio does).
     #[serde(default = "one")]
     pub reap_batch: u32,
+    /// io_uring: READ_FIXED/WRITE_FIXED on buffers registered with the ring (fio's
+    /// `--fixedbufs`); false: plain READ/WRITE from ordinary aligned buffers, as MariaDB and
+    /// MySQL submit them.
+    #[serde(default)]
+    pub fixed_buffers: bool,
+    /// io_uring: the files are registered with the ring and addressed by index (fio's
+    /// `--registerfiles`); false: by descriptor, as MariaDB and MySQL do.
+    #[serde(default)]
+    pub register_files: bool,
+    /// io_uring: the I/O buffers are advised into transparent huge pages, so each I/O's buffer
+    /// is physically contiguous (one segment per request); whether the kernel granted them is
+    /// in the environment's `engine`. False in results made before this existed.
+    #[serde(default)]
+    pub huge_pages: bool,
     /// Measured run time, after warmup; `None` when only `events` limits the run.
     #[serde(with = "opt_secs")]
     pub time_s: Option<Duration>,

@@ -2399,3 +2399,111 @@ fn threads_beyond_the_task_limit_end_with_an_error_and_clean_up() {
     assert!(!dir.exists(), "the file set was removed");
     drop(cg);
 }
+
+/// `--fixed-buffers` and `--register-files` (issue 17): off by default (plain reads and writes
+/// by descriptor, as MariaDB and MySQL submit them), each reaching the ring when given, and the
+/// result saying which were used: the spec for comparing results, the engine's own words in
+/// the environment, the text header. Writes too. Refused with an engine that has no ring.
+#[test]
+fn fixed_buffers_and_registered_files_are_options_recorded_in_the_result() {
+    let tmp = disk();
+    let d = tmp.path();
+    prepare(d, &SMALL);
+    for (extra, fixed, reg) in [
+        (&[][..], false, false),
+        (&["--fixed-buffers"][..], true, false),
+        (&["--register-files"][..], false, true),
+        (&["--fixed-buffers", "--register-files"][..], true, true),
+    ] {
+        for mode in ["rndrd", "rndwr"] {
+            let r = bench(
+                d,
+                &[
+                    &SMALL[..],
+                    &["run", "--engine", "uring", "--iodepth", "8", "--mode", mode],
+                    &["--events", "2000"],
+                    extra,
+                ]
+                .concat(),
+            );
+            let case = format!("{mode} {extra:?}");
+            assert_eq!(r["spec"]["fixed_buffers"], fixed, "{case}");
+            assert_eq!(r["spec"]["register_files"], reg, "{case}");
+            let e = r["environment"]["engine"].as_str().unwrap();
+            assert_eq!(
+                e.contains("READ_FIXED/WRITE_FIXED on registered buffers"),
+                fixed,
+                "{case}: {e}"
+            );
+            assert_eq!(
+                e.contains("plain READ/WRITE on unregistered buffers"),
+                !fixed,
+                "{case}: {e}"
+            );
+            assert_eq!(e.contains("registered files"), reg, "{case}: {e}");
+            assert_eq!(e.contains("files by descriptor"), !reg, "{case}: {e}");
+            let s = &r["summary"];
+            assert_eq!(
+                u(&s["read"]["count"]) + u(&s["write"]["count"]),
+                2000,
+                "{case}"
+            );
+            assert_eq!(r["spec"]["huge_pages"], true, "{case}: the default");
+        }
+    }
+    let text = dbio()
+        .args([
+            "bench",
+            "run",
+            "--engine",
+            "uring",
+            "--iodepth",
+            "8",
+            "--mode",
+            "rndrd",
+        ])
+        .args(SMALL)
+        .args(["--events", "100", "--fixed-buffers"])
+        .arg("--dir")
+        .arg(d)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).unwrap();
+    let small = bench(
+        d,
+        &[
+            &SMALL[..],
+            &[
+                "run",
+                "--engine",
+                "uring",
+                "--iodepth",
+                "8",
+                "--mode",
+                "rndrd",
+            ],
+            &["--events", "100", "--no-huge-pages"],
+        ]
+        .concat(),
+    );
+    assert_eq!(small["spec"]["huge_pages"], false);
+    let e = small["environment"]["engine"].as_str().unwrap();
+    assert!(e.contains("buffers in 4 KiB pages"), "{e}");
+    assert!(
+        text.contains("READ_FIXED/WRITE_FIXED on registered buffers, files by descriptor"),
+        "{text}"
+    );
+    for flag in ["--fixed-buffers", "--register-files"] {
+        dbio()
+            .args(["bench", "run", "--engine", "sync", "--mode", "rndrd", flag])
+            .args(SMALL)
+            .arg("--dir")
+            .arg(d)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("applies to --engine uring only"));
+    }
+}

@@ -108,6 +108,12 @@ pub struct EngineSetup {
     pub fsync: FsyncMode,
     /// The files live in memory (tmpfs, ramfs).
     pub memory_fs: bool,
+    /// io_uring: READ_FIXED/WRITE_FIXED on registered buffers (`--fixed-buffers`).
+    pub fixed_buffers: bool,
+    /// io_uring: files registered with the ring (`--register-files`).
+    pub register_files: bool,
+    /// io_uring: buffers in transparent huge pages (the default; `--no-huge-pages`: not).
+    pub huge_pages: bool,
 }
 
 /// Makes each worker's engine. `make` runs on the worker's own thread (an io_uring ring set
@@ -124,6 +130,7 @@ pub struct AlignedBuffers {
     ptr: *mut u8,
     layout: std::alloc::Layout,
     block: usize,
+    slots: usize,
 }
 
 // SAFETY: the buffers are plain bytes owned by this value; moving it to another thread moves
@@ -140,7 +147,12 @@ impl AlignedBuffers {
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        AlignedBuffers { ptr, layout, block }
+        AlignedBuffers {
+            ptr,
+            layout,
+            block,
+            slots: layout.size() / block,
+        }
     }
     /// Slot `i`'s buffer.
     #[inline]
@@ -151,6 +163,61 @@ impl AlignedBuffers {
         // other reference to the bytes exists.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(off), self.block) }
     }
+    /// Like [`AlignedBuffers::new`], but in a 2 MiB-aligned region advised into transparent
+    /// huge pages (MADV_HUGEPAGE, before the first touch), so each I/O's buffer is physically
+    /// contiguous: one segment per request. Whether the kernel granted them:
+    /// [`AlignedBuffers::huge_pages`] (THP "never", or no free 2 MiB page: 4 KiB pages).
+    pub fn new_huge(slots: usize, block: usize) -> Self {
+        const HUGE: usize = 2 << 20;
+        let size = (slots * block).max(4096).next_multiple_of(HUGE);
+        let layout =
+            std::alloc::Layout::from_size_align(size, HUGE).expect("buffer size fits in memory");
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc(layout) };
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        // SAFETY: `ptr` is a fresh allocation of `size` bytes that nothing else references; the
+        // advice only changes how the kernel backs it (a failure leaves 4 KiB pages), and the
+        // zeroing after it is the first touch, which faults the huge pages in.
+        unsafe {
+            libc::madvise(ptr.cast(), size, libc::MADV_HUGEPAGE);
+            std::ptr::write_bytes(ptr, 0, size);
+        }
+        // The slots asked for: the rest of the 2 MiB is padding.
+        AlignedBuffers {
+            ptr,
+            layout,
+            block,
+            slots: slots.max(1),
+        }
+    }
+    /// True when every byte of the buffers lies in a transparent huge page, as the kernel
+    /// reports it (/proc/self/smaps: AnonHugePages of the mapping that holds them).
+    pub fn huge_pages(&self) -> bool {
+        let Ok(smaps) = std::fs::read_to_string("/proc/self/smaps") else {
+            return false;
+        };
+        let (lo, hi) = (self.ptr as usize, self.ptr as usize + self.layout.size());
+        let mut inside = false;
+        for line in smaps.lines() {
+            let first = line.split_whitespace().next().unwrap_or("");
+            if let Some((a, b)) = first.split_once('-') {
+                if let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
+                {
+                    inside = a <= lo && hi <= b;
+                    continue;
+                }
+            }
+            if inside {
+                if let Some(kb) = line.strip_prefix("AnonHugePages:") {
+                    let kb: usize = kb.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
+                    return kb * 1024 >= self.layout.size();
+                }
+            }
+        }
+        false
+    }
     /// Raw pointer of slot `i` (for registered buffers).
     fn slot_ptr(&self, i: u32) -> *mut u8 {
         // SAFETY: callers pass a slot index below the slot count.
@@ -158,7 +225,7 @@ impl AlignedBuffers {
     }
     /// Number of slots.
     pub fn slots(&self) -> usize {
-        self.layout.size() / self.block
+        self.slots
     }
 }
 

@@ -119,7 +119,7 @@ fn group_width(op: Op) -> usize {
 /// the warnings, and the column titles of the interval lines.
 pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
     let mut s = String::new();
-    let depth = if spec.engine == EngineKind::Sync {
+    let mut depth = if spec.engine == EngineKind::Sync {
         String::new()
     } else {
         format!(
@@ -127,6 +127,22 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
             spec.iodepth, spec.submit_batch, spec.reap_batch
         )
     };
+    if spec.engine == EngineKind::Uring {
+        // Two results compare like for like only when these match (issue 17).
+        depth.push_str(if spec.fixed_buffers {
+            ", READ_FIXED/WRITE_FIXED on registered buffers"
+        } else {
+            ", plain READ/WRITE"
+        });
+        depth.push_str(if spec.register_files {
+            ", registered files"
+        } else {
+            ", files by descriptor"
+        });
+        if spec.huge_pages {
+            depth.push_str(", buffers in huge pages");
+        }
+    }
     let _ = writeln!(
         s,
         "dbio bench: {} with {} engine{depth}, {} blocks, {} thread{}",

@@ -86,6 +86,20 @@ pub struct WorkloadArgs {
     /// [default: --submit-batch, so that a submit batch has that many free slots to fill].
     #[arg(long)]
     pub reap_batch: Option<u32>,
+    /// io_uring: read and write with READ_FIXED/WRITE_FIXED into buffers registered with the
+    /// ring (fio's --fixedbufs). Off: plain READ/WRITE from ordinary aligned buffers, as MariaDB
+    /// and MySQL submit them.
+    #[arg(long)]
+    pub fixed_buffers: bool,
+    /// io_uring: register the files with the ring and address them by index (fio's
+    /// --registerfiles). Off: by descriptor, as MariaDB and MySQL do.
+    #[arg(long)]
+    pub register_files: bool,
+    /// io_uring: keep the I/O buffers in 4 KiB pages. By default they are advised into
+    /// transparent huge pages, so a 16 KiB buffer is one physically contiguous segment; on a
+    /// virtual disk 4 scattered pages per request made reads much slower (issue 17).
+    #[arg(long)]
+    pub no_huge_pages: bool,
     /// Open with O_DIRECT (the default): bypass the page cache as InnoDB does.
     #[arg(long, overrides_with = "buffered")]
     pub direct: bool,
@@ -178,6 +192,9 @@ impl WorkloadArgs {
             iodepth,
             submit_batch: self.submit_batch,
             reap_batch: self.reap_batch,
+            fixed_buffers: self.fixed_buffers,
+            register_files: self.register_files,
+            no_huge_pages: self.no_huge_pages,
             buffered: self.buffered,
             dsync: self.dsync,
             sync: self.sync,

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Does dbio see the disk's faster level as often as fio does? (issue 17)
+#
+# Interleaved rounds of 16 KiB O_DIRECT random reads (or writes: MODE=rndwr), io_uring QD 32,
+# one thread, over ONE file set of 4 x 256 MiB made by `dbio bench prepare`, read by every leg:
+# dbio in several setups and fio 3.33 in several setups. Each round runs every leg once, the order rotating from round
+# to round, so the disk's slow and fast periods and the other processes on the CPUs hit every
+# leg alike. For each leg it prints the median, p90 and max of per-round IOPS, the rounds above
+# FAST IOPS, and what the kernel saw over the leg (/proc/diskstats of the disk under the files:
+# r_await = ms spent on reads / reads, aqu-sz = weighted ms in queue / ms the disk was busy).
+#
+#   scripts/bench-fastlevel.sh                        # 40 rounds of the default legs
+#                                                     # (fio, fio_fixed, dbio, small, dbio_reg)
+#   ROUNDS=10 LEGS="fio dbio" scripts/bench-fastlevel.sh
+#   KEEP=/tmp/fastlevel scripts/bench-fastlevel.sh    # keep the per-leg lines (legs.tsv)
+#
+# Legs (LEGS, space separated):
+#   fio          fio --ioengine=io_uring, its defaults (plain READ, nothing registered, random map)
+#   fio_fixed    fio --fixedbufs (READ_FIXED on registered buffers)
+#   fio_norm     fio --norandommap (offsets drawn like dbio's: uniform, with repeats)
+#   dbio         dbio bench run --engine uring, its defaults (plain READ, buffers in huge pages)
+#   dbio_fixed   dbio --fixed-buffers (READ_FIXED on registered buffers)
+#   dbio_reg     dbio --fixed-buffers --register-files
+#   small=--no-huge-pages   dbio with its buffers in 4 KiB pages (4 scattered pages per 16 KiB
+#                request: on a virtual disk, the slow level; see issue 17)
+#   NAME=SPEC    dbio with extra options or environment (comma separated), shown as NAME,
+#                e.g. "dbio_atime=--atime" or "both=--fixed-buffers,--register-files"
+#
+# Environment: MODE (rndrd, or rndwr: random writes over the same files, fio --rw=randwrite),
+# ROUNDS (40), LEG seconds (2), FAST IOPS threshold (50000), DIR (a scratch
+# directory on the disk, default /var/tmp; the file set is made there and removed at exit),
+# DBIO (the binary; default: build target/release/dbio).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROUNDS=${ROUNDS:-40}
+LEG=${LEG:-2}
+FAST=${FAST:-50000}
+LEGS=${LEGS:-"fio fio_fixed dbio small=--no-huge-pages dbio_reg"}
+MODE=${MODE:-rndrd}
+case $MODE in
+rndrd) FIO_RW=randread OP=read ;;
+rndwr) FIO_RW=randwrite OP=write ;;
+*) echo "bench-fastlevel: MODE is rndrd or rndwr, not $MODE" >&2; exit 2 ;;
+esac
+BASE=${DIR:-/var/tmp}
+
+log() { echo "bench-fastlevel: $*" >&2; }
+
+need=()
+command -v fio >/dev/null || need+=(fio)
+command -v jq >/dev/null || need+=(jq)
+if ((${#need[@]})); then
+    log "installing ${need[*]}"
+    if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ -z "${DBIO:-}" ]; then
+    log "building dbio --release"
+    (cd "$ROOT" && cargo build --release -q -p dbio)
+    DBIO=$ROOT/target/release/dbio
+fi
+
+WORK=$(mktemp -d "$BASE/dbio-fastlevel.XXXXXX")
+SET=$WORK/set
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/dbio-fastlevel-out.XXXXXX")
+cleanup() {
+    if [ -e "$SET/.dbio-fileset.json" ]; then
+        "$DBIO" bench cleanup --dir "$SET" >/dev/null || log "dbio cleanup of $SET failed"
+    fi
+    rmdir "$WORK" 2>/dev/null || log "left $WORK (not empty)"
+    if [ -n "${KEEP:-}" ] && [ -s "$OUT/legs.tsv" ]; then
+        mkdir -p "$KEEP" && cp "$OUT"/* "$KEEP"/ && log "raw output in $KEEP"
+    fi
+    rm -rf "$OUT"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+"$DBIO" bench prepare --dir "$SET" --mode rndrd --block-size 16k --file-num 4 \
+    --file-total-size 1G >&2
+FILES=$(printf '%s:' "$SET"/dbio-file.[0-3])
+FILES=${FILES%:}
+
+# The disk under the files, as /proc/diskstats names it (a partition's whole disk is fine too:
+# the legs' reads dominate either way).
+MAJMIN=$(stat -c '%d' "$SET" | awk '{printf "%d:%d", int($1 / 256) % 4096, ($1 % 256) + int($1 / 1048576) * 256}')
+DEV=$(awk -v m="$MAJMIN" '{ if ($1 ":" $2 == m) print $3 }' /proc/diskstats)
+# none on a memory filesystem (DIR=/dev/shm): the kernel's columns then read 0
+[ -n "$DEV" ] || log "no /proc/diskstats line for device $MAJMIN under $SET: no r_await/aqu-sz"
+# diskstats: requests completed and ms spent on them (reads, or writes with MODE=rndwr), and
+# the weighted ms in queue
+if [ "$OP" = read ]; then DONE=4 MS=7; else DONE=8 MS=11; fi
+disk() { awk -v d="$DEV" -v c="$DONE" -v m="$MS" '$3 == d { print $c, $m, $14, $13; f = 1 } END { if (!f) print 0, 0, 0, 0 }' /proc/diskstats; }
+now_ms() { date +%s%3N; }
+
+# one leg: prints "IOPS P50_US P99_US"
+run_leg() {
+    local leg=$1 out=$OUT/leg.json
+    case $leg in
+    fio | fio_fixed | fio_norm)
+        local extra=()
+        [ "$leg" = fio_fixed ] && extra=(--fixedbufs)
+        [ "$leg" = fio_norm ] && extra=(--norandommap)
+        fio --name=fastlevel --filename="$FILES" --rw="$FIO_RW" --bs=16k --direct=1 \
+            --ioengine=io_uring --iodepth=32 --runtime="$LEG" --time_based "${extra[@]}" \
+            --output-format=json --output="$out" >/dev/null
+        jq -r --arg op "$OP" '.jobs[0][$op] | "\(.iops) \(.clat_ns.percentile["50.000000"] / 1000) \(.clat_ns.percentile["99.000000"] / 1000)"' "$out"
+        ;;
+    dbio* | *=*)
+        local opts=() envs=()
+        case $leg in
+        dbio) ;;
+        dbio_fixed) opts=(--fixed-buffers) ;;
+        dbio_reg) opts=(--fixed-buffers --register-files) ;;
+        *=*)
+            local spec=${leg#*=} w
+            for w in ${spec//,/ }; do
+                if [[ $w == --* ]]; then opts+=("$w"); else envs+=("$w"); fi
+            done
+            ;;
+        *) log "unknown leg $leg"; exit 2 ;;
+        esac
+        env "${envs[@]}" "$DBIO" bench run --dir "$SET" --mode "$MODE" --engine uring --iodepth 32 \
+            --block-size 16k --file-num 4 --file-total-size 1G --threads 1 --warmup 0s \
+            --time "${LEG}s" "${opts[@]}" --format json --output "$out" >/dev/null 2>"$OUT/leg.log" ||
+            { cat "$OUT/leg.log" >&2; exit 1; }
+        jq -r --arg op "$OP" '.summary[$op] | "\(.iops) \(.lat_ns.p50 / 1000) \(.lat_ns.p99 / 1000)"' "$out"
+        ;;
+    *) log "unknown leg $leg"; exit 2 ;;
+    esac
+}
+
+read -r -a legs <<<"$LEGS"
+n=${#legs[@]}
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+: >"$OUT/legs.tsv"
+for ((r = 1; r <= ROUNDS; r++)); do
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    for ((i = 0; i < n; i++)); do
+        leg=${legs[(i + r) % n]} # the order rotates: each leg goes first in turn
+        read -r rd0 rms0 wq0 busy0 <<<"$(disk)"
+        t0=$(now_ms)
+        res=$(run_leg "$leg")
+        t1=$(now_ms)
+        read -r rd1 rms1 wq1 busy1 <<<"$(disk)"
+        # r_await over the leg's reads; aqu-sz over the time the disk was busy (io_ticks), so
+        # a tool's longer start (the disk idle) does not lower it
+        kern=$(awk -v r="$((rd1 - rd0))" -v ms="$((rms1 - rms0))" -v wq="$((wq1 - wq0))" -v t="$((busy1 - busy0))" \
+            'BEGIN { printf "%.3f %.1f", r ? ms / r : 0, t ? wq / t : 0 }')
+        echo "$r ${leg%%=*} $res $kern $load" >>"$OUT/legs.tsv"
+        log "round $r/$ROUNDS ${leg%%=*}: $res r_await/aqu $kern load $load"
+    done
+done
+
+echo
+echo "dbio $("$DBIO" --version | awk '{print $2}'), $(fio --version), kernel $(uname -r), $(nproc) CPUs;" \
+    "$MODE, $ROUNDS rounds x ${LEG}s legs on ${DEV:+/dev/}${DEV:-$(stat -f -c %T "$SET")}, leg order rotating;" \
+    "load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+printf '%-28s %8s %8s %8s %8s %9s %8s %8s %9s %7s\n' leg median p90 max "> ${FAST}" "p50 us" "p99 us" r_await aqu-sz load
+for leg in "${legs[@]}"; do
+    leg=${leg%%=*}
+    awk -v leg="$leg" -v fast="$FAST" '$2 == leg { print $3, $4, $5, $6, $7, $8 }' "$OUT/legs.tsv" |
+        sort -n | awk -v leg="$leg" -v fast="$FAST" '
+        function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        function sorted(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+        { n++; io[n] = $1; p50[n] = $2; p99[n] = $3; ra[n] = $4; aq[n] = $5; ld[n] = $6; if ($1 > fast) f++ }
+        END {
+            if (!n) exit
+            p90 = io[int(0.9 * (n - 1)) + 1]
+            sorted(p50, n); sorted(p99, n); sorted(ra, n); sorted(aq, n); sorted(ld, n)
+            printf "%-28s %7.1fk %7.1fk %7.1fk %8d %9.0f %8.0f %8.3f %8.1f %7.1f\n", leg, med(io, n) / 1000, p90 / 1000, io[n] / 1000, f, med(p50, n), med(p99, n), med(ra, n), med(aq, n), med(ld, n)
+        }'
+done
+echo "(median of rounds for p50, p99, r_await ms (w_await with MODE=rndwr), aqu-sz and the 1-minute load average at the round's start)"
