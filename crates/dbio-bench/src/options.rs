@@ -197,7 +197,8 @@ impl Options {
             reap_batch: self.reap_batch.unwrap_or(self.submit_batch),
             fixed_buffers: self.fixed_buffers,
             register_files: self.register_files,
-            huge_pages: self.engine == EngineKind::Uring && !self.no_huge_pages,
+            huge_pages: matches!(self.engine, EngineKind::Uring | EngineKind::Sync)
+                && !self.no_huge_pages,
             time_s: match (self.time, self.events) {
                 (Some(t), _) => Some(t),
                 (None, 0) => Some(DEFAULT_TIME),

@@ -112,7 +112,8 @@ pub struct EngineSetup {
     pub fixed_buffers: bool,
     /// io_uring: files registered with the ring (`--register-files`).
     pub register_files: bool,
-    /// io_uring: buffers in transparent huge pages (the default; `--no-huge-pages`: not).
+    /// sync and io_uring: buffers in transparent huge pages (the default; `--no-huge-pages`:
+    /// not).
     pub huge_pages: bool,
 }
 

@@ -12,7 +12,13 @@ pub struct Factory;
 impl EngineFactory for Factory {
     type Engine = SyncEngine;
     fn make(&self, s: EngineSetup) -> Result<SyncEngine, String> {
-        Ok(SyncEngine::new(s.fds, s.block, s.fsync))
+        let mut e = SyncEngine::new(s.fds, s.block, s.fsync);
+        if s.huge_pages {
+            // The same as the uring engine's (issue 17): a buffer in one huge page is one
+            // physically contiguous segment per request.
+            e.bufs = AlignedBuffers::new_huge(1, s.block);
+        }
+        Ok(e)
     }
 }
 
@@ -88,6 +94,44 @@ impl Engine for SyncEngine {
         true
     }
     fn describe(&self) -> String {
-        "sync: pread/pwrite and fsync/fdatasync system calls, one I/O at a time".into()
+        let pages = if self.bufs.huge_pages() {
+            "buffer in a transparent huge page"
+        } else {
+            "buffer in 4 KiB pages"
+        };
+        format!("sync: pread/pwrite and fsync/fdatasync system calls, one I/O at a time, {pages}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(huge_pages: bool) -> EngineSetup {
+        EngineSetup {
+            worker: 0,
+            fds: Vec::new(),
+            iodepth: 1,
+            block: 16384,
+            fsync: FsyncMode::Fdatasync,
+            memory_fs: false,
+            fixed_buffers: false,
+            register_files: false,
+            huge_pages,
+        }
+    }
+
+    /// The buffer goes into a huge page as the uring engine's do, wherever THP allows it, and
+    /// the description says which pages it got.
+    #[test]
+    fn the_buffer_is_in_a_huge_page_unless_asked_not_to_be() {
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        let allowed = thp.contains("[always]") || thp.contains("[madvise]");
+        let huge = Factory.make(setup(true)).unwrap();
+        assert_eq!(huge.bufs.huge_pages(), allowed, "THP setting: {thp}");
+        assert_eq!(huge.describe().contains("huge page"), allowed);
+        let plain = Factory.make(setup(false)).unwrap();
+        assert!(plain.describe().contains("4 KiB pages") || thp.contains("[always]"));
     }
 }

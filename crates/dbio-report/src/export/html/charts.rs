@@ -169,7 +169,6 @@ pub(crate) fn fmt_iops(v: &f64) -> String {
     }
 }
 
-
 /// The time spans of consecutive intervals that satisfy `f`.
 fn spans(
     iv: &[crate::report::IntervalPoint],

@@ -95,7 +95,7 @@ pub struct WorkloadArgs {
     /// --registerfiles). Off: by descriptor, as MariaDB and MySQL do.
     #[arg(long)]
     pub register_files: bool,
-    /// io_uring: keep the I/O buffers in 4 KiB pages. By default they are advised into
+    /// sync and uring: keep the I/O buffers in 4 KiB pages. By default they are advised into
     /// transparent huge pages, so a 16 KiB buffer is one physically contiguous segment; on a
     /// virtual disk 4 scattered pages per request made reads much slower (issue 17).
     #[arg(long)]
