@@ -8,4 +8,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
-cargo run --quiet --release -p dbio-model --example perf -- "${1:-20}"
+cargo run --quiet --release -p dbio --example model_perf -- "${1:-20}"

@@ -460,7 +460,6 @@ fn live_counts_the_transactions_of_a_real_server() {
 #[test]
 #[ignore = "needs promtool (scripts/setup-test-env.sh installs it)"]
 fn live_prometheus_passes_promtool() {
-    use std::io::Write;
     let out = dbio()
         .args([
             "model",
@@ -492,26 +491,7 @@ fn live_prometheus_passes_promtool() {
         text.contains("dbio_model_transactions_per_second{source=\"--tps\"} 100\n"),
         "{text}"
     );
-    let mut child = std::process::Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("promtool is installed");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let res = child.wait_with_output().unwrap();
-    assert!(
-        res.status.success(),
-        "promtool: {}{}\n{text}",
-        String::from_utf8_lossy(&res.stdout),
-        String::from_utf8_lossy(&res.stderr)
-    );
+    crate::common::promtool_check(&text);
 }
 
 #[test]
