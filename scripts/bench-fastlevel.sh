@@ -26,7 +26,9 @@
 #   NAME=SPEC    dbio with extra options or environment (comma separated), shown as NAME,
 #                e.g. "dbio_atime=--atime" or "both=--fixed-buffers,--register-files"
 #
-# Environment: MODE (rndrd, or rndwr: random writes over the same files, fio --rw=randwrite),
+# Environment: ENGINE (uring: io_uring at QD 32, fio --ioengine=io_uring; sync: one pread/pwrite
+# at a time, fio --ioengine=psync; the fio_fixed leg needs uring),
+# MODE (rndrd, or rndwr: random writes over the same files, fio --rw=randwrite),
 # ROUNDS (40), LEG seconds (2), FAST IOPS threshold (50000), DIR (a scratch
 # directory on the disk, default /var/tmp; the file set is made there and removed at exit),
 # DBIO (the binary; default: build target/release/dbio).
@@ -38,6 +40,12 @@ LEG=${LEG:-2}
 FAST=${FAST:-50000}
 LEGS=${LEGS:-"fio fio_fixed dbio small=--no-huge-pages dbio_reg"}
 MODE=${MODE:-rndrd}
+ENGINE=${ENGINE:-uring}
+case $ENGINE in
+uring) QD=32 FIO_ENGINE=io_uring ;;
+sync) QD=1 FIO_ENGINE=psync ;;
+*) echo "ENGINE must be uring or sync" >&2; exit 2 ;;
+esac
 case $MODE in
 rndrd) FIO_RW=randread OP=read ;;
 rndwr) FIO_RW=randwrite OP=write ;;
@@ -104,7 +112,7 @@ run_leg() {
         [ "$leg" = fio_fixed ] && extra=(--fixedbufs)
         [ "$leg" = fio_norm ] && extra=(--norandommap)
         fio --name=fastlevel --filename="$FILES" --rw="$FIO_RW" --bs=16k --direct=1 \
-            --ioengine=io_uring --iodepth=32 --runtime="$LEG" --time_based "${extra[@]}" \
+            --ioengine="$FIO_ENGINE" --iodepth="$QD" --runtime="$LEG" --time_based "${extra[@]}" \
             --output-format=json --output="$out" >/dev/null
         jq -r --arg op "$OP" '.jobs[0][$op] | "\(.iops) \(.clat_ns.percentile["50.000000"] / 1000) \(.clat_ns.percentile["99.000000"] / 1000)"' "$out"
         ;;
@@ -122,7 +130,7 @@ run_leg() {
             ;;
         *) log "unknown leg $leg"; exit 2 ;;
         esac
-        env "${envs[@]}" "$DBIO" bench run --dir "$SET" --mode "$MODE" --engine uring --iodepth 32 \
+        env "${envs[@]}" "$DBIO" bench run --dir "$SET" --mode "$MODE" --engine "$ENGINE" --iodepth "$QD" \
             --block-size 16k --file-num 4 --file-total-size 1G --threads 1 --warmup 0s \
             --time "${LEG}s" "${opts[@]}" --format json --output "$out" >/dev/null 2>"$OUT/leg.log" ||
             { cat "$OUT/leg.log" >&2; exit 1; }
