@@ -4,14 +4,10 @@
 
 use crate::common::{is_root, LoopDev};
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command as Std;
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
-}
 
 fn sh(dir: &Path, script: &str) {
     let out = Std::new("bash")

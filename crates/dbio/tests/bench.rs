@@ -4,13 +4,9 @@
 
 use crate::common;
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
-}
 
 /// A temp dir on tmpfs (/dev/shm supports O_DIRECT).
 fn shm() -> tempfile::TempDir {

@@ -4,14 +4,10 @@
 
 use crate::common::{promtool_check, require_root, require_tool};
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
-}
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

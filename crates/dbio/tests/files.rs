@@ -4,12 +4,8 @@
 
 use crate::common::require_root;
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use std::path::{Path, PathBuf};
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
-}
 
 fn entries(d: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(d)

@@ -4,7 +4,7 @@
 
 use crate::common::{require_root, require_tool};
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -29,10 +29,6 @@ const IBD: [&str; 11] = [
     "small_pages8.ibd",
     "small_pages8c.ibd",
 ];
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
-}
 
 /// A scratch directory on another filesystem than testdata when one exists (/dev/shm), so
 /// the same-device refusal does not apply; else the flag that allows it.

@@ -5,13 +5,9 @@
 //! read through a PAGES_DIR written by `innodb pages` and from an image with the pages at odd
 //! offsets, and garbage refused.
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
-}
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

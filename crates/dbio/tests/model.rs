@@ -2,13 +2,9 @@
 //! published USL datasets in testdata/model, on real `dbio bench` results, and live on this
 //! machine (with `--tps`, and against the real MariaDB under a load these tests make).
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
-}
 
 fn testdata(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -2,7 +2,7 @@
 //! mysql://root@127.0.0.1:3306/test): exit codes, Ctrl-C, and kill -9 then --resume with no
 //! row lost or archived twice. Each test has its own database `chunk_bin_<test>`.
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::path::Path;
@@ -44,10 +44,6 @@ fn fresh(name: &str, rows: u32) -> (Conn, String) {
 
 fn count(c: &mut Conn, sql: &str) -> u64 {
     c.query_first::<u64, _>(sql).unwrap().unwrap()
-}
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
 }
 
 fn committed_chunks(state: &Path) -> u64 {

@@ -4,12 +4,8 @@
 
 use crate::common::require_tool;
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use std::path::Path;
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
-}
 
 fn stdout(args: &[&str]) -> String {
     let o = dbio().args(args).output().unwrap();

@@ -8,12 +8,8 @@
 
 use crate::common::{require_root, LoopDev};
 
-use assert_cmd::Command;
+use crate::common::dbio;
 use std::path::{Path, PathBuf};
-
-fn dbio() -> Command {
-    Command::cargo_bin("dbio").unwrap()
-}
 
 /// Runs a tool and fails the test (with its stderr) if it fails.
 fn sh(cmd: &str, args: &[&str]) -> String {

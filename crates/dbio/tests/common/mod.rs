@@ -8,6 +8,11 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// The dbio binary under test.
+pub fn dbio() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("dbio").unwrap()
+}
+
 /// Whether the tests run as root (loop devices, mounts).
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
