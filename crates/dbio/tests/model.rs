@@ -329,22 +329,24 @@ fn bad_input_is_refused_with_the_right_exit_code() {
 #[test]
 fn live_without_mysql_measures_this_machine() {
     let dir = tempfile::tempdir().unwrap();
-    let j = json(&[
-        "model",
-        "live",
-        "--tps",
-        "200",
-        "--interval",
-        "500ms",
-        "--datadir",
-        dir.path().to_str().unwrap(),
-        "--link-speed",
-        "lo=10000",
-        "--net-dev",
-        "lo",
-        "--format",
-        "json",
-    ]);
+    let j = crate::common::with_cpu_load(|| {
+        json(&[
+            "model",
+            "live",
+            "--tps",
+            "200",
+            "--interval",
+            "500ms",
+            "--datadir",
+            dir.path().to_str().unwrap(),
+            "--link-speed",
+            "lo=10000",
+            "--net-dev",
+            "lo",
+            "--format",
+            "json",
+        ])
+    });
     assert_eq!(j["tps_source"], "--tps");
     assert_eq!(f(&j["transactions_per_s"]), 200.0);
     let res = j["resources"].as_array().unwrap();
@@ -456,23 +458,25 @@ fn live_counts_the_transactions_of_a_real_server() {
 #[test]
 #[ignore = "needs promtool (scripts/setup-test-env.sh installs it)"]
 fn live_prometheus_passes_promtool() {
-    let out = dbio()
-        .args([
-            "model",
-            "live",
-            "--tps",
-            "100",
-            "--interval",
-            "200ms",
-            "--net-dev",
-            "lo",
-            "--link-speed",
-            "lo=10000",
-            "--format",
-            "prometheus",
-        ])
-        .output()
-        .unwrap();
+    let out = crate::common::with_cpu_load(|| {
+        dbio()
+            .args([
+                "model",
+                "live",
+                "--tps",
+                "100",
+                "--interval",
+                "200ms",
+                "--net-dev",
+                "lo",
+                "--link-speed",
+                "lo=10000",
+                "--format",
+                "prometheus",
+            ])
+            .output()
+            .unwrap()
+    });
     assert!(
         out.status.success(),
         "{}",

@@ -13,6 +13,25 @@ pub fn dbio() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("dbio").unwrap()
 }
 
+/// Runs `f` while a thread of this process keeps a CPU busy, so that a measurement of the
+/// machine over a short interval (`dbio model live`) never finds every resource idle on a
+/// quiet machine.
+pub fn with_cpu_load<T>(f: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut x = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        });
+        let out = f();
+        stop.store(true, Ordering::Relaxed);
+        out
+    })
+}
+
 /// Whether the tests run as root (loop devices, mounts).
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
