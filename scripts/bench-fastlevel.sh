@@ -10,14 +10,19 @@
 # r_await = ms spent on reads / reads, aqu-sz = weighted ms in queue / ms the disk was busy).
 #
 #   scripts/bench-fastlevel.sh                        # 40 rounds of the default legs
-#                                                     # (fio, fio_fixed, dbio, small, dbio_reg)
+#                                                     # (fio, fio_huge, dbio, small)
 #   ROUNDS=10 LEGS="fio dbio" scripts/bench-fastlevel.sh
 #   KEEP=/tmp/fastlevel scripts/bench-fastlevel.sh    # keep the per-leg lines (legs.tsv)
 #
 # Legs (LEGS, space separated):
-#   fio          fio --ioengine=io_uring, its defaults (plain READ, nothing registered, random map)
-#   fio_fixed    fio --fixedbufs (READ_FIXED on registered buffers)
-#   fio_norm     fio --norandommap (offsets drawn like dbio's: uniform, with repeats)
+#   fio          fio --ioengine=io_uring (psync with ENGINE=sync) --norandommap: offsets drawn as
+#                dbio draws them, uniformly with repeats; otherwise fio's defaults (plain READ,
+#                nothing registered, buffers from malloc)
+#   fio_map      fio with its default random map instead (every block once per pass, no repeats)
+#   fio_fixed    fio --norandommap --fixedbufs (READ_FIXED on registered buffers)
+#   fio_huge     fio --norandommap --iomem=mmaphuge: its buffers in a 2 MiB huge page, like dbio's
+#                default (the script reserves a few hugetlb pages, vm.nr_hugepages, and puts the
+#                count back)
 #   dbio         dbio bench run --engine uring, its defaults (plain READ, buffers in huge pages)
 #   dbio_fixed   dbio --fixed-buffers (READ_FIXED on registered buffers)
 #   dbio_reg     dbio --fixed-buffers --register-files
@@ -28,7 +33,9 @@
 #
 # Environment: ENGINE (uring: io_uring at QD 32, fio --ioengine=io_uring; sync: one pread/pwrite
 # at a time, fio --ioengine=psync; the fio_fixed leg needs uring),
-# MODE (rndrd, or rndwr: random writes over the same files, fio --rw=randwrite),
+# MODE (rndrd; rndwr: random writes over the same files, fio --rw=randwrite; commit: dbio's
+# commit mode, appending 16 KiB records to a log with an fdatasync after each, against fio
+# --rw=write --fdatasync=1 on a log of its own, ENGINE=sync only),
 # ROUNDS (40), LEG seconds (2), FAST IOPS threshold (50000), DIR (a scratch
 # directory on the disk, default /var/tmp; the file set is made there and removed at exit),
 # DBIO (the binary; default: build target/release/dbio).
@@ -38,7 +45,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-40}
 LEG=${LEG:-2}
 FAST=${FAST:-50000}
-LEGS=${LEGS:-"fio fio_fixed dbio small=--no-huge-pages dbio_reg"}
+LEGS=${LEGS:-"fio fio_huge dbio small=--no-huge-pages"}
+# PAIRS: like-for-like comparisons printed after the table, "A:B" = A against B; goals (issue 17):
+# median per-round IOPS within 3%, p90 within 5%, p50 and p99 latency within 10%
+PAIRS=${PAIRS:-"dbio:fio_huge small:fio"}
 MODE=${MODE:-rndrd}
 ENGINE=${ENGINE:-uring}
 case $ENGINE in
@@ -49,7 +59,11 @@ esac
 case $MODE in
 rndrd) FIO_RW=randread OP=read ;;
 rndwr) FIO_RW=randwrite OP=write ;;
-*) echo "bench-fastlevel: MODE is rndrd or rndwr, not $MODE" >&2; exit 2 ;;
+commit)
+    FIO_RW=write OP=write
+    [ "$ENGINE" = sync ] || { echo "bench-fastlevel: MODE=commit needs ENGINE=sync (one record, one fdatasync at a time)" >&2; exit 2; }
+    ;;
+*) echo "bench-fastlevel: MODE is rndrd, rndwr or commit, not $MODE" >&2; exit 2 ;;
 esac
 BASE=${DIR:-/var/tmp}
 
@@ -70,6 +84,11 @@ if [ -z "${DBIO:-}" ]; then
     DBIO=$ROOT/target/release/dbio
 fi
 
+# fio_huge: fio maps its buffers with MAP_HUGETLB, from hugetlb pages reserved here
+# shellcheck source=scripts/hugetlb.sh
+. "$ROOT/scripts/hugetlb.sh"
+if [[ " $LEGS " == *" fio_huge "* ]]; then hugetlb_reserve 8 || exit 2; fi
+
 WORK=$(mktemp -d "$BASE/dbio-fastlevel.XXXXXX")
 SET=$WORK/set
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/dbio-fastlevel-out.XXXXXX")
@@ -77,7 +96,9 @@ cleanup() {
     if [ -e "$SET/.dbio-fileset.json" ]; then
         "$DBIO" bench cleanup --dir "$SET" >/dev/null || log "dbio cleanup of $SET failed"
     fi
+    rm -f "$WORK/fio-log"
     rmdir "$WORK" 2>/dev/null || log "left $WORK (not empty)"
+    hugetlb_restore
     if [ -n "${KEEP:-}" ] && [ -s "$OUT/legs.tsv" ]; then
         mkdir -p "$KEEP" && cp "$OUT"/* "$KEEP"/ && log "raw output in $KEEP"
     fi
@@ -107,11 +128,15 @@ now_ms() { date +%s%3N; }
 run_leg() {
     local leg=$1 out=$OUT/leg.json
     case $leg in
-    fio | fio_fixed | fio_norm)
-        local extra=()
-        [ "$leg" = fio_fixed ] && extra=(--fixedbufs)
-        [ "$leg" = fio_norm ] && extra=(--norandommap)
-        fio --name=fastlevel --filename="$FILES" --rw="$FIO_RW" --bs=16k --direct=1 \
+    fio | fio_fixed | fio_map | fio_huge)
+        local extra=(--norandommap) target=$FILES
+        [ "$leg" = fio_map ] && extra=()
+        [ "$leg" = fio_fixed ] && extra+=(--fixedbufs)
+        [ "$leg" = fio_huge ] && extra+=(--iomem=mmaphuge)
+        # commit: a log of fio's own, rewritten from its start by every leg, an fdatasync
+        # after each record (dbio's commit mode appends to a new log per run)
+        [ "$MODE" = commit ] && { target=$WORK/fio-log; extra+=(--fdatasync=1 --size=256M); }
+        fio --name=fastlevel --filename="$target" --rw="$FIO_RW" --bs=16k --direct=1 \
             --ioengine="$FIO_ENGINE" --iodepth="$QD" --runtime="$LEG" --time_based "${extra[@]}" \
             --output-format=json --output="$out" >/dev/null
         jq -r --arg op "$OP" '.jobs[0][$op] | "\(.iops) \(.clat_ns.percentile["50.000000"] / 1000) \(.clat_ns.percentile["99.000000"] / 1000)"' "$out"
@@ -173,12 +198,33 @@ for leg in "${legs[@]}"; do
         sort -n | awk -v leg="$leg" -v fast="$FAST" '
         function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
         function sorted(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+        function k(x) { return x >= 10000 ? sprintf("%.1fk", x / 1000) : sprintf("%.0f", x) }
         { n++; io[n] = $1; p50[n] = $2; p99[n] = $3; ra[n] = $4; aq[n] = $5; ld[n] = $6; if ($1 > fast) f++ }
         END {
             if (!n) exit
             p90 = io[int(0.9 * (n - 1)) + 1]
             sorted(p50, n); sorted(p99, n); sorted(ra, n); sorted(aq, n); sorted(ld, n)
-            printf "%-28s %7.1fk %7.1fk %7.1fk %8d %9.0f %8.0f %8.3f %8.1f %7.1f\n", leg, med(io, n) / 1000, p90 / 1000, io[n] / 1000, f, med(p50, n), med(p99, n), med(ra, n), med(aq, n), med(ld, n)
+            printf "%-28s %8s %8s %8s %8d %9.0f %8.0f %8.3f %8.1f %7.1f\n", leg, k(med(io, n)), k(p90), k(io[n]), f, med(p50, n), med(p99, n), med(ra, n), med(aq, n), med(ld, n)
         }'
 done
 echo "(median of rounds for p50, p99, r_await ms (w_await with MODE=rndwr), aqu-sz and the 1-minute load average at the round's start)"
+
+# like-for-like pairs: A against B, ratios of the medians over the rounds (and of the p90s)
+for pair in $PAIRS; do
+    a=${pair%%:*} b=${pair#*:}
+    awk -v a="$a" -v b="$b" '
+        function med(x, n) { return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
+        function sorted(x, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t } }
+        function within(r, g) { return (r - 1 <= g && 1 - r <= g) ? "met" : "NOT met" }
+        $2 == a { na++; ia[na] = $3; pa[na] = $4; qa[na] = $5 }
+        $2 == b { nb++; ib[nb] = $3; pb[nb] = $4; qb[nb] = $5 }
+        END {
+            if (!na || !nb) { printf "%s vs %s: no rounds for %s\n", a, b, na ? b : a; exit }
+            sorted(ia, na); sorted(ib, nb); sorted(pa, na); sorted(pb, nb); sorted(qa, na); sorted(qb, nb)
+            m = med(ia, na) / med(ib, nb)
+            p = ia[int(0.9 * (na - 1)) + 1] / ib[int(0.9 * (nb - 1)) + 1]
+            l50 = med(pa, na) / med(pb, nb); l99 = med(qa, na) / med(qb, nb)
+            printf "%-22s median IOPS %.3f (within 3%%: %s), p90 IOPS %.3f (within 5%%: %s), p50 %.3f, p99 %.3f (within 10%%: %s, %s)\n",
+                a " / " b, m, within(m, 0.03), p, within(p, 0.05), l50, l99, within(l50, 0.10), within(l99, 0.10)
+        }' "$OUT/legs.tsv"
+done

@@ -7,6 +7,9 @@
 #   scripts/bench-peers.sh                 # ~4 minutes: 6 rounds of 2-second legs
 #   ROUNDS=10 LEG=5 scripts/bench-peers.sh # more, longer legs: less noise
 #   KEEP_RAW=/tmp/peers scripts/bench-peers.sh   # also keep each tool's JSON/text output there
+#   scripts/bench-peers.sh --disk 40       # the disk only, 40 interleaved rounds per workload
+#                                          # (scripts/bench-fastlevel.sh, ~40 minutes): median,
+#                                          # p90, max IOPS per tool, p50/p99, r_await/w_await
 #
 # Every comparison runs ROUNDS rounds; in each round every tool runs one LEG-second leg, and
 # the order turns round to round (dbio first, then the peers first, ...), so drift (a virtual
@@ -22,9 +25,10 @@
 #      no sqthread_poll, no hipri; both keep 32 in flight (fio's default
 #      iodepth_batch_submit=1 and iodepth_batch_complete_max=1, dbio's --submit-batch 1
 #      --reap-batch 1)
-#   c. a directory on / (DISK_BASE), 16 KiB, 1 file of 2 GiB: QD 32 (uring vs fio io_uring,
-#      both at their defaults: plain reads, nothing registered) and QD 1 (sync vs fio psync):
-#      IOPS, p50 and p99 against fio's completion latency
+#   c. a directory on / (DISK_BASE), 16 KiB, 1 file of 2 GiB: QD 32 (uring vs fio io_uring:
+#      plain reads, nothing registered) and QD 1 (sync vs fio psync): IOPS, p50 and p99 against
+#      fio's completion latency, like for like twice: dbio's default (buffers in huge pages)
+#      against fio --iomem=mmaphuge, and dbio --no-huge-pages against fio's default (malloc)
 # dbio prepares each file set (random data); fio and sysbench read the very same file
 # (sysbench through a symlink named test_file.0). Everything made here is removed at exit.
 #
@@ -33,6 +37,24 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+# --disk ROUNDS: interleaved rounds on the disk for every workload issue 17 names
+if [ "${1:-}" = --disk ]; then
+    n=${2:?"usage: scripts/bench-peers.sh --disk ROUNDS"}
+    [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-peers: --disk takes a number of rounds, not '$n'" >&2; exit 2; }
+    if [ -z "${DBIO:-}" ]; then
+        (cd "$ROOT" && cargo build --release -q -p dbio)
+        export DBIO=$ROOT/target/release/dbio
+    fi
+    for w in "uring rndrd" "sync rndrd" "uring rndwr" "sync rndwr" "sync commit"; do
+        read -r engine mode <<<"$w"
+        echo
+        echo "== $engine $mode"
+        ROUNDS=$n ENGINE=$engine MODE=$mode "$ROOT/scripts/bench-fastlevel.sh"
+    done
+    exit 0
+fi
+
 ROUNDS=${ROUNDS:-6}
 LEG=${LEG:-2}
 WARMUP=${WARMUP:-1}
@@ -74,8 +96,11 @@ cleanup() {
     fi
     rm -rf "$OUT"
 }
-trap cleanup EXIT
+trap 'cleanup; hugetlb_restore' EXIT
 trap 'exit 130' INT TERM
+# shellcheck source=scripts/hugetlb.sh
+. "$ROOT/scripts/hugetlb.sh"
+hugetlb_reserve 8 || exit 2
 
 # --- one leg of each tool: prints "IOPS p50_us p99_us" (sysbench: IOPS only) ------------------
 # prepare DIR BLOCK SIZE: a 1-file dbio file set; prints the data file's path
@@ -173,10 +198,14 @@ compare b b_dbio b_fio b_dbio_plain b_fio_plain
 DISK_FILE=$(prepare "$DISK_DIR/set" 16k 2G)
 c32_dbio() { dbio_leg "$1" "$DISK_DIR/set" 16k 2G uring 32; }
 c32_fio() { fio_leg "$1" "$DISK_FILE" 16k 2G io_uring 32 "${FIO_URING[@]}"; }
+c32_dbio_small() { dbio_leg "$1" "$DISK_DIR/set" 16k 2G uring 32 --no-huge-pages; }
+c32_fio_huge() { fio_leg "$1" "$DISK_FILE" 16k 2G io_uring 32 "${FIO_URING[@]}" --iomem=mmaphuge; }
 c1_dbio() { dbio_leg "$1" "$DISK_DIR/set" 16k 2G sync 1; }
 c1_fio() { fio_leg "$1" "$DISK_FILE" 16k 2G psync 1; }
-compare c32 c32_dbio c32_fio
-compare c1 c1_dbio c1_fio
+c1_dbio_small() { dbio_leg "$1" "$DISK_DIR/set" 16k 2G sync 1 --no-huge-pages; }
+c1_fio_huge() { fio_leg "$1" "$DISK_FILE" 16k 2G psync 1 --iomem=mmaphuge; }
+compare c32 c32_dbio c32_fio_huge c32_dbio_small c32_fio
+compare c1 c1_dbio c1_fio_huge c1_dbio_small c1_fio
 
 # --- table --------------------------------------------------------------------------------------
 echo
@@ -197,10 +226,13 @@ row() { echo "$1|$2|$3|$4|$5|$6|$7"; }
     row "b. shm 4k QD32, plain reads: dbio vs fio" b b_dbio_plain b_fio_plain 2 IOPS min:1.15
     for q in "32 uring io_uring" "1 sync psync"; do
         read -r qd de fe <<<"$q"
-        w="c. disk 16k rndrd QD$qd: dbio $de vs fio $fe"
-        row "$w" "c$qd" "c${qd}_dbio" "c${qd}_fio" 2 IOPS within:0.05
-        row "$w" "c$qd" "c${qd}_dbio" "c${qd}_fio" 3 "p50 us (fio clat)" within:0.10
-        row "$w" "c$qd" "c${qd}_dbio" "c${qd}_fio" 4 "p99 us (fio clat)" within:0.10
+        for p in "huge-page buffers:_dbio:_fio_huge" "4 KiB-page buffers:_dbio_small:_fio"; do
+            IFS=: read -r what d f <<<"$p"
+            w="c. disk 16k QD$qd, $what: dbio $de vs fio $fe"
+            row "$w" "c$qd" "c${qd}$d" "c${qd}$f" 2 IOPS within:0.05
+            row "$w" "c$qd" "c${qd}$d" "c${qd}$f" 3 "p50 us (fio clat)" within:0.10
+            row "$w" "c$qd" "c${qd}$d" "c${qd}$f" 4 "p99 us (fio clat)" within:0.10
+        done
     done
 } | awk -F'|' -v legs="$OUT/legs" '
     BEGIN {
@@ -209,7 +241,7 @@ row() { echo "$1|$2|$3|$4|$5|$6|$7"; }
             v[f[1], f[2], f[3], 2] = f[4]; v[f[1], f[2], f[3], 3] = f[5]; v[f[1], f[2], f[3], 4] = f[6]
             if (f[3] > rounds) rounds = f[3]
         }
-        printf "%-50s %-18s %11s %11s %9s %6s %13s  %s\n", "workload", "metric", "dbio", "peer", "dbio/peer", "median", "range", "goal"
+        printf "%-62s %-18s %11s %11s %9s %6s %13s  %s\n", "workload", "metric", "dbio", "peer", "dbio/peer", "median", "range", "goal"
     }
     {
         sd = 0; sp = 0; n = 0
@@ -230,7 +262,7 @@ row() { echo "$1|$2|$3|$4|$5|$6|$7"; }
         if (g[1] == "min") goal = sprintf(">= %.2f: %s", g[2], ratio >= g[2] ? "met" : "NOT met")
         else if (g[1] == "within") goal = sprintf("within %d%%: %s", g[2] * 100, (ratio - 1 <= g[2] && 1 - ratio <= g[2]) ? "met" : "NOT met")
         else goal = ""
-        printf "%-50s %-18s %11.1f %11.1f %9.3f %6.3f %6.3f-%-6.3f  %s\n", $1, $6, dm, pm, ratio, med, lo, hi, goal
+        printf "%-62s %-18s %11.1f %11.1f %9.3f %6.3f %6.3f-%-6.3f  %s\n", $1, $6, dm, pm, ratio, med, lo, hi, goal
     }'
 # dbio checks itself against the disk's own counters on every disk leg
 awk '$2 ~ /^c[0-9]+_dbio$/ {
