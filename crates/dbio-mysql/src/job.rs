@@ -347,10 +347,13 @@ pub fn run(
         None
     };
 
+    // The end key is read as a prepared statement, like every chunk's bound: the binary
+    // protocol types it (an INT is an integer, not the text the plain protocol returns), so
+    // the last chunk's bound compares equal to it and no empty chunk follows.
     let end: Option<Vec<KeyValue>> = match &ck {
         Some(c) => Some(c.end.clone()),
         None => conn
-            .query_first::<mysql::Row, _>(key::last_key_sql(&qualified, &k))
+            .exec_first::<mysql::Row, _, _>(key::last_key_sql(&qualified, &k), ())
             .map_err(sql("reading the greatest key"))?
             .map(|r| keyvals(&r.unwrap())),
     };

@@ -15,6 +15,7 @@ mod iostat;
 mod json_schema;
 mod model;
 mod mysql_chunk;
+mod mysql_replica;
 mod packaging;
 mod readme;
 mod report;
