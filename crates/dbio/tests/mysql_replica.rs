@@ -5,11 +5,13 @@
 //! the chunks' statements are logged as bounded key ranges, none is unsafe, and the replica
 //! ends with exactly the primary's rows.
 
-use crate::common::mariadb::{require_mariadbd, slave_status, table_sum, Replication};
+use crate::common::mariadb::{
+    require_mariadbd, scratch_dir as scratch, slave_status, table_sum, Replication,
+};
 use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -131,19 +133,6 @@ impl Drop for Job {
 
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
-}
-
-/// A scratch directory beside the servers' (in /dev/shm), removed with the test.
-fn scratch() -> tempfile::TempDir {
-    let base = if Path::new("/dev/shm").is_dir() {
-        PathBuf::from("/dev/shm")
-    } else {
-        std::env::temp_dir()
-    };
-    tempfile::Builder::new()
-        .prefix("chunkrepl-job-")
-        .tempdir_in(base)
-        .unwrap()
 }
 
 /// The lag number in "replica DSN lags N s > max-lag ...".

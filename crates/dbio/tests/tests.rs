@@ -16,6 +16,7 @@ mod json_schema;
 mod model;
 mod mysql_chunk;
 mod mysql_replica;
+mod mysql_tls;
 mod packaging;
 mod readme;
 mod report;

@@ -13,11 +13,35 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// mariadbd: /usr/sbin/mariadbd (Debian's place, not on every user's PATH) or from PATH.
+fn mariadbd() -> &'static str {
+    if Path::new("/usr/sbin/mariadbd").exists() {
+        "/usr/sbin/mariadbd"
+    } else {
+        "mariadbd"
+    }
+}
+
 /// Fails the test unless `mariadbd` and `mariadb-install-db` can be started.
 pub fn require_mariadbd() {
-    for tool in ["mariadbd", "mariadb-install-db"] {
+    for tool in [mariadbd(), "mariadb-install-db"] {
         super::require_tool(tool, &["--version"], "Debian package mariadb-server");
     }
+}
+
+/// A new directory in /dev/shm (`chunkrepl-*`; the temporary directory when there is no
+/// /dev/shm), removed when dropped.
+pub fn scratch_dir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    let base = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    tempfile::Builder::new()
+        .prefix("chunkrepl-")
+        .tempdir_in(base)
+        .unwrap()
 }
 
 /// A free TCP port on 127.0.0.1 (the kernel's pick, released for mariadbd to take).
@@ -42,7 +66,9 @@ pub struct Server {
 }
 
 impl Server {
-    fn new(root: &Path, name: &'static str, server_id: u32, extra: &[String]) -> Server {
+    /// Makes a datadir in `root/name` with mariadb-install-db and starts mariadbd on it with
+    /// `extra` options. Drop the server before `root`'s directory.
+    pub fn new(root: &Path, name: &'static str, server_id: u32, extra: &[String]) -> Server {
         let dir = root.join(name);
         std::fs::create_dir_all(&dir).unwrap();
         let out = Command::new("mariadb-install-db")
@@ -79,7 +105,7 @@ impl Server {
             if attempt > 0 || self.port == 0 {
                 self.port = free_port();
             }
-            let child = Command::new("mariadbd")
+            let child = Command::new(mariadbd())
                 .arg("--no-defaults")
                 .args(user_arg())
                 .arg(format!("--datadir={}", self.dir.join("data").display()))
@@ -120,8 +146,11 @@ impl Server {
                 self.child = None;
                 return false;
             }
-            if Conn::new(mysql::Opts::from_url(&self.dsn("")).unwrap()).is_ok() {
-                return true;
+            // Up when it answers: a refusal from the server (a server that takes only TLS
+            // refuses this plain connection) counts.
+            match Conn::new(mysql::Opts::from_url(&self.dsn("")).unwrap()) {
+                Ok(_) | Err(mysql::Error::MySqlError(_)) => return true,
+                Err(_) => {}
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -186,16 +215,7 @@ pub struct Replication {
 impl Replication {
     /// Starts both servers (the primary with `binlog_format`) and replication between them.
     pub fn start(binlog_format: &str) -> Replication {
-        let shm = Path::new("/dev/shm");
-        let base = if shm.is_dir() {
-            shm.to_path_buf()
-        } else {
-            std::env::temp_dir()
-        };
-        let dir = tempfile::Builder::new()
-            .prefix("chunkrepl-")
-            .tempdir_in(base)
-            .unwrap();
+        let dir = scratch_dir();
         let binlog = dir.path().join("primary").join("binlog");
         let primary = Server::new(
             dir.path(),
