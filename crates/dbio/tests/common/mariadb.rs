@@ -9,6 +9,7 @@
 
 use mysql::prelude::Queryable;
 use mysql::Conn;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -105,7 +106,16 @@ impl Server {
             if attempt > 0 || self.port == 0 {
                 self.port = free_port();
             }
-            let child = Command::new(mariadbd())
+            let mut cmd = Command::new(mariadbd());
+            // SAFETY: prctl in the child before exec, no allocation: the server dies with the
+            // test's thread even when the test process is killed and no Drop runs.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
+            let child = cmd
                 .arg("--no-defaults")
                 .args(user_arg())
                 .arg(format!("--datadir={}", self.dir.join("data").display()))
