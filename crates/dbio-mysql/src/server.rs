@@ -281,23 +281,28 @@ impl Replica {
         }
     }
 
-    /// Seconds_Behind_Master from `SHOW SLAVE STATUS`; `None` when not reachable, not a
-    /// replica, or replication is stopped (NULL).
+    /// Seconds_Behind_Master (Seconds_Behind_Source on MySQL 8.0.22+) from `SHOW REPLICA
+    /// STATUS` (MariaDB 10.5.1+, MySQL 8.0.22+; MySQL 8.4 has no `SHOW SLAVE STATUS`), or from
+    /// `SHOW SLAVE STATUS` on servers that refuse the new syntax; `None` when not reachable,
+    /// not a replica, or replication is stopped (NULL).
     pub fn lag(&mut self) -> Option<f64> {
         if self.conn.is_none() {
             self.conn = connect_tls(&self.dsn, &self.tls).ok();
         }
         let conn = self.conn.as_mut()?;
-        let rows: Result<Vec<mysql::Row>, _> = conn.query("SHOW SLAVE STATUS");
+        let rows: Result<Vec<mysql::Row>, _> = match conn.query("SHOW REPLICA STATUS") {
+            Err(mysql::Error::MySqlError(_)) => conn.query("SHOW SLAVE STATUS"),
+            r => r,
+        };
         let Ok(rows) = rows else {
             self.conn = None;
             return None;
         };
         let row = rows.into_iter().next()?;
-        let i = row
-            .columns_ref()
-            .iter()
-            .position(|c| c.name_str() == "Seconds_Behind_Master")?;
+        let i = row.columns_ref().iter().position(|c| {
+            let n = c.name_str();
+            n == "Seconds_Behind_Master" || n == "Seconds_Behind_Source"
+        })?;
         match row.as_ref(i)? {
             Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
             Value::Int(n) => Some(*n as f64),
