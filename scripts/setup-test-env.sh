@@ -19,6 +19,8 @@ declare -A NEED=(
   [mariadb]=mariadb-client
   [mariadbd]=mariadb-server
   [promtool]=prometheus
+  # mysql chunk --ssl-mode tests make a CA and a server certificate
+  [openssl]=openssl
   [bc]=bc
   [python3]=python3
   [zsh]=zsh

@@ -100,6 +100,8 @@ pub struct Options {
     pub guard: GuardConfig,
     /// Replicas whose lag the guard watches.
     pub replicas: Vec<String>,
+    /// How the connections to the server and the replicas are secured.
+    pub tls: server::Tls,
     /// innodb_lock_wait_timeout of the job's session, seconds.
     pub lock_wait_timeout: u32,
     /// Retries of a chunk after a lock wait timeout or deadlock.
@@ -269,7 +271,7 @@ pub fn run(
     if let Some(c) = &opts.condition {
         key::check_condition(c)?;
     }
-    let mut conn = server::connect(&opts.dsn)?;
+    let mut conn = server::connect_tls(&opts.dsn, &opts.tls)?;
     conn.query_drop(format!(
         "SET SESSION innodb_lock_wait_timeout = {}",
         opts.lock_wait_timeout.max(1)
@@ -347,10 +349,13 @@ pub fn run(
         None
     };
 
+    // The end key is read as a prepared statement, like every chunk's bound: the binary
+    // protocol types it (an INT is an integer, not the text the plain protocol returns), so
+    // the last chunk's bound compares equal to it and no empty chunk follows.
     let end: Option<Vec<KeyValue>> = match &ck {
         Some(c) => Some(c.end.clone()),
         None => conn
-            .query_first::<mysql::Row, _>(key::last_key_sql(&qualified, &k))
+            .exec_first::<mysql::Row, _, _>(key::last_key_sql(&qualified, &k), ())
             .map_err(sql("reading the greatest key"))?
             .map(|r| keyvals(&r.unwrap())),
     };
@@ -677,8 +682,12 @@ impl Walk<'_> {
         let t0 = Instant::now();
         let mut guard = Guard::new(self.opts.guard.clone());
         let variables = self.opts.guard.variables();
-        let mut replicas: Vec<Replica> =
-            self.opts.replicas.iter().map(|d| Replica::new(d)).collect();
+        let mut replicas: Vec<Replica> = self
+            .opts
+            .replicas
+            .iter()
+            .map(|d| Replica::new(d, &self.opts.tls))
+            .collect();
         let mut r = ChunkRun {
             chunk_rows_min: u64::MAX,
             ..ChunkRun::default()

@@ -7,8 +7,9 @@ use crate::key::IndexColumn;
 use crate::{redact, Error};
 use dbio_report::mysql_chunk::Explain;
 use mysql::prelude::Queryable;
-use mysql::{Conn, Opts, Value};
+use mysql::{Conn, Opts, OptsBuilder, SslOpts, Value};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 fn sql(what: impl Into<String>) -> impl FnOnce(mysql::Error) -> Error {
     let what = what.into();
@@ -23,9 +24,74 @@ pub fn opts(dsn: &str) -> Result<Opts, Error> {
     })
 }
 
-/// Opens a connection.
+/// How dbio's connections are secured (`--ssl-mode`, `--ssl-ca`), on rustls.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Tls {
+    /// As the DSN says: plain, or TLS when it carries the `mysql` crate's parameters
+    /// (`root_cert_path`, `danger_skip_domain_validation`, `danger_accept_invalid_certs`).
+    #[default]
+    Dsn,
+    /// Plain, whatever the DSN says.
+    Disabled,
+    /// Encrypted; the server's certificate is not checked.
+    Required,
+    /// Encrypted; the certificate must chain to this CA file (PEM or DER; none: the built-in
+    /// Mozilla roots); the host name is not checked.
+    VerifyCa(Option<PathBuf>),
+    /// As `VerifyCa`, and the certificate must name the host of the DSN.
+    VerifyIdentity(Option<PathBuf>),
+}
+
+impl Tls {
+    /// `--ssl-mode` and `--ssl-ca`: `disabled`, `required`, `verify-ca` or `verify-identity`;
+    /// a CA file alone is `verify-ca` (as the MySQL client takes it). `None` when neither is
+    /// given (the DSN decides).
+    pub fn from_flags(mode: Option<&str>, ca: Option<PathBuf>) -> Result<Tls, String> {
+        Ok(match (mode, ca) {
+            (None, None) => Tls::Dsn,
+            (None, Some(ca)) | (Some("verify-ca"), Some(ca)) => Tls::VerifyCa(Some(ca)),
+            (Some("verify-ca"), None) => Tls::VerifyCa(None),
+            (Some("verify-identity"), ca) => Tls::VerifyIdentity(ca),
+            (Some(m @ ("disabled" | "required")), Some(_)) => {
+                return Err(format!(
+                    "--ssl-ca is used to check the server's certificate, which --ssl-mode {m} does not do: give --ssl-mode verify-ca or verify-identity"
+                ))
+            }
+            (Some("disabled"), None) => Tls::Disabled,
+            (Some("required"), None) => Tls::Required,
+            (Some(m), _) => {
+                return Err(format!(
+                    "--ssl-mode {m}: give disabled, required, verify-ca or verify-identity"
+                ))
+            }
+        })
+    }
+
+    /// `dsn`'s options with this TLS setting.
+    pub fn apply(&self, o: Opts) -> Opts {
+        let ssl = match self {
+            Tls::Dsn => return o,
+            Tls::Disabled => None,
+            Tls::Required => Some(SslOpts::default().with_danger_accept_invalid_certs(true)),
+            Tls::VerifyCa(ca) => Some(
+                SslOpts::default()
+                    .with_root_cert_path(ca.clone())
+                    .with_danger_skip_domain_validation(true),
+            ),
+            Tls::VerifyIdentity(ca) => Some(SslOpts::default().with_root_cert_path(ca.clone())),
+        };
+        OptsBuilder::from_opts(o).ssl_opts(ssl).into()
+    }
+}
+
+/// Opens a plain connection, or one with TLS if the DSN asks for it.
 pub fn connect(dsn: &str) -> Result<Conn, Error> {
-    let o = opts(dsn)?;
+    connect_tls(dsn, &Tls::Dsn)
+}
+
+/// Opens a connection secured as `tls` says.
+pub fn connect_tls(dsn: &str, tls: &Tls) -> Result<Conn, Error> {
+    let o = tls.apply(opts(dsn)?);
     Conn::new(o).map_err(|source| Error::Connect {
         dsn: redact(dsn),
         source,
@@ -200,36 +266,43 @@ pub struct Replica {
     /// The DSN without its password.
     pub name: String,
     dsn: String,
+    tls: Tls,
     conn: Option<Conn>,
 }
 
 impl Replica {
-    /// A replica at `dsn` (not connected yet).
-    pub fn new(dsn: &str) -> Replica {
+    /// A replica at `dsn` (not connected yet), connected to as `tls` says.
+    pub fn new(dsn: &str, tls: &Tls) -> Replica {
         Replica {
             name: redact(dsn),
             dsn: dsn.to_string(),
+            tls: tls.clone(),
             conn: None,
         }
     }
 
-    /// Seconds_Behind_Master from `SHOW SLAVE STATUS`; `None` when not reachable, not a
-    /// replica, or replication is stopped (NULL).
+    /// Seconds_Behind_Master (Seconds_Behind_Source on MySQL 8.0.22+) from `SHOW REPLICA
+    /// STATUS` (MariaDB 10.5.1+, MySQL 8.0.22+; MySQL 8.4 has no `SHOW SLAVE STATUS`), or from
+    /// `SHOW SLAVE STATUS` on servers that refuse the new syntax; `None` when not reachable,
+    /// not a replica, or replication is stopped (NULL).
     pub fn lag(&mut self) -> Option<f64> {
         if self.conn.is_none() {
-            self.conn = connect(&self.dsn).ok();
+            self.conn = connect_tls(&self.dsn, &self.tls).ok();
         }
         let conn = self.conn.as_mut()?;
-        let rows: Result<Vec<mysql::Row>, _> = conn.query("SHOW SLAVE STATUS");
+        let rows: Result<Vec<mysql::Row>, _> = match conn.query("SHOW REPLICA STATUS") {
+            Err(mysql::Error::MySqlError(_)) => conn.query("SHOW SLAVE STATUS"),
+            r => r,
+        };
         let Ok(rows) = rows else {
             self.conn = None;
             return None;
         };
         let row = rows.into_iter().next()?;
-        let i = row
-            .columns_ref()
-            .iter()
-            .position(|c| c.name_str() == "Seconds_Behind_Master")?;
+        let i = row.columns_ref().iter().position(|c| {
+            let n = c.name_str();
+            n == "Seconds_Behind_Master" || n == "Seconds_Behind_Source"
+        })?;
         match row.as_ref(i)? {
             Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
             Value::Int(n) => Some(*n as f64),
@@ -254,4 +327,51 @@ pub fn lock(conn: &mut Conn, name: &str) -> Result<(), Error> {
 /// Whether `e` is a lock wait timeout (1205) or a deadlock (1213): the chunk is retried.
 pub fn is_lock_conflict(e: &mysql::Error) -> bool {
     matches!(e, mysql::Error::MySqlError(m) if m.code == 1205 || m.code == 1213)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ssl_flags_become_the_connections_tls() {
+        let ca = || Some(PathBuf::from("ca.pem"));
+        assert_eq!(Tls::from_flags(None, None).unwrap(), Tls::Dsn);
+        assert_eq!(
+            Tls::from_flags(None, ca()).unwrap(),
+            Tls::VerifyCa(ca()),
+            "a CA alone checks the chain"
+        );
+        assert_eq!(
+            Tls::from_flags(Some("verify-identity"), None).unwrap(),
+            Tls::VerifyIdentity(None)
+        );
+        assert_eq!(
+            Tls::from_flags(Some("required"), None).unwrap(),
+            Tls::Required
+        );
+        let e = Tls::from_flags(Some("required"), ca()).unwrap_err();
+        assert!(e.contains("verify-ca"), "{e}");
+        assert!(Tls::from_flags(Some("prefer"), None).is_err());
+
+        let dsn = "mysql://u@127.0.0.1:3306/d?root_cert_path=dsn.pem";
+        let o = || opts(dsn).unwrap();
+        // Without --ssl-mode the DSN's own TLS parameters stand; --ssl-mode overrides them.
+        assert_eq!(
+            Tls::Dsn.apply(o()).get_ssl_opts().unwrap().root_cert_path(),
+            Some(std::path::Path::new("dsn.pem"))
+        );
+        assert!(Tls::Disabled.apply(o()).get_ssl_opts().is_none());
+        let req = Tls::Required.apply(o());
+        let s = req.get_ssl_opts().unwrap();
+        assert!(s.accept_invalid_certs() && s.root_cert_path().is_none());
+        let v = Tls::VerifyCa(ca()).apply(o());
+        let s = v.get_ssl_opts().unwrap();
+        assert!(!s.accept_invalid_certs() && s.skip_domain_validation());
+        assert_eq!(s.root_cert_path(), Some(std::path::Path::new("ca.pem")));
+        let v = Tls::VerifyIdentity(None).apply(o());
+        let s = v.get_ssl_opts().unwrap();
+        assert!(!s.accept_invalid_certs() && !s.skip_domain_validation());
+        assert!(s.root_cert_path().is_none());
+    }
 }

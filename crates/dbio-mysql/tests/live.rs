@@ -75,6 +75,7 @@ fn options(dsn: &str, table: &str, cond: Option<&str>, action: Action, state: &P
             ..GuardConfig::default()
         },
         replicas: vec![],
+        tls: dbio_mysql::server::Tls::Dsn,
         lock_wait_timeout: 1,
         retries: 3,
         state: Some(state.to_path_buf()),

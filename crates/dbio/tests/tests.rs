@@ -15,6 +15,8 @@ mod iostat;
 mod json_schema;
 mod model;
 mod mysql_chunk;
+mod mysql_replica;
+mod mysql_tls;
 mod packaging;
 mod readme;
 mod report;

@@ -8,6 +8,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+pub mod mariadb;
+
 /// The dbio binary under test.
 pub fn dbio() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("dbio").unwrap()

@@ -6,6 +6,7 @@ use crate::output::OutputArgs;
 use dbio_mysql::archive::Format as ArchiveFormat;
 use dbio_mysql::guard::{parse_thresholds, GuardConfig};
 use dbio_mysql::job::{Action, Options, PendingPolicy};
+use dbio_mysql::server::Tls;
 use dbio_mysql::window::Window;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -78,6 +79,13 @@ pub struct ChunkArgs {
     /// Pause while the InnoDB history list is longer than this (resume below half).
     #[arg(long, value_name = "N")]
     max_history: Option<u64>,
+    /// TLS to the server and the replicas: disabled, required (not checked), verify-ca or
+    /// verify-identity (default: as the DSN says).
+    #[arg(long, value_name = "MODE", value_parser = ["disabled", "required", "verify-ca", "verify-identity"])]
+    ssl_mode: Option<String>,
+    /// The CA (PEM) the server's certificate must chain to (alone: --ssl-mode verify-ca).
+    #[arg(long, value_name = "FILE")]
+    ssl_ca: Option<PathBuf>,
     /// innodb_lock_wait_timeout of the job's session, in seconds.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     lock_wait_timeout: u32,
@@ -167,6 +175,7 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
             max_history: a.max_history,
         },
         replicas: a.replica.clone(),
+        tls: tls(a)?,
         lock_wait_timeout: a.lock_wait_timeout,
         retries: a.retries,
         state: a.state.clone(),
@@ -184,6 +193,15 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
         run_time: a.run_time,
         check_interval: a.check_interval.max(Duration::from_millis(10)),
     })
+}
+
+/// `--ssl-mode` and `--ssl-ca` (a CA file that cannot be read is named now, not at connect).
+fn tls(a: &ChunkArgs) -> anyhow::Result<Tls> {
+    if let Some(ca) = &a.ssl_ca {
+        std::fs::File::open(ca)
+            .map_err(|e| usage(format!("--ssl-ca {}: cannot read it: {e}", ca.display())))?;
+    }
+    Tls::from_flags(a.ssl_mode.as_deref(), a.ssl_ca.clone()).map_err(usage)
 }
 
 /// `--sleep-coef`: a finite number >= 0.
