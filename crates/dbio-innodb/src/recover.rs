@@ -9,7 +9,7 @@
 //! manifest, which is then marked interrupted.
 
 use crate::checksum::Algorithm;
-use crate::dict::{Dictionary, SYS_INDEXES_ID, SYS_TABLES_ID};
+use crate::dict::{Dictionary, SYS_FIELDS_ID, SYS_TABLES_ID};
 use crate::io::read_full_at;
 use crate::page::{is_blob_type, page_type_name, physical_page_size_from_flags, RowFormat};
 use crate::scan::{self, FoundPage, ScanOptions, ScanWarning, Status};
@@ -540,7 +540,8 @@ pub fn plan(found: &[(usize, FoundPage)], names: &[String]) -> Plan {
     plan
 }
 
-/// Reads the dictionary from the kept SYS_TABLES/SYS_INDEXES pages of space 0.
+/// Reads the dictionary from the kept SYS_TABLES/SYS_COLUMNS/SYS_INDEXES/SYS_FIELDS pages of
+/// space 0.
 pub fn read_dictionary(
     plan: &Plan,
     found: &[(usize, FoundPage)],
@@ -550,7 +551,7 @@ pub fn read_dictionary(
     for i in plan.kept.keys() {
         let (si, p) = &found[*i];
         let Some(ix) = &p.index else { continue };
-        if p.space_id == 0 && (ix.index_id == SYS_TABLES_ID || ix.index_id == SYS_INDEXES_ID) {
+        if p.space_id == 0 && (SYS_TABLES_ID..=SYS_FIELDS_ID).contains(&ix.index_id) {
             let mut buf = vec![0u8; p.page_size as usize];
             read_full_at(&sources[*si].file, &mut buf, p.offset).map_err(|source| {
                 RecoverError::ReRead {
