@@ -123,6 +123,12 @@ fn keep<K: Ord, V>(map: &mut BTreeMap<K, V>, k: K, v: V, dropped: impl Fn(&V) ->
     }
 }
 
+/// A table or column name: not empty, no NUL byte (MariaDB 10.6+ zeroes the data of the
+/// records purge frees, and leaves their headers).
+fn plausible_name(b: &[u8]) -> bool {
+    !b.is_empty() && !b.contains(&0)
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -171,6 +177,10 @@ impl Dictionary {
                     else {
                         continue;
                     };
+                    // Purged records MariaDB 10.6+ zeroed: nothing left to read.
+                    if id == 0 || !plausible_name(name) {
+                        continue;
+                    }
                     let t = Table {
                         id,
                         name: text(name),
@@ -200,6 +210,9 @@ impl Dictionary {
                     else {
                         continue;
                     };
+                    if table_id == 0 || !plausible_name(name) {
+                        continue;
+                    }
                     let c = Column {
                         table_id,
                         pos: pos as u32,
@@ -220,6 +233,9 @@ impl Dictionary {
                     let (Some(space), Some(page_no)) = (num(7, 4), num(8, 4)) else {
                         continue;
                     };
+                    if table_id == 0 || id == 0 {
+                        continue;
+                    }
                     let name = name.strip_prefix(&[0xFF]).unwrap_or(name);
                     let ix = Index {
                         table_id,
@@ -238,6 +254,9 @@ impl Dictionary {
                     else {
                         continue;
                     };
+                    if index_id == 0 || !plausible_name(col) {
+                        continue;
+                    }
                     let fl = Field {
                         index_id,
                         pos: pos as u32,

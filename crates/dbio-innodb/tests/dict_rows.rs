@@ -227,3 +227,26 @@ fn a_missing_or_unknown_table_lists_the_tables() {
     let e = dict_def::table_def(&Dictionary::default(), Some("a/b"), "x").unwrap_err();
     assert!(matches!(e, DictDefError::Empty), "{e}");
 }
+
+/// The same server after purge (`ibdata1_dict_purged_head`, the first 13 pages): MariaDB
+/// 10.11 zeroes the data of the dictionary records purge frees, so the dropped table's
+/// description is gone, and the zeroed records on the free lists are not read as tables or
+/// columns. The live table is still described.
+#[test]
+fn after_purge_mariadb_leaves_nothing_of_the_dropped_table() {
+    let d = std::fs::read(fixture("ibdata1_dict_purged_head")).unwrap();
+    let mut dict = Dictionary::default();
+    for p in d.chunks(16384) {
+        dict.add_page(p);
+    }
+    assert!(dict.tables_named("shop/dropped_orders").is_empty());
+    assert!(dict.tables.values().all(|t| t.id != 0 && !t.dropped));
+    assert!(dict.columns.keys().all(|&(t, _)| t != 0));
+    assert!(dict.fields.keys().all(|&(i, _)| i != 0));
+    let kept = dict_def::table_def(&dict, Some("shop/kept"), "head").unwrap();
+    let (_, before, _) = dictionary_rows("shop/kept");
+    assert_eq!(kept.def.columns, before.def.columns);
+    assert_eq!(kept.index.id, before.index.id);
+    let e = dict_def::table_def(&dict, Some("shop/dropped_orders"), "head").unwrap_err();
+    assert!(matches!(e, DictDefError::NoTable(..)), "{e}");
+}
