@@ -200,7 +200,11 @@ fn a_wrong_or_missing_table_lists_the_dictionary_tables() {
     }
     let (_, err, _) = rows(&["--table", "shop/nope"]);
     assert!(
-        err.contains("no table \"shop/nope\" in the data dictionary; it holds: "),
+        err.contains("no table \"shop/nope\" in the data dictionary ("),
+        "{err}"
+    );
+    assert!(
+        err.contains("give --table-def with its CREATE TABLE then); it holds: "),
         "{err}"
     );
     // A file without a dictionary: the work fails (exit 1), naming the file.
@@ -232,4 +236,45 @@ fn a_wrong_or_missing_table_lists_the_dictionary_tables() {
     assert_eq!(o.status.code(), Some(2));
     let o = dbio().args(["innodb", "rows", &ibdata()]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// File-per-table: the .ibd files with the dictionary of the same server's ibdata1
+/// (`ibdata1_16k_head`): the dropped `shop.gone` (its .ibd copied under FLUSH TABLES FOR
+/// EXPORT before the DROP), a REDUNDANT table and one without a primary key; the rows are
+/// the ones scripts/make-innodb-testdata.sh inserted.
+#[test]
+fn ibd_files_with_the_dictionary_of_their_ibdata1() {
+    let head = fixture("ibdata1_16k_head").display().to_string();
+    let run = |ibd: &str, table: &str| {
+        let o = dbio()
+            .args([
+                "innodb",
+                "rows",
+                "--format",
+                "tsv",
+                "--dictionary",
+                &head,
+                "--table",
+                table,
+            ])
+            .arg(fixture(ibd))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{err}");
+        (String::from_utf8(o.stdout).unwrap(), err)
+    };
+    let (out, err) = run("shop_gone.ibd", "shop/gone");
+    assert_eq!(out, "id\tv\n1\tdropped row\n31337\tgone but found\n");
+    assert!(
+        err.contains("table shop/gone id 25, dropped), space 12 index 30"),
+        "{err}"
+    );
+    let (out, err) = run("shop_quad.ibd", "shop/quad");
+    assert_eq!(
+        out, "a\tb\tc\td\n1\t2\t3\t4\n7\t3\t1\t1\n7\t3\t7\t8\n9\t9\t9\t9\n",
+        "{err}"
+    );
+    let (out, _) = run("shop_nopk.ibd", "shop/nopk");
+    assert_eq!(out, "k\tv\n42\tforty-two\n43\tforty-three\n");
 }
