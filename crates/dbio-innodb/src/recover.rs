@@ -286,6 +286,9 @@ pub struct Scanned {
     pub interrupted: bool,
 }
 
+/// The warning of a scan that found no page.
+pub const NO_PAGES_FOUND: &str = "no InnoDB pages found in the sources";
+
 /// Scans every source in turn. `progress(bytes_done, pages_found)` counts over all sources;
 /// `guard(source)` is held while a source is read (a SIGBUS handler for mapped sources).
 pub fn scan_sources<G>(
@@ -333,8 +336,7 @@ pub fn scan_sources<G>(
         r.found.extend(outcome.pages.into_iter().map(|p| (si, p)));
     }
     if r.found.is_empty() && !r.interrupted {
-        r.warnings
-            .push("no InnoDB pages found in the sources".to_string());
+        r.warnings.push(NO_PAGES_FOUND.to_string());
     }
     Ok(r)
 }

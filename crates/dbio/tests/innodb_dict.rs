@@ -83,6 +83,12 @@ fn a_dropped_table_is_recovered_through_the_ibdata1_dictionary() {
         let ix: usize = String::from_utf8_lossy(&g[3]).parse().unwrap();
         assert_eq!(members[ix - 1], &w[3][..]);
     }
+    // With another source too: the pages of ibdata1 found for the dictionary and those of
+    // the other source are put together (ibdata1 is scanned once).
+    let gone = fixture("shop_gone.ibd").display().to_string();
+    let (more, err, code) = rows(&["--table", "shop/dropped_orders", "--format", "tsv", &gone]);
+    assert_eq!((code, &more), (0, &out), "{err}");
+    assert!(!err.contains("warning: no InnoDB pages"), "{err}");
     // SQL: the header says which definition was used, that the table was dropped, and the
     // CREATE TABLE dbio made of the dictionary (with what it could not tell).
     let (out, _, code) = rows(&["--table", "shop/dropped_orders"]);

@@ -7,7 +7,7 @@ use super::{exit_code, map_guard, ScanFlags};
 use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs, Stream};
 use crate::progress::Progress;
-use dbio_innodb::recover;
+use dbio_innodb::recover::{self, Scanned, Source};
 use dbio_innodb::rows::def::{self, TableDef};
 use dbio_innodb::rows::dict_def::{self, DictDefError};
 use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
@@ -68,17 +68,17 @@ pub struct RowsArgs {
 pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     let scan = a.scan.options()?;
     let stop = crate::signals::install();
-    let (table, dict_index) = match (&a.table_def, &a.dictionary) {
-        (Some(path), _) => (table_def(path, a.table.as_deref())?, None),
+    let (table, dict_index, dict_scan) = match (&a.table_def, &a.dictionary) {
+        (Some(path), _) => (table_def(path, a.table.as_deref())?, None, None),
         (None, Some(path)) => {
-            let Some(d) = dictionary_def(&a, path, &scan, stop)? else {
+            let Some((d, scanned)) = dictionary_def(&a, path, &scan, stop)? else {
                 to_stderr("dbio: interrupted while reading the dictionary: no row was written\n");
                 return Ok(crate::signals::EXIT_INTERRUPTED);
             };
             for w in &d.warnings {
                 to_stderr(&format!("dbio: warning: {}: {w}\n", d.table.name));
             }
-            (d.def, Some((d.index.space, d.index.id)))
+            (d.def, Some((d.index.space, d.index.id)), Some(scanned))
         }
         (None, None) => return Err(usage("give --table-def FILE.sql or --dictionary IBDATA1")),
     };
@@ -93,11 +93,32 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     if files.is_empty() {
         anyhow::bail!("no .pages or .page files under the given directory: give the --output-dir of `innodb pages`, or .ibd files, images or devices");
     }
-    let sources = a.scan.open(&files)?;
-    let progress = Progress::bytes("", sources.iter().map(|s| s.len).sum());
-    let cb = |d: u64, f: u64| progress.set_found(d, f, "pages");
-    let scanned = recover::scan_sources(&sources, &scan, a.scan.threads(), stop, &cb, map_guard)?;
-    progress.finish();
+    // The dictionary's file, when it is a source too (tables in ibdata1), is not scanned
+    // again: its pages found for the dictionary are used.
+    let mut files = files;
+    let (mut sources, mut scanned) = match (dict_scan, &a.dictionary) {
+        (Some(ds), Some(dp)) if remove_same_file(&mut files, dp) => ds,
+        _ => (Vec::new(), Scanned::default()),
+    };
+    let rest = a.scan.open(&files)?;
+    if !rest.is_empty() {
+        let progress = Progress::bytes("", rest.iter().map(|s| s.len).sum());
+        let cb = |d: u64, f: u64| progress.set_found(d, f, "pages");
+        let more = recover::scan_sources(&rest, &scan, a.scan.threads(), stop, &cb, map_guard)?;
+        progress.finish();
+        let base = sources.len();
+        let had_pages = !scanned.found.is_empty();
+        scanned.interrupted |= more.interrupted;
+        scanned.sources.extend(more.sources);
+        scanned.warnings.extend(more.warnings);
+        scanned
+            .found
+            .extend(more.found.into_iter().map(|(i, p)| (base + i, p)));
+        if had_pages {
+            scanned.warnings.retain(|w| w != recover::NO_PAGES_FOUND);
+        }
+        sources.extend(rest);
+    }
     if scanned.interrupted {
         to_stderr("dbio: interrupted while scanning: no row was written\n");
         return Ok(crate::signals::EXIT_INTERRUPTED);
@@ -142,6 +163,22 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     ))
 }
 
+/// Sources and the pages found in them.
+type ScannedSources = (Vec<Source>, Scanned);
+
+/// Removes `path` from `files` when one of them is the same file (same device and inode);
+/// whether it did.
+fn remove_same_file(files: &mut Vec<PathBuf>, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let Some(want) = id(path) else {
+        return false;
+    };
+    let before = files.len();
+    files.retain(|f| id(f) != Some(want));
+    files.len() != before
+}
+
 /// The definition in a CREATE TABLE file.
 fn table_def(path: &Path, table: Option<&str>) -> anyhow::Result<TableDef> {
     let sql = std::fs::read_to_string(path).map_err(|e| {
@@ -162,7 +199,7 @@ fn dictionary_def(
     path: &Path,
     scan: &dbio_innodb::scan::ScanOptions,
     stop: &std::sync::atomic::AtomicBool,
-) -> anyhow::Result<Option<dict_def::DictDef>> {
+) -> anyhow::Result<Option<(dict_def::DictDef, ScannedSources)>> {
     let src = a.scan.open(&[path])?;
     let progress = Progress::bytes("dictionary ", src[0].len);
     let cb = |d: u64, f: u64| progress.set_found(d, f, "pages");
@@ -176,7 +213,7 @@ fn dictionary_def(
     let dict = recover::read_dictionary(&plan, &scanned.found, &src)?;
     let file = path.display().to_string();
     dict_def::table_def(&dict, a.table.as_deref(), &file)
-        .map(Some)
+        .map(|d| Some((d, (src, scanned))))
         .map_err(|e| match e {
             DictDefError::TableNeeded(_) | DictDefError::NoTable(..) => {
                 usage(format!("--dictionary {file}: --table: {e}"))
