@@ -1,7 +1,9 @@
 //! The InnoDB data dictionary of MariaDB and MySQL <= 5.7: SYS_TABLES (index id 1),
 //! SYS_COLUMNS (2), SYS_INDEXES (3) and SYS_FIELDS (4) leaf pages in the system tablespace
 //! (space 0), REDUNDANT format. Delete-marked and purged records are read too: after DROP
-//! TABLE they still name and describe the dropped table, which is what a recovery needs.
+//! TABLE they still name and describe the dropped table, which is what a recovery needs, as
+//! long as their bytes are there: MariaDB 10.11 zeroes the data of the records purge frees,
+//! so there only the delete-marked rows purge has not reached yet describe a dropped table.
 //!
 //! Record layouts (user fields, with DB_TRX_ID and DB_ROLL_PTR after the key):
 //! SYS_TABLES (NAME | ID, N_COLS, TYPE, MIX_ID, MIX_LEN, CLUSTER_NAME, SPACE),
@@ -123,7 +125,7 @@ fn keep<K: Ord, V>(map: &mut BTreeMap<K, V>, k: K, v: V, dropped: impl Fn(&V) ->
     }
 }
 
-/// A table or column name: not empty, no NUL byte (MariaDB 10.6+ zeroes the data of the
+/// A table or column name: not empty, no NUL byte (MariaDB 10.11 zeroes the data of the
 /// records purge frees, and leaves their headers).
 fn plausible_name(b: &[u8]) -> bool {
     !b.is_empty() && !b.contains(&0)
@@ -177,7 +179,7 @@ impl Dictionary {
                     else {
                         continue;
                     };
-                    // Purged records MariaDB 10.6+ zeroed: nothing left to read.
+                    // Purged records MariaDB 10.11 zeroed: nothing left to read.
                     if id == 0 || !plausible_name(name) {
                         continue;
                     }

@@ -30,7 +30,7 @@ pub enum DictDefError {
     #[error("name the table (db/name); the data dictionary holds: {0}")]
     TableNeeded(String),
     /// The named table is not in the dictionary.
-    #[error("no table {0:?} in the data dictionary (a table dropped before purge ran is no longer described there: MariaDB 10.6+ zeroes purged dictionary records; give --table-def with its CREATE TABLE then); it holds: {1}")]
+    #[error("no table {0:?} in the data dictionary (once purge has processed a DROP TABLE, MariaDB 10.11 has zeroed the dropped table's dictionary records: give --table-def with its CREATE TABLE then); it holds: {1}")]
     NoTable(String, String),
     /// Rows of the table's description are missing.
     #[error("the data dictionary's description of {table} (table id {id}) is incomplete: {why}")]

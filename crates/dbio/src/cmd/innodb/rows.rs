@@ -36,7 +36,8 @@ pub struct RowsArgs {
     table_def: Option<PathBuf>,
     /// Take the definition from the data dictionary (SYS_TABLES, SYS_COLUMNS, SYS_INDEXES,
     /// SYS_FIELDS) in this system tablespace (ibdata1 of MariaDB or MySQL <= 5.7, or an
-    /// image holding its pages); dropped tables are described there too. Needs --table.
+    /// image holding its pages); a dropped table is described there until purge processes
+    /// the DROP (MariaDB 10.11 then zeroes its dictionary records). Needs --table.
     #[arg(long, value_name = "IBDATA1")]
     dictionary: Option<PathBuf>,
     /// The table: `db/name` in the --dictionary (without it, the error lists the tables), or
