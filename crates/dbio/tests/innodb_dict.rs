@@ -284,3 +284,47 @@ fn ibd_files_with_the_dictionary_of_their_ibdata1() {
     let (out, _) = run("shop_nopk.ibd", "shop/nopk");
     assert_eq!(out, "k\tv\n42\tforty-two\n43\tforty-three\n");
 }
+
+/// The recovery the warnings point to: the CREATE TABLE with the ENUM members and the
+/// DECIMAL's precision and scale given back (here the statement the script ran), with the
+/// index id the --dictionary run named: every value as SELECT printed it before the DROP.
+#[test]
+fn the_dictionary_then_the_create_table_restores_every_value() {
+    let (_, err, code) = rows(&["--table", "shop/dropped_orders", "--format", "tsv"]);
+    assert_eq!(code, 0, "{err}");
+    let index = err
+        .split("space 0 index ")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .expect("the summary names the index");
+    let tmp = tempfile::tempdir().unwrap();
+    let def = tmp.path().join("dropped_orders.sql");
+    std::fs::write(
+        &def,
+        "create table dropped_orders (
+  id int not null primary key, qty smallint not null, note varchar(40) character set utf8mb4,
+  status enum('new','paid','sent') not null, price decimal(10,2), created datetime
+) default charset=latin1 row_format=compact",
+    )
+    .unwrap();
+    let o = dbio()
+        .args([
+            "innodb",
+            "rows",
+            &ibdata(),
+            "--format",
+            "tsv",
+            "--index-id",
+            index,
+        ])
+        .arg("--table-def")
+        .arg(&def)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let want = tsv(
+        &std::fs::read(fixture("ibdata1_dict_dropped_orders.tsv")).unwrap(),
+        0,
+    );
+    assert_eq!(tsv(&o.stdout, 1), want);
+}
