@@ -313,7 +313,16 @@ pub fn table_def(d: &Dictionary, name: Option<&str>, file: &str) -> Result<DictD
         return Err(DictDefError::Empty);
     }
     let name = name.ok_or_else(|| DictDefError::TableNeeded(list_tables(d)))?;
-    let found = d.tables_named(name);
+    let mut found = d.tables_named(name);
+    if found.is_empty() {
+        // `db/my-table` for the stored `db/my@002dtable`.
+        found = d
+            .tables
+            .values()
+            .filter(|t| decode_filename(&t.name).eq_ignore_ascii_case(name))
+            .collect();
+        found.sort_by_key(|t| (t.dropped, std::cmp::Reverse(t.id)));
+    }
     let t = *found
         .first()
         .ok_or_else(|| DictDefError::NoTable(name.to_string(), list_tables(d)))?;
@@ -603,6 +612,53 @@ mod tests {
         assert!(col_type(&col(0, "x", 13, 95 << 16 | 254, 4))
             .unwrap_err()
             .contains("95"));
+    }
+
+    #[test]
+    fn a_table_is_found_by_its_name_as_the_server_spells_it() {
+        let mut d = Dictionary::default();
+        d.tables.insert(
+            30,
+            Table {
+                id: 30,
+                name: "db/my@002dtable".into(),
+                space: 0,
+                n_cols: 0x8000_0001,
+                flags: 1,
+                dropped: true,
+            },
+        );
+        let mut c = col(0, "a", 6, 1283, 4);
+        c.table_id = 30;
+        d.columns.insert((30, 0), c);
+        d.indexes.insert(
+            40,
+            Index {
+                table_id: 30,
+                id: 40,
+                name: "PRIMARY".into(),
+                index_type: 3,
+                n_fields: 1,
+                space: 0,
+                page_no: 3,
+                dropped: true,
+            },
+        );
+        d.fields.insert(
+            (40, 0),
+            dict::Field {
+                index_id: 40,
+                pos: 0,
+                col_name: "a".into(),
+                dropped: true,
+            },
+        );
+        let t = table_def(&d, Some("db/my-table"), "f").unwrap();
+        assert_eq!(t.def.name, "my-table");
+        assert_eq!(t.def.primary_key, [0]);
+        assert_eq!(t.row_format, "COMPACT");
+        assert!(t.def.source.ends_with("id 30, dropped"));
+        assert!(table_def(&d, Some("db/my@002dtable"), "f").is_ok());
     }
 
     #[test]
