@@ -11,7 +11,10 @@
 # innodb_checksum_algorithm=full_crc32, crc32 ones after SET GLOBAL
 # innodb_checksum_algorithm=crc32 (dynamic: it applies to tablespaces created afterwards); one
 # is rewritten with the legacy `innodb` checksum and read back by the server. The first pages
-# of ibdata1 (the data dictionary) are kept too. Needs mariadb-server and python3; about 10 s.
+# of ibdata1 (the data dictionary) are kept too. A third server keeps tables in ibdata1
+# (innodb_file_per_table=OFF): a live table and one dropped after its rows were written, the
+# rows SELECT printed before the DROP saved beside them, for `innodb rows --dictionary`.
+# Needs mariadb-server and python3; about 20 s. Scratch files go under $SCRATCH (default /tmp).
 #
 # Usage: scripts/make-innodb-testdata.sh [OUTDIR]   (default testdata/innodb)
 set -euo pipefail
@@ -19,7 +22,7 @@ cd "$(dirname "$0")/.."
 OUT=${1:-testdata/innodb}
 mkdir -p "$OUT"
 MARIADBD=${MARIADBD:-/usr/sbin/mariadbd}
-WORK=$(mktemp -d /tmp/dbio-innodb-mk.XXXXXX)
+WORK=$(mktemp -d "${SCRATCH:-/tmp}/dbio-innodb-mk.XXXXXX")
 chmod 755 "$WORK"
 pids=()
 cleanup() {
@@ -29,10 +32,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start() { # name page_size
+start() { # name page_size [extra server options...]
   local name=$1 ps=$2 dir=$WORK/$1
+  local extra=("${@:3}")
   mkdir -p "$dir/data"
   chown -R mysql:mysql "$dir" 2>/dev/null || true
+  [ -d "$dir/data/mysql" ] ||
   mariadb-install-db --no-defaults --user=mysql --datadir="$dir/data" --auth-root-authentication-method=normal \
     --innodb-page-size="$ps" --innodb-data-file-path=ibdata1:12M:autoextend >"$dir/install.log" 2>&1 ||
     { echo "make-innodb-testdata: mariadb-install-db failed for $name:" >&2; cat "$dir/install.log" >&2; exit 1; }
@@ -40,7 +45,7 @@ start() { # name page_size
     --skip-networking --innodb-page-size="$ps" \
     --innodb-data-file-path=ibdata1:12M:autoextend --innodb-buffer-pool-size=32M \
     --innodb-log-file-size=8M --skip-grant-tables --pid-file="$dir/pid" \
-    --log-error="$dir/error.log" &
+    --log-error="$dir/error.log" "${extra[@]}" &
   pids+=($!)
   for _ in $(seq 1 60); do
     mariadb --no-defaults -S "$dir/sock" -uroot -e 'select 1' >/dev/null 2>&1 && return 0
@@ -179,6 +184,77 @@ create table pages8c (id int primary key, v varchar(30)) row_format=compact;
 insert into pages8c values (1,'eight k crc32'),(2,'second row');
 SQL
 stop s8
+# ---------------------------------------------------------------- tables in ibdata1
+# innodb_file_per_table=OFF: the tables' pages are in ibdata1 with the dictionary. The rows
+# are flushed by a slow shutdown before the DROP (a page freed while dirty is never written);
+# a read view held open keeps the dropped table's SYS_TABLES/SYS_COLUMNS/SYS_INDEXES/
+# SYS_FIELDS rows delete-marked (not purged), and the last shutdown (innodb_fast_shutdown=1)
+# does not purge either. The DROP frees the table's pages in ibdata1 but leaves their bytes.
+start sd 16k --innodb-file-per-table=0
+sql sd --default-character-set=utf8mb4 <<'SQL'
+create database shop;
+use shop;
+-- every type the dictionary describes exactly, a BLOB longer than a page
+create table kept (
+  id int not null primary key, ti tinyint, su smallint unsigned, mi mediumint, bi bigint,
+  f float, db double, y year, d date, dt datetime, dt6 datetime(6), ts timestamp(2) null, tm time(3),
+  c char(10) character set latin1, cu char(5) character set utf8mb3,
+  vu varchar(100) character set utf8mb4, bn binary(4), vb varbinary(20),
+  tx text character set utf8mb4, bl blob
+) default charset=latin1 row_format=dynamic;
+insert into kept values
+ (1, -128, 65535, -8388608, -9223372036854775808, 3.5, -2.718281828459045, 2155, '1000-01-01',
+  '9999-12-31 23:59:59', '2019-05-13 14:35:07.123456', '2038-01-19 03:14:07.99', '-838:59:59.000',
+  'abc', 'Grüß', 'utf8mb4 😀 Grüße', 0x00010203, 0xDEADBEEF, 'some text', 0x000102FF),
+ (2, 127, 0, 8388607, 9223372036854775807, -0.5, 1e300, 1901, '2024-02-29',
+  '2000-01-01 00:00:00', '2000-01-01 00:00:00.000001', '1970-01-01 00:00:01', '00:00:00.001',
+  '', '', '', 0x61000000, '', repeat('Grüße ', 3000), unhex(repeat('00FF7F80', 6000))),
+ (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL);
+-- the table to drop: COMPACT, with an ENUM and a DECIMAL the dictionary cannot describe
+create table dropped_orders (
+  id int not null primary key, qty smallint not null, note varchar(40) character set utf8mb4,
+  status enum('new','paid','sent') not null, price decimal(10,2), created datetime
+) default charset=latin1 row_format=compact;
+insert into dropped_orders values
+ (1, 10, 'first order', 'new', 19.99, '2024-01-02 03:04:05'),
+ (837492636, 3, 'the lost order', 'paid', -1234.56, '2019-05-13 14:35:07'),
+ (5, -7, 'Grüße', 'sent', NULL, NULL),
+ (6, 1, NULL, 'paid', 0.01, '2000-02-29 00:00:00');
+SQL
+for t in kept dropped_orders; do
+  sql sd -B -N --default-character-set=utf8mb4 -e "set time_zone='+00:00'; select * from shop.$t order by id" >"$WORK/keep/ibdata1_dict_$t.tsv"
+done
+sql sd -B -N -e "show create table shop.kept" | cut -f2 | sed 's/\\n/\n/g' >"$WORK/keep/ibdata1_dict_kept.sql"
+stop sd 0
+start sd 16k --innodb-file-per-table=0
+sql sd -e 'start transaction with consistent snapshot; select sleep(120)' >/dev/null 2>&1 &
+pids+=($!)
+sleep 1
+sql sd -e 'drop table shop.dropped_orders'
+stop sd 1
+# Keep the pages the tests need, in page order (each keeps its page number and checksum):
+# the first 13 (FSP header, TRX_SYS, dictionary header, dictionary B-trees) and every INDEX
+# and BLOB page of ibdata1. The undo logs, the doublewrite buffer and free pages stay out.
+python3 - "$WORK/sd/data/ibdata1" "$WORK/keep/ibdata1_dict_pages" <<'PY'
+import sys
+S = 16384
+d = open(sys.argv[1], "rb").read()
+out = bytearray()
+for i in range(len(d) // S):
+    p = d[i * S:(i + 1) * S]
+    t = int.from_bytes(p[24:26], "big")
+    if i < 13 or t in (17855, 10):
+        out += p
+open(sys.argv[2], "wb").write(out)
+PY
+# The same dictionary after purge, as it is soon after a DROP on a server nobody holds a read
+# view on: a restart without the read view, then a slow shutdown (innodb_fast_shutdown=0
+# waits for purge). The dropped table's SYS_* rows are then on their pages' free lists, their
+# bytes intact. Only the first 13 pages (the dictionary) are kept.
+start sd 16k --innodb-file-per-table=0
+stop sd 0
+dd if="$WORK/sd/data/ibdata1" of="$WORK/keep/ibdata1_dict_purged_head" bs=16k count=13 status=none
 
 cp "$WORK"/keep/* "$OUT"/
 cp "$WORK/s16/data/shop/legacy.ibd" "$OUT/shop_legacy_innodb.ibd"

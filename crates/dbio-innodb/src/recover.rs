@@ -9,7 +9,7 @@
 //! manifest, which is then marked interrupted.
 
 use crate::checksum::Algorithm;
-use crate::dict::{Dictionary, SYS_INDEXES_ID, SYS_TABLES_ID};
+use crate::dict::{Dictionary, SYS_FIELDS_ID, SYS_TABLES_ID};
 use crate::io::read_full_at;
 use crate::page::{is_blob_type, page_type_name, physical_page_size_from_flags, RowFormat};
 use crate::scan::{self, FoundPage, ScanOptions, ScanWarning, Status};
@@ -286,6 +286,9 @@ pub struct Scanned {
     pub interrupted: bool,
 }
 
+/// The warning of a scan that found no page.
+pub const NO_PAGES_FOUND: &str = "no InnoDB pages found in the sources";
+
 /// Scans every source in turn. `progress(bytes_done, pages_found)` counts over all sources;
 /// `guard(source)` is held while a source is read (a SIGBUS handler for mapped sources).
 pub fn scan_sources<G>(
@@ -333,8 +336,7 @@ pub fn scan_sources<G>(
         r.found.extend(outcome.pages.into_iter().map(|p| (si, p)));
     }
     if r.found.is_empty() && !r.interrupted {
-        r.warnings
-            .push("no InnoDB pages found in the sources".to_string());
+        r.warnings.push(NO_PAGES_FOUND.to_string());
     }
     Ok(r)
 }
@@ -540,7 +542,8 @@ pub fn plan(found: &[(usize, FoundPage)], names: &[String]) -> Plan {
     plan
 }
 
-/// Reads the dictionary from the kept SYS_TABLES/SYS_INDEXES pages of space 0.
+/// Reads the dictionary from the kept SYS_TABLES/SYS_COLUMNS/SYS_INDEXES/SYS_FIELDS pages of
+/// space 0.
 pub fn read_dictionary(
     plan: &Plan,
     found: &[(usize, FoundPage)],
@@ -550,7 +553,7 @@ pub fn read_dictionary(
     for i in plan.kept.keys() {
         let (si, p) = &found[*i];
         let Some(ix) = &p.index else { continue };
-        if p.space_id == 0 && (ix.index_id == SYS_TABLES_ID || ix.index_id == SYS_INDEXES_ID) {
+        if p.space_id == 0 && (SYS_TABLES_ID..=SYS_FIELDS_ID).contains(&ix.index_id) {
             let mut buf = vec![0u8; p.page_size as usize];
             read_full_at(&sources[*si].file, &mut buf, p.offset).map_err(|source| {
                 RecoverError::ReRead {

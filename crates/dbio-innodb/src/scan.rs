@@ -1035,5 +1035,26 @@ mod tests {
             .find(|t| t.name == "shop/gone")
             .unwrap();
         assert!(gone.dropped);
+        // SYS_COLUMNS and SYS_FIELDS: `orders (id int primary key, qty smallint, note
+        // varchar(40)) row_format=compact` of a latin1 server.
+        let orders = dict
+            .tables
+            .values()
+            .find(|t| t.name == "shop/orders")
+            .unwrap();
+        let cols: Vec<(&str, u32, u32)> = dict
+            .columns_of(orders.id)
+            .iter()
+            .map(|c| (c.name.as_str(), c.mtype, c.len))
+            .collect();
+        assert_eq!(cols, [("id", 6, 4), ("qty", 6, 2), ("note", 1, 40)]);
+        assert_eq!(orders.n_cols, 0x8000_0003, "COMPACT, 3 columns");
+        let fields: Vec<&str> = dict
+            .fields_of(23)
+            .iter()
+            .map(|f| f.col_name.as_str())
+            .collect();
+        assert_eq!(fields, ["id"]);
+        assert_eq!(dict.indexes[&23].index_type & 1, 1, "clustered");
     }
 }

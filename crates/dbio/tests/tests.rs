@@ -10,6 +10,7 @@ mod bench_formats;
 mod check;
 mod files;
 mod innodb;
+mod innodb_dict;
 mod innodb_rows;
 mod iostat;
 mod json_schema;

@@ -1,11 +1,13 @@
 //! `innodb rows`: recovered InnoDB pages decoded back into rows, given a table definition.
 //!
-//! [`def`] reads the definition from a CREATE TABLE statement, [`value`] turns stored bytes
-//! into values as the server prints them, [`record`] splits clustered-index leaf records
-//! (COMPACT/DYNAMIC and REDUNDANT) into fields and checks them, [`run`] finds the index and
+//! [`def`] reads the definition from a CREATE TABLE statement, [`dict_def`] from the InnoDB
+//! data dictionary (dropped tables too), [`value`] turns stored bytes into values as the
+//! server prints them, [`record`] splits clustered-index leaf records (COMPACT/DYNAMIC and
+//! REDUNDANT) into fields and checks them, [`run`] finds the index and
 //! keeps the newest version of each key, [`write`] prints SQL, TSV or JSON Lines.
 
 pub mod def;
+pub mod dict_def;
 pub mod inflate;
 pub mod record;
 pub mod run;

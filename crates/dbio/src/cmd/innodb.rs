@@ -34,7 +34,7 @@ enum Sub {
     /// to its page and record.
     Grep(Box<grep::GrepArgs>),
     /// Decode recovered pages back into rows (SQL INSERTs, TSV or JSON Lines) with the table's
-    /// CREATE TABLE statement.
+    /// CREATE TABLE statement or the data dictionary of ibdata1 (dropped tables too).
     Rows(Box<rows::RowsArgs>),
 }
 

@@ -1,18 +1,20 @@
 //! `dbio innodb rows`: recovered InnoDB pages decoded back into rows (SQL, TSV or JSON Lines)
-//! with a table definition from a CREATE TABLE statement. The decoding lives in
-//! `dbio_innodb::rows`; this file maps flags to options and writes.
+//! with a table definition from a CREATE TABLE statement or from the data dictionary of an
+//! ibdata1 (dropped tables too). The decoding lives in `dbio_innodb::rows`; this file maps
+//! flags to options and writes.
 
 use super::{exit_code, map_guard, ScanFlags};
 use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs, Stream};
 use crate::progress::Progress;
-use dbio_innodb::recover;
-use dbio_innodb::rows::def;
+use dbio_innodb::recover::{self, Scanned, Source};
+use dbio_innodb::rows::def::{self, TableDef};
+use dbio_innodb::rows::dict_def::{self, DictDefError};
 use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
 use dbio_report::export::{Exporter, Format, JsonExporter};
 use dbio_report::Document;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 crate::formats!(RowsFormats: Sql, Tsv, Jsonl);
@@ -25,9 +27,21 @@ pub struct RowsArgs {
     #[arg(required = true, value_name = "PAGES_DIR|SOURCE")]
     sources: Vec<PathBuf>,
     /// A file with the table's CREATE TABLE statement (SHOW CREATE TABLE output).
-    #[arg(long, value_name = "FILE.sql", required = true)]
-    table_def: PathBuf,
-    /// The table to decode when FILE.sql defines several (`db/name` or `name`).
+    #[arg(
+        long,
+        value_name = "FILE.sql",
+        required_unless_present = "dictionary",
+        conflicts_with = "dictionary"
+    )]
+    table_def: Option<PathBuf>,
+    /// Take the definition from the data dictionary (SYS_TABLES, SYS_COLUMNS, SYS_INDEXES,
+    /// SYS_FIELDS) in this system tablespace (ibdata1 of MariaDB or MySQL <= 5.7, or an
+    /// image holding its pages); a dropped table is described there until purge processes
+    /// the DROP (MariaDB 10.11 then zeroes its dictionary records). Needs --table.
+    #[arg(long, value_name = "IBDATA1")]
+    dictionary: Option<PathBuf>,
+    /// The table: `db/name` in the --dictionary (without it, the error lists the tables), or
+    /// the CREATE TABLE to use when FILE.sql defines several (`db/name` or `name`).
     #[arg(long, value_name = "NAME")]
     table: Option<String>,
     /// Write deleted rows too (delete-marked, or on the page's free list), marked as such.
@@ -53,33 +67,59 @@ pub struct RowsArgs {
 
 /// Runs `dbio innodb rows`.
 pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
-    let sql = std::fs::read_to_string(&a.table_def).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot read --table-def {}: {e}; give a file holding the CREATE TABLE statement",
-            a.table_def.display()
-        )
-    })?;
-    let name = a.table_def.display().to_string();
-    let table = def::parse(&sql, a.table.as_deref(), &name)
-        .map_err(|e| usage(format!("--table-def {name}: {e}")))?;
+    let scan = a.scan.options()?;
+    let stop = crate::signals::install();
+    let (table, dict_index, dict_scan) = match (&a.table_def, &a.dictionary) {
+        (Some(path), _) => (table_def(path, a.table.as_deref())?, None, None),
+        (None, Some(path)) => {
+            let Some((d, scanned)) = dictionary_def(&a, path, &scan, stop)? else {
+                to_stderr("dbio: interrupted while reading the dictionary: no row was written\n");
+                return Ok(crate::signals::EXIT_INTERRUPTED);
+            };
+            for w in &d.warnings {
+                to_stderr(&format!("dbio: warning: {}: {w}\n", d.table.name));
+            }
+            (d.def, Some((d.index.space, d.index.id)), Some(scanned))
+        }
+        (None, None) => return Err(usage("give --table-def FILE.sql or --dictionary IBDATA1")),
+    };
     let format = match a.out.format {
         Format::Sql => RowFormat::Sql,
         Format::Tsv => RowFormat::Tsv,
         _ => RowFormat::Jsonl,
     };
-    let scan = a.scan.options()?;
     let files = run::expand_inputs(&a.sources).map_err(|e| {
         anyhow::anyhow!("cannot list the page files of the sources: {e}; check the PAGES_DIR")
     })?;
     if files.is_empty() {
         anyhow::bail!("no .pages or .page files under the given directory: give the --output-dir of `innodb pages`, or .ibd files, images or devices");
     }
-    let sources = a.scan.open(&files)?;
-    let stop = crate::signals::install();
-    let progress = Progress::bytes("", sources.iter().map(|s| s.len).sum());
-    let cb = |d: u64, f: u64| progress.set_found(d, f, "pages");
-    let scanned = recover::scan_sources(&sources, &scan, a.scan.threads(), stop, &cb, map_guard)?;
-    progress.finish();
+    // The dictionary's file, when it is a source too (tables in ibdata1), is not scanned
+    // again: its pages found for the dictionary are used.
+    let mut files = files;
+    let (mut sources, mut scanned) = match (dict_scan, &a.dictionary) {
+        (Some(ds), Some(dp)) if remove_same_file(&mut files, dp) => ds,
+        _ => (Vec::new(), Scanned::default()),
+    };
+    let rest = a.scan.open(&files)?;
+    if !rest.is_empty() {
+        let progress = Progress::bytes("", rest.iter().map(|s| s.len).sum());
+        let cb = |d: u64, f: u64| progress.set_found(d, f, "pages");
+        let more = recover::scan_sources(&rest, &scan, a.scan.threads(), stop, &cb, map_guard)?;
+        progress.finish();
+        let base = sources.len();
+        let had_pages = !scanned.found.is_empty();
+        scanned.interrupted |= more.interrupted;
+        scanned.sources.extend(more.sources);
+        scanned.warnings.extend(more.warnings);
+        scanned
+            .found
+            .extend(more.found.into_iter().map(|(i, p)| (base + i, p)));
+        if had_pages {
+            scanned.warnings.retain(|w| w != recover::NO_PAGES_FOUND);
+        }
+        sources.extend(rest);
+    }
     if scanned.interrupted {
         to_stderr("dbio: interrupted while scanning: no row was written\n");
         return Ok(crate::signals::EXIT_INTERRUPTED);
@@ -92,8 +132,9 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
             (_, true) => Deleted::Only,
             _ => Deleted::Exclude,
         },
-        index_id: a.index_id,
-        space_id: a.space_id,
+        // The dictionary names the clustered index and its tablespace.
+        index_id: a.index_id.or(dict_index.map(|d| d.1)),
+        space_id: a.space_id.or(dict_index.map(|d| d.0)),
     };
     let mut writer = RowWriter::new(Stream::open(a.out.file())?, format, &table);
     // The decoding reads pages with pread (no memory map, no SIGBUS).
@@ -121,4 +162,63 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     Ok(exit_code(
         summary.interrupted || stop.load(Ordering::SeqCst),
     ))
+}
+
+/// Sources and the pages found in them.
+type ScannedSources = (Vec<Source>, Scanned);
+
+/// Removes `path` from `files` when one of them is the same file (same device and inode);
+/// whether it did.
+fn remove_same_file(files: &mut Vec<PathBuf>, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let Some(want) = id(path) else {
+        return false;
+    };
+    let before = files.len();
+    files.retain(|f| id(f) != Some(want));
+    files.len() != before
+}
+
+/// The definition in a CREATE TABLE file.
+fn table_def(path: &Path, table: Option<&str>) -> anyhow::Result<TableDef> {
+    let sql = std::fs::read_to_string(path).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read --table-def {}: {e}; give a file holding the CREATE TABLE statement",
+            path.display()
+        )
+    })?;
+    let name = path.display().to_string();
+    def::parse(&sql, table, &name).map_err(|e| usage(format!("--table-def {name}: {e}")))
+}
+
+/// The definition of --table in the data dictionary of `path`: its pages found by the
+/// scanner (so an image or a damaged ibdata1 works too); `None` when a signal stopped the
+/// scan.
+fn dictionary_def(
+    a: &RowsArgs,
+    path: &Path,
+    scan: &dbio_innodb::scan::ScanOptions,
+    stop: &std::sync::atomic::AtomicBool,
+) -> anyhow::Result<Option<(dict_def::DictDef, ScannedSources)>> {
+    let src = a.scan.open(&[path])?;
+    let progress = Progress::bytes("dictionary ", src[0].len);
+    let cb = |d: u64, f: u64| progress.set_found(d, f, "pages");
+    let scanned = recover::scan_sources(&src, scan, a.scan.threads(), stop, &cb, map_guard)?;
+    progress.finish();
+    if scanned.interrupted {
+        return Ok(None);
+    }
+    let names = [path.display().to_string()];
+    let plan = recover::plan(&scanned.found, &names);
+    let dict = recover::read_dictionary(&plan, &scanned.found, &src)?;
+    let file = path.display().to_string();
+    dict_def::table_def(&dict, a.table.as_deref(), &file)
+        .map(|d| Some((d, (src, scanned))))
+        .map_err(|e| match e {
+            DictDefError::TableNeeded(_) | DictDefError::NoTable(..) => {
+                usage(format!("--dictionary {file}: --table: {e}"))
+            }
+            e => anyhow::anyhow!("--dictionary {file}: {e}"),
+        })
 }

@@ -1,0 +1,23 @@
+CREATE TABLE `kept` (
+  `id` int(11) NOT NULL,
+  `ti` tinyint(4) DEFAULT NULL,
+  `su` smallint(5) unsigned DEFAULT NULL,
+  `mi` mediumint(9) DEFAULT NULL,
+  `bi` bigint(20) DEFAULT NULL,
+  `f` float DEFAULT NULL,
+  `db` double DEFAULT NULL,
+  `y` year(4) DEFAULT NULL,
+  `d` date DEFAULT NULL,
+  `dt` datetime DEFAULT NULL,
+  `dt6` datetime(6) DEFAULT NULL,
+  `ts` timestamp(2) NULL DEFAULT NULL,
+  `tm` time(3) DEFAULT NULL,
+  `c` char(10) DEFAULT NULL,
+  `cu` char(5) CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci DEFAULT NULL,
+  `vu` varchar(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci DEFAULT NULL,
+  `bn` binary(4) DEFAULT NULL,
+  `vb` varbinary(20) DEFAULT NULL,
+  `tx` text CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci DEFAULT NULL,
+  `bl` blob DEFAULT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=latin1 COLLATE=latin1_swedish_ci ROW_FORMAT=DYNAMIC
