@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 OUT=${1:-testdata/innodb}
 mkdir -p "$OUT"
 MARIADBD=${MARIADBD:-/usr/sbin/mariadbd}
-WORK=$(mktemp -d /tmp/dbio-innodb-mk.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/dbio-innodb-mk.XXXXXX")
 chmod 755 "$WORK"
 pids=()
 cleanup() {
@@ -123,10 +123,33 @@ use shop;
 create table legacy (id int primary key, v varchar(20)) row_format=compact;
 insert into legacy values (1,'crc32 page'),(2,'second');
 SQL
+# Back to full_crc32 for the tables below.
+sql s16 -e "set global innodb_checksum_algorithm=full_crc32"
+# MariaDB 10.4+ instant DROP COLUMN and reorder: rows written before the DROP keep the
+# dropped column, the root page's infimum/supremum are zeroed, and the metadata record
+# references a BLOB with the order of the fields. The server's SELECT (and the CREATE TABLE
+# after the last ALTER) are kept beside the tablespace: shop_dropcol.tsv, shop_dropcol.sql.
+sql s16 <<'SQL'
+use shop;
+create table dropcol (id int primary key, a varchar(10), b int not null, c char(4), n int) row_format=dynamic;
+insert into dropcol values (1,'one',10,'c1',100),(2,null,20,null,null);
+alter table dropcol drop column b, algorithm=instant;
+insert into dropcol values (3,'three','c3',300);
+alter table dropcol add column z varchar(5) default 'zz', algorithm=instant;
+insert into dropcol values (4,'four','c4',400,'z4');
+alter table dropcol modify n int after id, algorithm=instant;
+insert into dropcol values (5,500,'five','c5','z5'),(6,null,'','','');
+SQL
+keep_rows() { # table: the server's rows (NULL as \N) and its CREATE TABLE beside the .ibd
+  sql s16 -B -N -e "select * from shop.$1 order by id" |
+    awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) if ($i == "NULL") $i = "\\N"; print }' >"$WORK/keep/shop_$1.tsv"
+  sql s16 -B -N -e "show create table shop.$1" | cut -f2 | sed 's/\\n/\n/g' >"$WORK/keep/shop_$1.sql"
+}
+keep_rows dropcol
 sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >"$WORK/s16.spaces"
 stop s16 1
 # Keep the files as they are now: the restart below would purge the delete-marked rows.
-for t in orders quad typed nopk blobs packed zipped legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
+for t in orders quad typed nopk blobs packed zipped legacy dropcol; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
 # ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
 # and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.
 dd if="$WORK/s16/data/ibdata1" of="$WORK/keep/ibdata1_16k_head" bs=16k count=13 status=none

@@ -4,3 +4,4 @@
 
 mod fuzz_regressions;
 mod rows;
+mod rows_formats;

@@ -7,6 +7,7 @@
 
 pub mod def;
 pub mod inflate;
+pub mod instant;
 pub mod record;
 pub mod run;
 pub mod value;
