@@ -141,15 +141,37 @@ alter table dropcol modify n int after id, algorithm=instant;
 insert into dropcol values (5,500,'five','c5','z5'),(6,null,'','','');
 SQL
 keep_rows() { # table: the server's rows (NULL as \N) and its CREATE TABLE beside the .ibd
-  sql s16 -B -N -e "select * from shop.$1 order by id" |
+  sql s16 -B -N -e "set time_zone='+00:00'; select * from shop.$1 order by id" |
     awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) if ($i == "NULL") $i = "\\N"; print }' >"$WORK/keep/shop_$1.tsv"
   sql s16 -B -N -e "show create table shop.$1" | cut -f2 | sed 's/\\n/\n/g' >"$WORK/keep/shop_$1.sql"
 }
 keep_rows dropcol
+# The temporal formats before MySQL 5.6 (MariaDB 5.3's for fractional seconds), which MariaDB
+# writes with mysql56_temporal_format=OFF: DATETIME 8 bytes, TIME 3, TIMESTAMP 4; SHOW CREATE
+# TABLE marks them /* mariadb-5.3 */. In DYNAMIC (fixed lengths) and REDUNDANT (lengths stored).
+sql s16 -e "set global mysql56_temporal_format=OFF"
+for t in oldtime:dynamic oldtime_r:redundant; do
+  sql s16 <<SQL
+use shop;
+create table ${t%%:*} (id int primary key, dt datetime, tm time, ts timestamp null, dt3 datetime(3),
+  tm2 time(2), ts6 timestamp(6) null, dt6 datetime(6), tm6 time(6), tm5 time(5), dt5 datetime(5), d date)
+  row_format=${t##*:};
+set time_zone='+00:00';
+insert into ${t%%:*} values
+ (1, '2019-05-13 14:35:07', '-12:34:56', '2019-05-13 12:00:00', '2019-05-13 14:35:07.123', '-838:59:59.99',
+  '2038-01-19 03:14:07.999999', '9999-12-31 23:59:59.999999', '-00:00:00.000001', '123:45:06.54321',
+  '2001-02-03 04:05:06.78901', '2019-05-13'),
+ (2, '0000-00-00 00:00:00', '00:00:00', '1970-01-01 00:00:01', '1000-01-01 00:00:00.001', '838:59:59',
+  '1970-01-01 00:00:01.000001', '0000-00-00 00:00:00.000000', '12:00:00.5', '-00:00:01', '1000-01-01 00:00:00', '1000-01-01'),
+ (3, null, null, null, null, null, null, null, null, null, null, null);
+SQL
+  keep_rows "${t%%:*}"
+done
+sql s16 -e "set global mysql56_temporal_format=ON"
 sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >"$WORK/s16.spaces"
 stop s16 1
 # Keep the files as they are now: the restart below would purge the delete-marked rows.
-for t in orders quad typed nopk blobs packed zipped legacy dropcol; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
+for t in orders quad typed nopk blobs packed zipped legacy dropcol oldtime oldtime_r; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
 # ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
 # and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.
 dd if="$WORK/s16/data/ibdata1" of="$WORK/keep/ibdata1_16k_head" bs=16k count=13 status=none

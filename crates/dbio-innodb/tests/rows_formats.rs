@@ -3,15 +3,57 @@
 //! SELECT output the script kept beside each tablespace (`.tsv`, NULL as `\N`), with the
 //! CREATE TABLE after the last ALTER (`.sql`).
 
-use crate::rows::{fixture, rows};
-use dbio_innodb::rows::run::{Deleted, Summary};
-use dbio_innodb::rows::write::RowFormat;
+use crate::rows::fixture;
+use dbio_innodb::recover::{scan_sources, Source};
+use dbio_innodb::rows::def::{self, TableDef};
+use dbio_innodb::rows::run::{self, Deleted, Options, PageStore, RowsError, Summary};
+use dbio_innodb::rows::temporal;
+use dbio_innodb::rows::write::{RowFormat, RowWriter};
+use dbio_innodb::scan::ScanOptions;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+/// dbio's TSV rows (header line dropped) of `paths` with the definition `d`.
+fn run_def(paths: &[PathBuf], d: &TableDef) -> Result<(Vec<String>, Summary), RowsError> {
+    let sources: Vec<Source> = paths
+        .iter()
+        .map(|p| Source::open(p, false).unwrap())
+        .collect();
+    let stop = AtomicBool::new(false);
+    let scanned = scan_sources(
+        &sources,
+        &ScanOptions::default(),
+        1,
+        &stop,
+        &|_, _| {},
+        |_| (),
+    )
+    .unwrap();
+    let store = PageStore::new(&scanned, &sources);
+    let opts = Options {
+        def: d.clone(),
+        deleted: Deleted::Exclude,
+        index_id: None,
+        space_id: None,
+    };
+    let mut w = RowWriter::new(Vec::new(), RowFormat::Tsv, d);
+    let s = run::run(&store, &opts, &stop, &mut w)?;
+    let text = String::from_utf8(w.into_inner()).unwrap();
+    Ok((text.lines().skip(1).map(str::to_string).collect(), s))
+}
+
+/// The definition testdata/innodb/`name`.sql as the command reads it: columns marked
+/// `/* mariadb-5.3 */` in the old temporal formats.
+fn definition(name: &str) -> (String, TableDef) {
+    let sql = std::fs::read_to_string(fixture(&format!("{name}.sql"))).unwrap();
+    let mut d = def::parse(&sql, None, name).unwrap();
+    temporal::apply(&mut d, &temporal::marked_columns(&sql), false);
+    (sql, d)
+}
 
 /// dbio's TSV rows of testdata/innodb/`name`.ibd with the definition `name`.sql.
 fn decode(name: &str, paths: &[PathBuf]) -> (Vec<String>, Summary) {
-    let sql = std::fs::read_to_string(fixture(&format!("{name}.sql"))).unwrap();
-    rows(paths, &sql, Deleted::Exclude, RowFormat::Tsv)
+    run_def(paths, &definition(name).1).unwrap()
 }
 
 /// The server's rows, as the script kept them.
@@ -56,40 +98,44 @@ fn instant_drop_without_its_metadata_blob_is_named() {
     let ibd = std::fs::read(fixture("shop_dropcol.ibd")).unwrap();
     let cut = tmp.path().join("cut.ibd");
     std::fs::write(&cut, &ibd[..4 * 16384]).unwrap();
-    let sql = std::fs::read_to_string(fixture("shop_dropcol.sql")).unwrap();
-    let files = [cut];
-    let d = dbio_innodb::rows::def::parse(&sql, None, "t").unwrap();
-    let sources: Vec<_> = files
-        .iter()
-        .map(|p| dbio_innodb::recover::Source::open(p, false).unwrap())
-        .collect();
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let scanned = dbio_innodb::recover::scan_sources(
-        &sources,
-        &dbio_innodb::scan::ScanOptions::default(),
-        1,
-        &stop,
-        &|_, _| {},
-        |_| (),
-    )
-    .unwrap();
-    let store = dbio_innodb::rows::run::PageStore::new(&scanned, &sources);
-    let opts = dbio_innodb::rows::run::Options {
-        def: d.clone(),
-        deleted: Deleted::Exclude,
-        index_id: None,
-        space_id: None,
-    };
-    let mut w = dbio_innodb::rows::write::RowWriter::new(Vec::new(), RowFormat::Tsv, &d);
-    let r = dbio_innodb::rows::run::run(&store, &opts, &stop, &mut w);
-    let text = match r {
-        Ok(s) => format!("{:?}", s.warnings),
-        Err(e) => e.to_string(),
-    };
+    let e = run_def(&[cut], &definition("shop_dropcol").1).unwrap_err();
     assert!(
-        text.contains(
+        e.to_string().contains(
             "instant DROP or reorder of columns but the metadata record or its BLOB page"
         ),
-        "{text}"
+        "{e}"
     );
+}
+
+/// DATETIME/TIME/TIMESTAMP in the formats before MySQL 5.6 (MariaDB 5.3's with fractions),
+/// fsp 0 to 6, negative TIME, zero dates, NULLs: in DYNAMIC (fixed lengths) and REDUNDANT
+/// (stored lengths), from the columns SHOW CREATE TABLE marks `/* mariadb-5.3 */`.
+#[test]
+fn old_temporal_formats() {
+    for name in ["shop_oldtime", "shop_oldtime_r"] {
+        let (got, s) = decode(name, &[fixture(&format!("{name}.ibd"))]);
+        assert_same(&got, &server(name), name);
+        assert!(s.rejected.is_empty(), "{s:?}");
+        assert!(
+            s.definition
+                .contains("old (pre-5.6) temporal format: dt, tm, ts, dt3"),
+            "{s:?}"
+        );
+    }
+}
+
+/// Without the marks the definition reads the new formats: the records do not fit; with every temporal column switched (`--old-temporal`)
+/// the rows are the server's.
+#[test]
+fn old_temporal_without_marks_needs_the_flag() {
+    let (sql, _) = definition("shop_oldtime");
+    let plain = sql.replace(" /* mariadb-5.3 */", "");
+    assert!(temporal::marked_columns(&plain).is_empty());
+    let mut d = def::parse(&plain, None, "plain").unwrap();
+    let paths = [fixture("shop_oldtime.ibd")];
+    let e = run_def(&paths, &d).unwrap_err();
+    assert!(e.to_string().contains("no index in the sources"), "{e}");
+    assert_eq!(temporal::apply(&mut d, &[], true).len(), 10);
+    let (got, _) = run_def(&paths, &d).unwrap();
+    assert_same(&got, &server("shop_oldtime"), "--old-temporal");
 }

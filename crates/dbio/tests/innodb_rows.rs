@@ -731,3 +731,33 @@ fn instant_drop_column_compact() {
 fn instant_drop_column_redundant() {
     instant_drop_column_in("redundant");
 }
+
+/// `--old-temporal` on a definition without MariaDB's `/* mariadb-5.3 */` marks: the old
+/// DATETIME/TIME/TIMESTAMP formats of testdata's shop_oldtime decode to the server's rows
+/// (shop_oldtime.tsv); without the flag the error says the records fit them.
+#[test]
+fn old_temporal_flag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain.sql");
+    let sql = std::fs::read_to_string(fixture("shop_oldtime.sql")).unwrap();
+    std::fs::write(&plain, sql.replace(" /* mariadb-5.3 */", "")).unwrap();
+    let ibd = fixture("shop_oldtime.ibd");
+    let args = [
+        ibd.to_str().unwrap(),
+        "--table-def",
+        plain.to_str().unwrap(),
+        "--format",
+        "tsv",
+    ];
+    let o = dbio().args(["innodb", "rows"]).args(args).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("add --old-temporal"));
+    let (tsv, err) = rows_out(&[&args[..], &["--old-temporal"]].concat());
+    let want = std::fs::read(fixture("shop_oldtime.tsv")).unwrap();
+    let names: Vec<String> = (0..12).map(|i| format!("column {i}")).collect();
+    assert_rows_eq(&tsv_lines(&tsv, 1), &tsv_lines(&want, 0), &names, "oldtime");
+    assert!(
+        err.contains("old (pre-5.6) temporal format: dt, tm, ts"),
+        "{err}"
+    );
+}

@@ -10,5 +10,6 @@ pub mod inflate;
 pub mod instant;
 pub mod record;
 pub mod run;
+pub mod temporal;
 pub mod value;
 pub mod write;

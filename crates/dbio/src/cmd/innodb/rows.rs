@@ -7,9 +7,9 @@ use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs, Stream};
 use crate::progress::Progress;
 use dbio_innodb::recover;
-use dbio_innodb::rows::def;
 use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
+use dbio_innodb::rows::{def, temporal};
 use dbio_report::export::{Exporter, Format, JsonExporter};
 use dbio_report::Document;
 use std::path::PathBuf;
@@ -36,6 +36,11 @@ pub struct RowsArgs {
     /// Write only deleted rows (to undo a DELETE).
     #[arg(long)]
     deleted_only: bool,
+    /// DATETIME, TIME and TIMESTAMP columns are in the format before MySQL 5.6 (tables of
+    /// MySQL 5.5 and older, or of MariaDB with mysql56_temporal_format=OFF). Without it only
+    /// the columns whose type carries MariaDB's `/* mariadb-5.3 */` comment are.
+    #[arg(long)]
+    old_temporal: bool,
     /// Decode this index id (default: the index whose records fit the definition best).
     #[arg(long, value_name = "ID")]
     index_id: Option<u64>,
@@ -60,8 +65,9 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
         )
     })?;
     let name = a.table_def.display().to_string();
-    let table = def::parse(&sql, a.table.as_deref(), &name)
+    let mut table = def::parse(&sql, a.table.as_deref(), &name)
         .map_err(|e| usage(format!("--table-def {name}: {e}")))?;
+    temporal::apply(&mut table, &temporal::marked_columns(&sql), a.old_temporal);
     let format = match a.out.format {
         Format::Sql => RowFormat::Sql,
         Format::Tsv => RowFormat::Tsv,
@@ -97,7 +103,26 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     };
     let mut writer = RowWriter::new(Stream::open(a.out.file())?, format, &table);
     // The decoding reads pages with pread (no memory map, no SIGBUS).
-    let summary = run::run(&store, &opts, stop, &mut writer)?;
+    let summary = match run::run(&store, &opts, stop, &mut writer) {
+        Err(e @ run::RowsError::NoIndex { .. }) if !a.old_temporal => {
+            // The old temporal formats, which the definition may not show: tried, and named
+            // when the records fit them.
+            let mut old = opts.clone();
+            if temporal::apply(&mut old.def, &[], true).is_empty()
+                || run::run(
+                    &store,
+                    &old,
+                    stop,
+                    &mut RowWriter::new(std::io::sink(), format, &old.def),
+                )
+                .is_err()
+            {
+                return Err(e.into());
+            }
+            anyhow::bail!("{e}. The records fit the DATETIME/TIME/TIMESTAMP formats before MySQL 5.6 (MySQL 5.5 and older, MariaDB with mysql56_temporal_format=OFF): add --old-temporal");
+        }
+        r => r?,
+    };
     writer.into_inner().finish()?;
     for w in &summary.warnings {
         to_stderr(&format!("dbio: warning: {w}\n"));
