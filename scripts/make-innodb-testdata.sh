@@ -11,7 +11,8 @@
 # innodb_checksum_algorithm=full_crc32, crc32 ones after SET GLOBAL
 # innodb_checksum_algorithm=crc32 (dynamic: it applies to tablespaces created afterwards); one
 # is rewritten with the legacy `innodb` checksum and read back by the server. The first pages
-# of ibdata1 (the data dictionary) are kept too. Needs mariadb-server and python3; about 10 s.
+# of ibdata1 (the data dictionary) are kept too. Needs mariadb-server, the provider plugins
+# mariadb-plugin-provider-{lz4,lzo,lzma,bzip2,snappy} and python3; about 10 s.
 #
 # Usage: scripts/make-innodb-testdata.sh [OUTDIR]   (default testdata/innodb)
 set -euo pipefail
@@ -40,7 +41,7 @@ start() { # name page_size
     --skip-networking --innodb-page-size="$ps" \
     --innodb-data-file-path=ibdata1:12M:autoextend --innodb-buffer-pool-size=32M \
     --innodb-log-file-size=8M --skip-grant-tables --pid-file="$dir/pid" \
-    --log-error="$dir/error.log" &
+    --log-error="$dir/error.log" $PROVIDERS &
   pids+=($!)
   for _ in $(seq 1 60); do
     mariadb --no-defaults -S "$dir/sock" -uroot -e 'select 1' >/dev/null 2>&1 && return 0
@@ -57,6 +58,19 @@ stop() { # name fast_shutdown
   echo "make-innodb-testdata: server $1 did not stop in 30 s" >&2
   exit 1
 }
+
+# The page_compressed algorithms other than zlib come from MariaDB's provider plugins
+# (Debian: mariadb-plugin-provider-lz4, -lzo, -lzma, -bzip2, -snappy).
+ALGOS="lz4 lzo lzma bzip2 snappy"
+PLUGIN_DIR=$("$MARIADBD" --no-defaults --verbose --help 2>/dev/null | awk '$1 == "plugin-dir" { print $2 }')
+PROVIDERS=""
+for a in $ALGOS; do
+  [ -e "$PLUGIN_DIR/provider_$a.so" ] || {
+    echo "make-innodb-testdata: $PLUGIN_DIR/provider_$a.so missing: apt-get install mariadb-plugin-provider-$a" >&2
+    exit 1
+  }
+  PROVIDERS="$PROVIDERS --plugin-load-add=provider_$a"
+done
 
 # ---------------------------------------------------------------- 16K server
 start s16 16k
@@ -168,10 +182,28 @@ SQL
   keep_rows "${t%%:*}"
 done
 sql s16 -e "set global mysql56_temporal_format=ON"
+# page_compressed with each provider algorithm (full_crc32: the algorithm is in the tablespace
+# flags, chosen by innodb_compression_algorithm when the table is created).
+for a in $ALGOS; do
+  sql s16 -e "set global innodb_compression_algorithm=$a"
+  sql s16 <<SQL
+use shop;
+create table packed_$a (id int primary key, v varchar(200)) page_compressed=1;
+insert into packed_$a values (1, repeat('compressible $a ', 9)), (2, 'packed row two'), (3, null);
+SQL
+  keep_rows "packed_$a"
+done
+sql s16 -e "set global innodb_compression_algorithm=zlib"
 sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >"$WORK/s16.spaces"
 stop s16 1
 # Keep the files as they are now: the restart below would purge the delete-marked rows.
 for t in orders quad typed nopk blobs packed zipped legacy dropcol oldtime oldtime_r; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
+# Of each page_compressed table, page 0 (the FSP header) and page 3 (the compressed leaf)
+# only, one after the other: the rows need no more.
+for a in $ALGOS; do
+  { dd if="$WORK/s16/data/shop/packed_$a.ibd" bs=16k count=1 status=none
+    dd if="$WORK/s16/data/shop/packed_$a.ibd" bs=16k skip=3 count=1 status=none; } >"$WORK/keep/shop_packed_$a.pages"
+done
 # ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
 # and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.
 dd if="$WORK/s16/data/ibdata1" of="$WORK/keep/ibdata1_16k_head" bs=16k count=13 status=none

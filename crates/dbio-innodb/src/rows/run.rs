@@ -235,7 +235,7 @@ impl<'a> PageStore<'a> {
         }
         if not_inflated > 0 {
             warnings.push(format!(
-                "{not_inflated} page_compressed page(s) skipped: not zlib (lz4, lzo, lzma, bzip2 and snappy are not read) or damaged"
+                "{not_inflated} page_compressed page(s) skipped: damaged, or compressed with an algorithm MariaDB does not use (zlib, lz4, lzo, lzma, bzip2 and snappy are read)"
             ));
         }
         if skipped_zip > 0 {
