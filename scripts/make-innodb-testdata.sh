@@ -193,14 +193,26 @@ insert into packed_$a values (1, repeat('compressible $a ', 9)), (2, 'packed row
 SQL
   keep_rows "packed_$a"
 done
-sql s16 -e "set global innodb_compression_algorithm=zlib"
+# page_compressed in a tablespace older than full_crc32 (what MariaDB before 10.5 made): page
+# type 34354 with the algorithm of innodb_compression_algorithm when the page was written, no
+# checksum. FLUSH TABLES ... FOR EXPORT writes the pages while bzip2 is set.
+sql s16 -e "set global innodb_checksum_algorithm=crc32; set global innodb_compression_algorithm=bzip2"
+sql s16 <<'SQL'
+use shop;
+create table packed_old (id int primary key, v varchar(200)) page_compressed=1;
+insert into packed_old values (1, repeat('compressible old ', 9)), (2, 'packed row two'), (3, null);
+flush tables packed_old for export;
+unlock tables;
+SQL
+keep_rows packed_old
+sql s16 -e "set global innodb_compression_algorithm=zlib; set global innodb_checksum_algorithm=full_crc32"
 sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >"$WORK/s16.spaces"
 stop s16 1
 # Keep the files as they are now: the restart below would purge the delete-marked rows.
 for t in orders quad typed nopk blobs packed zipped legacy dropcol oldtime oldtime_r; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
 # Of each page_compressed table, page 0 (the FSP header) and page 3 (the compressed leaf)
 # only, one after the other: the rows need no more.
-for a in $ALGOS; do
+for a in $ALGOS old; do
   { dd if="$WORK/s16/data/shop/packed_$a.ibd" bs=16k count=1 status=none
     dd if="$WORK/s16/data/shop/packed_$a.ibd" bs=16k skip=3 count=1 status=none; } >"$WORK/keep/shop_packed_$a.pages"
 done

@@ -141,15 +141,24 @@ fn old_temporal_without_marks_needs_the_flag() {
 }
 
 /// MariaDB page_compressed with each provider plugin's algorithm (full_crc32 tablespaces:
-/// the algorithm is recognised from the stream): the FSP header page and the compressed leaf
-/// page of each table, decompressed and decoded to the server's rows.
+/// the algorithm is recognised from the stream), and bzip2 in a tablespace older than
+/// full_crc32 (`old`: page type 34354, no checksum, found by the scan only because it
+/// decompresses): the FSP header page and the compressed leaf page of each table,
+/// decompressed and decoded to the server's rows.
 #[test]
 fn page_compressed_with_every_algorithm() {
-    for a in ["lz4", "lzo", "lzma", "bzip2", "snappy"] {
+    for (a, ptype) in [
+        ("lz4", 0x80),
+        ("lzo", 0x80),
+        ("lzma", 0x80),
+        ("bzip2", 0x80),
+        ("snappy", 0x80),
+        ("old", 0x86),
+    ] {
         let name = format!("shop_packed_{a}");
         let file = fixture(&format!("{name}.pages"));
         let slot = std::fs::read(&file).unwrap();
-        assert_eq!(slot[16384 + 24], 0x80, "{a}: page 3 is stored compressed");
+        assert_eq!(slot[16384 + 24], ptype, "{a}: page 3 is stored compressed");
         let (got, s) = decode(&name, &[file]);
         assert_same(&got, &server(&name), &name);
         assert!(s.rejected.is_empty() && s.warnings.is_empty(), "{a}: {s:?}");

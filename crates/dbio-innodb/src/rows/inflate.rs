@@ -2,13 +2,13 @@
 //! algorithm MariaDB offers (zlib built in; lz4, lzo, lzma, bzip2 and snappy from the
 //! provider plugins): the whole page is one compressed stream after the header.
 //!
-//! full_crc32 tablespaces mark such a page with bit 15 of the page type (the low byte gives
+//! full_crc32 tablespaces mark such a page with a page type whose high byte is 0x80 (the low byte gives
 //! the slot's size / 256) and the stream starts at byte 26; the algorithm is in the
 //! tablespace flags only, so it is recognised here by the stream (zlib header, xz and bzip2
 //! magic, Snappy's length preamble, else LZ4 then LZO). For LZ4, LZO and Snappy, which need
 //! the exact stream length, the byte before the page's checksum holds the length's low
 //! byte + 5. Older tablespaces use page type 34354 with the algorithm at bytes 26..34 and the
-//! stream at byte 46 (its length at 38). A result counts only when it is exactly one page
+//! stream at byte 40 (its length at 38). A result counts only when it is exactly one page
 //! whose header (page number, neighbours, LSN: bytes 4..24, copied into the compressed page)
 //! matches.
 
@@ -105,7 +105,7 @@ pub fn page_compressed(slot: &[u8], page_size: usize) -> Option<Vec<u8>> {
     }
     let ptype = be16(slot, 24);
     let ok = |page: Vec<u8>| (page[4..24] == slot[4..24]).then_some(page);
-    if ptype & 0x8000 != 0 {
+    if ptype >> 8 == 0x80 {
         let size = ((ptype & 0xFF) as usize) << 8;
         if size <= 26 + 5 || size > slot.len() {
             return None;
@@ -145,7 +145,7 @@ pub fn page_compressed(slot: &[u8], page_size: usize) -> Option<Vec<u8>> {
         }
         let algo = Algo::from_number(be16(slot, 32))?;
         let size = be16(slot, 38) as usize;
-        let stream = &slot[46..(46 + size).min(slot.len())];
+        let stream = &slot[40..(40 + size).min(slot.len())];
         return decompress(algo, stream, page_size).and_then(ok);
     }
     None
