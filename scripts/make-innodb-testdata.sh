@@ -14,7 +14,8 @@
 # of ibdata1 (the data dictionary) are kept too. A third server keeps tables in ibdata1
 # (innodb_file_per_table=OFF): a live table and one dropped after its rows were written, the
 # rows SELECT printed before the DROP saved beside them, for `innodb rows --dictionary`.
-# Needs mariadb-server and python3; about 20 s. Scratch files go under $SCRATCH (default /tmp).
+# Needs mariadb-server, the provider plugins mariadb-plugin-provider-{lz4,lzo,lzma,bzip2,snappy}
+# and python3; about 20 s. Scratch files go under $SCRATCH (default /tmp).
 #
 # Usage: scripts/make-innodb-testdata.sh [OUTDIR]   (default testdata/innodb)
 set -euo pipefail
@@ -45,7 +46,7 @@ start() { # name page_size [extra server options...]
     --skip-networking --innodb-page-size="$ps" \
     --innodb-data-file-path=ibdata1:12M:autoextend --innodb-buffer-pool-size=32M \
     --innodb-log-file-size=8M --skip-grant-tables --pid-file="$dir/pid" \
-    --log-error="$dir/error.log" "${extra[@]}" &
+    --log-error="$dir/error.log" $PROVIDERS "${extra[@]}" &
   pids+=($!)
   for _ in $(seq 1 60); do
     mariadb --no-defaults -S "$dir/sock" -uroot -e 'select 1' >/dev/null 2>&1 && return 0
@@ -62,6 +63,19 @@ stop() { # name fast_shutdown
   echo "make-innodb-testdata: server $1 did not stop in 30 s" >&2
   exit 1
 }
+
+# The page_compressed algorithms other than zlib come from MariaDB's provider plugins
+# (Debian: mariadb-plugin-provider-lz4, -lzo, -lzma, -bzip2, -snappy).
+ALGOS="lz4 lzo lzma bzip2 snappy"
+PLUGIN_DIR=$("$MARIADBD" --no-defaults --verbose --help 2>/dev/null | awk '$1 == "plugin-dir" { print $2 }')
+PROVIDERS=""
+for a in $ALGOS; do
+  [ -e "$PLUGIN_DIR/provider_$a.so" ] || {
+    echo "make-innodb-testdata: $PLUGIN_DIR/provider_$a.so missing: apt-get install mariadb-plugin-provider-$a" >&2
+    exit 1
+  }
+  PROVIDERS="$PROVIDERS --plugin-load-add=provider_$a"
+done
 
 # ---------------------------------------------------------------- 16K server
 start s16 16k
@@ -128,10 +142,85 @@ use shop;
 create table legacy (id int primary key, v varchar(20)) row_format=compact;
 insert into legacy values (1,'crc32 page'),(2,'second');
 SQL
+# Back to full_crc32 for the tables below.
+sql s16 -e "set global innodb_checksum_algorithm=full_crc32"
+# MariaDB 10.4+ instant DROP COLUMN and reorder: rows written before the DROP keep the
+# dropped column, the root page's infimum/supremum are zeroed, and the metadata record
+# references a BLOB with the order of the fields. The server's SELECT (and the CREATE TABLE
+# after the last ALTER) are kept beside the tablespace: shop_dropcol.tsv, shop_dropcol.sql.
+sql s16 <<'SQL'
+use shop;
+create table dropcol (id int primary key, a varchar(10), b int not null, c char(4), n int) row_format=dynamic;
+insert into dropcol values (1,'one',10,'c1',100),(2,null,20,null,null);
+alter table dropcol drop column b, algorithm=instant;
+insert into dropcol values (3,'three','c3',300);
+alter table dropcol add column z varchar(5) default 'zz', algorithm=instant;
+insert into dropcol values (4,'four','c4',400,'z4');
+alter table dropcol modify n int after id, algorithm=instant;
+insert into dropcol values (5,500,'five','c5','z5'),(6,null,'','','');
+SQL
+keep_rows() { # table: the server's rows (NULL as \N) and its CREATE TABLE beside the .ibd
+  sql s16 -B -N -e "set time_zone='+00:00'; select * from shop.$1 order by id" |
+    awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) if ($i == "NULL") $i = "\\N"; print }' >"$WORK/keep/shop_$1.tsv"
+  sql s16 -B -N -e "show create table shop.$1" | cut -f2 | sed 's/\\n/\n/g' >"$WORK/keep/shop_$1.sql"
+}
+keep_rows dropcol
+# The temporal formats before MySQL 5.6 (MariaDB 5.3's for fractional seconds), which MariaDB
+# writes with mysql56_temporal_format=OFF: DATETIME 8 bytes, TIME 3, TIMESTAMP 4; SHOW CREATE
+# TABLE marks them /* mariadb-5.3 */. In DYNAMIC (fixed lengths) and REDUNDANT (lengths stored).
+sql s16 -e "set global mysql56_temporal_format=OFF"
+for t in oldtime:dynamic oldtime_r:redundant; do
+  sql s16 <<SQL
+use shop;
+create table ${t%%:*} (id int primary key, dt datetime, tm time, ts timestamp null, dt3 datetime(3),
+  tm2 time(2), ts6 timestamp(6) null, dt6 datetime(6), tm6 time(6), tm5 time(5), dt5 datetime(5), d date)
+  row_format=${t##*:};
+set time_zone='+00:00';
+insert into ${t%%:*} values
+ (1, '2019-05-13 14:35:07', '-12:34:56', '2019-05-13 12:00:00', '2019-05-13 14:35:07.123', '-838:59:59.99',
+  '2038-01-19 03:14:07.999999', '9999-12-31 23:59:59.999999', '-00:00:00.000001', '123:45:06.54321',
+  '2001-02-03 04:05:06.78901', '2019-05-13'),
+ (2, '0000-00-00 00:00:00', '00:00:00', '1970-01-01 00:00:01', '1000-01-01 00:00:00.001', '838:59:59',
+  '1970-01-01 00:00:01.000001', '0000-00-00 00:00:00.000000', '12:00:00.5', '-00:00:01', '1000-01-01 00:00:00', '1000-01-01'),
+ (3, null, null, null, null, null, null, null, null, null, null, null);
+SQL
+  keep_rows "${t%%:*}"
+done
+sql s16 -e "set global mysql56_temporal_format=ON"
+# page_compressed with each provider algorithm (full_crc32: the algorithm is in the tablespace
+# flags, chosen by innodb_compression_algorithm when the table is created).
+for a in $ALGOS; do
+  sql s16 -e "set global innodb_compression_algorithm=$a"
+  sql s16 <<SQL
+use shop;
+create table packed_$a (id int primary key, v varchar(200)) page_compressed=1;
+insert into packed_$a values (1, repeat('compressible $a ', 9)), (2, 'packed row two'), (3, null);
+SQL
+  keep_rows "packed_$a"
+done
+# page_compressed in a tablespace older than full_crc32 (what MariaDB before 10.5 made): page
+# type 34354 with the algorithm of innodb_compression_algorithm when the page was written, no
+# checksum. FLUSH TABLES ... FOR EXPORT writes the pages while bzip2 is set.
+sql s16 -e "set global innodb_checksum_algorithm=crc32; set global innodb_compression_algorithm=bzip2"
+sql s16 <<'SQL'
+use shop;
+create table packed_old (id int primary key, v varchar(200)) page_compressed=1;
+insert into packed_old values (1, repeat('compressible old ', 9)), (2, 'packed row two'), (3, null);
+flush tables packed_old for export;
+unlock tables;
+SQL
+keep_rows packed_old
+sql s16 -e "set global innodb_compression_algorithm=zlib; set global innodb_checksum_algorithm=full_crc32"
 sql s16 -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >"$WORK/s16.spaces"
 stop s16 1
 # Keep the files as they are now: the restart below would purge the delete-marked rows.
-for t in orders quad typed nopk blobs packed zipped legacy; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
+for t in orders quad typed nopk blobs packed zipped legacy dropcol oldtime oldtime_r; do cp "$WORK/s16/data/shop/$t.ibd" "$WORK/keep/shop_$t.ibd"; done
+# Of each page_compressed table, page 0 (the FSP header) and page 3 (the compressed leaf)
+# only, one after the other: the rows need no more.
+for a in $ALGOS old; do
+  { dd if="$WORK/s16/data/shop/packed_$a.ibd" bs=16k count=1 status=none
+    dd if="$WORK/s16/data/shop/packed_$a.ibd" bs=16k skip=3 count=1 status=none; } >"$WORK/keep/shop_packed_$a.pages"
+done
 # ibdata1: the first 13 pages hold the FSP header, TRX_SYS, the dictionary header (page 7)
 # and the SYS_TABLES/SYS_INDEXES B-trees of a fresh server.
 dd if="$WORK/s16/data/ibdata1" of="$WORK/keep/ibdata1_16k_head" bs=16k count=13 status=none

@@ -244,19 +244,39 @@ pub fn system_records(p: &[u8]) -> Option<RowFormat> {
         return None;
     }
     let compact_bit = p[42] & 0x80 != 0;
-    if compact_bit
-        && &p[COMPACT_INFIMUM..COMPACT_INFIMUM + 8] == b"infimum\0"
-        && &p[COMPACT_SUPREMUM..COMPACT_SUPREMUM + 8] == b"supremum"
-    {
+    // MariaDB's root page after an instant DROP or reorder of columns (type INSTANT): the
+    // strings are zeroed and the supremum's last byte holds the core records' NULL bytes.
+    let instant = be16(p, 24) == page_type::INSTANT;
+    let names = |inf: usize, sup: usize| {
+        &p[inf..inf + 8] == b"infimum\0" && &p[sup..sup + 8] == b"supremum"
+            || instant
+                && p[inf..inf + 8]
+                    .iter()
+                    .chain(&p[sup..sup + 7])
+                    .all(|&b| b == 0)
+    };
+    if compact_bit && names(COMPACT_INFIMUM, COMPACT_SUPREMUM) {
         return Some(RowFormat::Compact);
     }
     if !compact_bit
-        && &p[REDUNDANT_INFIMUM..REDUNDANT_INFIMUM + 8] == b"infimum\0"
-        && &p[REDUNDANT_SUPREMUM..REDUNDANT_SUPREMUM + 9] == b"supremum\0"
+        && names(REDUNDANT_INFIMUM, REDUNDANT_SUPREMUM)
+        && (instant || p[REDUNDANT_SUPREMUM + 8] == 0)
     {
         return Some(RowFormat::Redundant);
     }
     None
+}
+
+/// The core records' NULL-bitmap bytes that MariaDB keeps in the zeroed supremum of an
+/// INSTANT root page after an instant DROP or reorder of columns; `None` on other pages.
+pub fn instant_core_null_bytes(p: &[u8]) -> Option<usize> {
+    let sup = match system_records(p)? {
+        RowFormat::Compact => COMPACT_SUPREMUM,
+        RowFormat::Redundant => REDUNDANT_SUPREMUM,
+        RowFormat::Compressed => return None,
+    };
+    (be16(p, 24) == page_type::INSTANT && p[sup..sup + 7].iter().all(|&b| b == 0))
+        .then_some(p[sup + 7] as usize)
 }
 
 pub use dbio_report::innodb::Record;

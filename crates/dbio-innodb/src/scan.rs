@@ -249,6 +249,30 @@ pub fn compressed_payload_at(buf: &[u8], o: usize) -> Option<usize> {
     (checksum::crc32c(&buf[o..o + size - 4]) == be32(buf, o + size - 4)).then_some(size)
 }
 
+/// A MariaDB page_compressed page of a tablespace older than full_crc32 at `o`: page type
+/// 34354, the checksum field BUF_NO_CHECKSUM_MAGIC, the algorithm (1-6) at 26..34 and the
+/// payload length at 38. No checksum covers it, so it counts only when its payload
+/// decompresses into one page of a size in `sizes` carrying its header. Returns that page
+/// size and the bytes the page takes (40 + the payload).
+pub fn legacy_compressed_at(buf: &[u8], o: usize, sizes: &[usize]) -> Option<(usize, usize)> {
+    if o + 64 > buf.len()
+        || be32(buf, o) != 0xDEAD_BEEF
+        || be16(buf, o + 24) != crate::page::page_type::PAGE_COMPRESSED
+        || be64(buf, o + 26) >> 16 != 0
+        || !(1..=6).contains(&be16(buf, o + 32))
+        || be64(buf, o + 16) == 0
+    {
+        return None;
+    }
+    let len = 40 + be16(buf, o + 38) as usize;
+    sizes
+        .iter()
+        .copied()
+        .filter(|&s| len <= s && o + s <= buf.len())
+        .find(|&s| crate::rows::inflate::page_compressed(&buf[o..o + s], s).is_some())
+        .map(|s| (s, len))
+}
+
 /// The cheap tests of [`compressed_payload_at`] (no checksum): the payload size.
 fn compressed_candidate(buf: &[u8], o: usize) -> Option<usize> {
     if o + 38 > buf.len() {
@@ -549,6 +573,30 @@ fn scan_buffer_counting(
                         zip: false,
                     });
                 }
+            }
+        }
+        // A legacy page_compressed page has no checksum: the frame test alone takes it for
+        // a torn page of its type.
+        let torn_legacy = found.as_ref().is_some_and(|p| {
+            p.status == Status::Torn && p.page_type == crate::page::page_type::PAGE_COMPRESSED
+        });
+        if (found.is_none() || torn_legacy) && verify {
+            if let Some((size, len)) = legacy_compressed_at(buf, o, &opts.page_sizes) {
+                let h = FilHeader::parse(&buf[o..]);
+                found = Some(FoundPage {
+                    offset: base + o as u64,
+                    page_size: size as u32,
+                    status: Status::Intact,
+                    checksum: None,
+                    space_id: h.space_id,
+                    page_no: h.page_no,
+                    page_type: h.page_type,
+                    lsn: h.lsn,
+                    index: None,
+                    fsp_flags: None,
+                    compressed_bytes: Some(len as u32),
+                    zip: false,
+                });
             }
         }
         if found.is_none() {

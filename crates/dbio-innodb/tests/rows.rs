@@ -10,14 +10,14 @@ use dbio_innodb::scan::ScanOptions;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata/innodb")
         .join(name)
 }
 
 /// Rows of `sql`'s table found in `paths`, as TSV lines (header line dropped).
-fn rows(
+pub(crate) fn rows(
     paths: &[PathBuf],
     sql: &str,
     deleted: Deleted,

@@ -5,3 +5,4 @@
 mod dict_rows;
 mod fuzz_regressions;
 mod rows;
+mod rows_formats;

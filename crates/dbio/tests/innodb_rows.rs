@@ -657,3 +657,107 @@ fn instant_add_column_compact() {
 fn instant_add_column_redundant() {
     instant_add_column_in("redundant");
 }
+
+/// MariaDB's instant DROP COLUMN and reorder (10.4+): rows written before the DROP keep the
+/// dropped column, later ones still hold it (NULL or empty), an ADD after it appends a field,
+/// a MODIFY ... AFTER changes only the table's order; the metadata record's BLOB gives the
+/// fields' order. Every row decodes to what SELECT prints.
+fn instant_drop_column_in(format: &str) {
+    let db = format!("rows_live_dropcol_{format}");
+    sql(&format!(
+        "drop database if exists {db}; create database {db};
+         create table {db}.t (id int primary key, a varchar(10), b int not null, c char(4),
+           t text, n int, v varchar(300) character set utf8mb4) row_format={format};
+         insert into {db}.t values (1, 'before', 10, 'c1', 'text one', 100, 'Grüße'),
+           (2, null, 20, null, null, null, null), (3, 'upd later', 30, 'c3', '', 3, '');
+         alter table {db}.t drop column b, drop column t, algorithm=instant;
+         insert into {db}.t values (4, 'after drop', 'c4', 400, 'vier');
+         alter table {db}.t add column z varchar(5) default 'zz', add column w int not null default 7,
+           algorithm=instant;
+         insert into {db}.t values (5, 'after add', 'c5', 500, 'fünf', 'z5', -5);
+         alter table {db}.t modify n int after id, modify z varchar(5) default 'zz' after a,
+           algorithm=instant;
+         insert into {db}.t (id, n, a, z, c, v, w) values (6, 600, 'reordered', 'z6', 'c6', 'sechs', 6),
+           (7, null, null, null, null, null, 0);
+         update {db}.t set c = 'upd' where id = 3;"
+    ));
+    let tmp = tempfile::tempdir().unwrap();
+    let ibd = tmp.path().join("t.ibd");
+    copy_ibd(&db, "t", &ibd);
+    let create = sql(&format!("show create table {db}.t"));
+    let def = tmp.path().join("t.sql");
+    std::fs::write(
+        &def,
+        create.split_once('\t').unwrap().1.replace("\\n", "\n"),
+    )
+    .unwrap();
+    let (tsv, err) = rows_out(&[
+        ibd.to_str().unwrap(),
+        "--table-def",
+        def.to_str().unwrap(),
+        "--format",
+        "tsv",
+    ]);
+    let names: Vec<String> = ["id", "n", "a", "z", "c", "v", "w"]
+        .map(String::from)
+        .to_vec();
+    assert_rows_eq(
+        &tsv_lines(&tsv, 1),
+        &server_rows(&db, "t", "1"),
+        &names,
+        format,
+    );
+    assert!(
+        err.contains("7 row(s) written") && err.contains("0 rejected"),
+        "{err}"
+    );
+    sql(&format!("drop database {db}"));
+}
+
+#[test]
+#[ignore = "needs a MariaDB server (DBIO_TEST_MYSQL, default 127.0.0.1:3306) whose datadir this user can read: scripts/setup-test-env.sh as root"]
+fn instant_drop_column_dynamic() {
+    instant_drop_column_in("dynamic");
+}
+
+#[test]
+#[ignore = "needs a MariaDB server (DBIO_TEST_MYSQL, default 127.0.0.1:3306) whose datadir this user can read: scripts/setup-test-env.sh as root"]
+fn instant_drop_column_compact() {
+    instant_drop_column_in("compact");
+}
+
+#[test]
+#[ignore = "needs a MariaDB server (DBIO_TEST_MYSQL, default 127.0.0.1:3306) whose datadir this user can read: scripts/setup-test-env.sh as root"]
+fn instant_drop_column_redundant() {
+    instant_drop_column_in("redundant");
+}
+
+/// `--old-temporal` on a definition without MariaDB's `/* mariadb-5.3 */` marks: the old
+/// DATETIME/TIME/TIMESTAMP formats of testdata's shop_oldtime decode to the server's rows
+/// (shop_oldtime.tsv); without the flag the error says the records fit them.
+#[test]
+fn old_temporal_flag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain.sql");
+    let sql = std::fs::read_to_string(fixture("shop_oldtime.sql")).unwrap();
+    std::fs::write(&plain, sql.replace(" /* mariadb-5.3 */", "")).unwrap();
+    let ibd = fixture("shop_oldtime.ibd");
+    let args = [
+        ibd.to_str().unwrap(),
+        "--table-def",
+        plain.to_str().unwrap(),
+        "--format",
+        "tsv",
+    ];
+    let o = dbio().args(["innodb", "rows"]).args(args).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("add --old-temporal"));
+    let (tsv, err) = rows_out(&[&args[..], &["--old-temporal"]].concat());
+    let want = std::fs::read(fixture("shop_oldtime.tsv")).unwrap();
+    let names: Vec<String> = (0..12).map(|i| format!("column {i}")).collect();
+    assert_rows_eq(&tsv_lines(&tsv, 1), &tsv_lines(&want, 0), &names, "oldtime");
+    assert!(
+        err.contains("old (pre-5.6) temporal format: dt, tm, ts"),
+        "{err}"
+    );
+}

@@ -153,6 +153,14 @@ pub enum ColType {
         /// Fraction digits.
         fsp: u8,
     },
+    /// DATETIME/TIME/TIMESTAMP(fsp) in the format before MySQL 5.6 (MariaDB with
+    /// mysql56_temporal_format=OFF; MariaDB 5.3's for fsp > 0): see [`super::temporal`].
+    OldTemporal {
+        /// Which type.
+        old: super::temporal::Kind,
+        /// Fraction digits.
+        fsp: u8,
+    },
     /// CHAR(N) or BINARY(N) (charset binary).
     Char {
         /// Characters.
@@ -201,6 +209,7 @@ impl ColType {
             ColType::Datetime { fsp } => 5 + frac_len(*fsp),
             ColType::Timestamp { fsp } => 4 + frac_len(*fsp),
             ColType::Time { fsp } => 3 + frac_len(*fsp),
+            ColType::OldTemporal { old, fsp } => old.len(*fsp),
             ColType::Char { len, charset } if charset.mbmaxlen() == 1 => *len as usize,
             ColType::Enum { values } => {
                 if values.len() < 256 {

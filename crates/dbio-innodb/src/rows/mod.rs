@@ -9,7 +9,9 @@
 pub mod def;
 pub mod dict_def;
 pub mod inflate;
+pub mod instant;
 pub mod record;
 pub mod run;
+pub mod temporal;
 pub mod value;
 pub mod write;

@@ -95,6 +95,9 @@ pub struct Layout {
     /// Values of instantly added columns for records written before the ADD (the metadata
     /// record's), by table column; NULL where unknown.
     pub defaults: Vec<Value>,
+    /// NULL-bitmap bytes of records with the core fields only (status 0), when MariaDB keeps
+    /// it in the root page (after an instant DROP or reorder); else from the core fields.
+    pub core_null_bytes: Option<usize>,
 }
 
 impl Layout {
@@ -140,11 +143,12 @@ impl Layout {
             n_nullable,
             n_key,
             defaults: vec![Value::Null; def.columns.len()],
+            core_null_bytes: None,
         }
     }
 
     /// Nullable fields among the first `n`.
-    fn nullable_in(&self, n: usize) -> usize {
+    pub fn nullable_in(&self, n: usize) -> usize {
         self.fields[..n].iter().filter(|f| f.nullable).count()
     }
 }
@@ -205,7 +209,10 @@ pub fn split(
                 }
                 _ => return Err(Reject::Header),
             };
-            let null_bytes = layout.nullable_in(n_fields).div_ceil(8);
+            let null_bytes = match (status, layout.core_null_bytes) {
+                (0, Some(n)) => n,
+                _ => layout.nullable_in(n_fields).div_ceil(8),
+            };
             let mut lens = nulls
                 .checked_sub(null_bytes)
                 .filter(|&l| l >= 94)

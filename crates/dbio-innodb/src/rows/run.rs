@@ -4,6 +4,7 @@
 //! newest LSN of each key kept, rows handed to a sink.
 
 use super::def::TableDef;
+use super::instant;
 use super::record::{self, BlobSource, Layout, RawField, Rec, Reject, Row};
 use crate::io::read_full_at;
 use crate::page::{be16, be32, page_type, system_records, IndexHeader, RowFormat};
@@ -144,8 +145,9 @@ pub struct PageStore<'a> {
     pages: HashMap<(u32, u32), PageRef>,
     /// page_compressed pages, inflated.
     inflated: HashMap<(u32, u32), (Vec<u8>, u64)>,
-    /// MariaDB instant ALTER: n_core_fields of an index, from its root page (type INSTANT).
-    instant_core: HashMap<(u32, u64), usize>,
+    /// MariaDB instant ALTER: n_core_fields of an index, from its root page (type INSTANT),
+    /// and the core records' NULL bytes kept there after an instant DROP or reorder.
+    instant_core: HashMap<(u32, u64), (usize, Option<usize>)>,
     leaf_groups: BTreeMap<(u32, u64), Vec<u32>>,
     warnings: Vec<String>,
 }
@@ -204,7 +206,13 @@ impl<'a> PageStore<'a> {
                     && system_records(&buf).is_some()
                 {
                     let h = IndexHeader::parse(&buf);
-                    instant_core.insert((p.space_id, h.index_id), (be16(&buf, 50) >> 3) as usize);
+                    instant_core.insert(
+                        (p.space_id, h.index_id),
+                        (
+                            (be16(&buf, 50) >> 3) as usize,
+                            crate::page::instant_core_null_bytes(&buf),
+                        ),
+                    );
                 }
             }
             pages.insert(
@@ -227,7 +235,7 @@ impl<'a> PageStore<'a> {
         }
         if not_inflated > 0 {
             warnings.push(format!(
-                "{not_inflated} page_compressed page(s) skipped: not zlib (lz4, lzo, lzma, bzip2 and snappy are not read) or damaged"
+                "{not_inflated} page_compressed page(s) skipped: damaged, or compressed with an algorithm MariaDB does not use (zlib, lz4, lzo, lzma, bzip2 and snappy are read)"
             ));
         }
         if skipped_zip > 0 {
@@ -400,7 +408,8 @@ fn walk(
 
 /// The layout of `group`'s records: after a MariaDB instant ADD COLUMN (the root page gives
 /// n_core_fields), older records have fewer fields and the metadata record holds the values
-/// of the added columns for them.
+/// of the added columns for them; after an instant DROP or reorder, the metadata record's
+/// BLOB gives the order of the fields ([`super::instant`]).
 fn group_layout(
     store: &PageStore,
     base: &Layout,
@@ -409,13 +418,15 @@ fn group_layout(
     warnings: &mut Vec<String>,
 ) -> Layout {
     let mut layout = base.clone();
-    let Some(&n_core) = store.instant_core.get(&group) else {
+    let Some(&(n_core, core_null_bytes)) = store.instant_core.get(&group) else {
         return layout;
     };
-    if n_core == 0 || n_core >= layout.fields.len() {
+    let alter = core_null_bytes.is_some();
+    if n_core == 0 || !alter && n_core >= layout.fields.len() {
         return layout;
     }
     layout.n_core = n_core;
+    layout.core_null_bytes = core_null_bytes;
     let mut buf = Vec::new();
     let (mut seen, mut recs, mut fields) = (Vec::new(), Vec::new(), Vec::new());
     for &page_no in &store.leaf_groups[&group] {
@@ -429,19 +440,47 @@ fn group_layout(
         let Some(m) = recs.iter().find(|r| r.metadata) else {
             continue;
         };
+        let mut meta = layout.clone();
         if m.deleted {
-            warnings.push(format!(
-                "space {} index {}: the table had an instant DROP or reorder of columns (MariaDB metadata BLOB), which dbio does not decode: rows may be rejected or wrong",
-                group.0, group.1
-            ));
-            return layout;
+            let Some(map) = instant::read_map(&buf, m.origin, format, &layout, n_core, store)
+            else {
+                continue;
+            };
+            match instant::layout(def, &layout, &map) {
+                Ok(l) if n_core <= l.fields.len() => layout = l,
+                Ok(_) => {
+                    warnings.push(format!(
+                        "space {} index {}: the root page gives more core fields ({n_core}) than the instant DROP/reorder map has: rows may be rejected",
+                        group.0, group.1
+                    ));
+                    return layout;
+                }
+                Err(why) => {
+                    warnings.push(format!(
+                        "space {} index {}: the columns after an instant DROP or reorder (MariaDB metadata record) do not fit the definition: {why}; rows may be rejected",
+                        group.0, group.1
+                    ));
+                    return layout;
+                }
+            }
+            meta = instant::metadata_layout(&layout);
         }
-        if record::split(&buf, m.origin, format, &layout, &mut fields).is_ok() {
-            if let Ok(row) = record::decode(&buf, def, &layout, &fields, false, store) {
+        if n_core >= layout.fields.len() {
+            return layout; // a DROP or reorder without added columns: no defaults needed
+        }
+        if record::split(&buf, m.origin, format, &meta, &mut fields).is_ok() {
+            if let Ok(row) = record::decode(&buf, def, &meta, &fields, false, store) {
                 layout.defaults = row.values;
                 return layout;
             }
         }
+    }
+    if alter {
+        warnings.push(format!(
+            "space {} index {}: the table had an instant DROP or reorder of columns but the metadata record or its BLOB page with the order of the fields was not found: rows may be rejected",
+            group.0, group.1
+        ));
+        return layout;
     }
     warnings.push(format!(
         "space {} index {}: columns were added instantly but the metadata record with their default values was not found: NULL is written for them in rows older than the ADD COLUMN",
@@ -468,13 +507,15 @@ pub fn run(
     };
     // Pass 1: every leaf group tried; the newest version of each key remembered.
     let mut tried: Vec<Tried> = Vec::new();
+    // Layout problems met in pass 1: named in the error when no index fits.
+    let mut layout_warnings = Vec::new();
     for (&group, pages) in &store.leaf_groups {
         if opts.space_id.is_some_and(|s| s != group.0)
             || opts.index_id.is_some_and(|i| i != group.1)
         {
             continue;
         }
-        let layout = group_layout(store, &base, def, group, &mut Vec::new());
+        let layout = group_layout(store, &base, def, group, &mut layout_warnings);
         let mut cand = Candidate {
             space_id: group.0,
             index_id: group.1,
@@ -582,6 +623,10 @@ pub fn run(
                 .collect::<Vec<_>>()
                 .join("; ")
         };
+        let tried_s = std::iter::once(tried_s)
+            .chain(layout_warnings)
+            .collect::<Vec<_>>()
+            .join("; ");
         return Err(RowsError::NoIndex {
             table: def.name.clone(),
             tried: tried_s,

@@ -31,7 +31,7 @@ pub enum Bad {
 }
 
 /// Appends `v` with at least `width` digits (zero-padded).
-fn push_num(s: &mut String, v: u64, width: usize) {
+pub(super) fn push_num(s: &mut String, v: u64, width: usize) {
     let mut b = itoa::Buffer::new();
     let d = b.format(v);
     for _ in d.len()..width {
@@ -40,7 +40,7 @@ fn push_num(s: &mut String, v: u64, width: usize) {
     s.push_str(d);
 }
 
-fn be(b: &[u8]) -> u64 {
+pub(super) fn be(b: &[u8]) -> u64 {
     b.iter().fold(0u64, |a, &x| a << 8 | x as u64)
 }
 
@@ -209,14 +209,14 @@ fn frac_usec(b: &[u8], fsp: u8) -> Result<u32, Bad> {
     Ok(us)
 }
 
-fn push_frac(s: &mut String, usec: u32, fsp: u8) {
+pub(super) fn push_frac(s: &mut String, usec: u32, fsp: u8) {
     if fsp > 0 {
         s.push('.');
         push_num(s, (usec / 10u32.pow(6 - fsp as u32)) as u64, fsp as usize);
     }
 }
 
-fn push_ymd(s: &mut String, y: u64, m: u64, d: u64) {
+pub(super) fn push_ymd(s: &mut String, y: u64, m: u64, d: u64) {
     push_num(s, y, 4);
     s.push('-');
     push_num(s, m, 2);
@@ -224,7 +224,7 @@ fn push_ymd(s: &mut String, y: u64, m: u64, d: u64) {
     push_num(s, d, 2);
 }
 
-fn push_hms(s: &mut String, h: u64, m: u64, sec: u64) {
+pub(super) fn push_hms(s: &mut String, h: u64, m: u64, sec: u64) {
     push_num(s, h, 2);
     s.push(':');
     push_num(s, m, 2);
@@ -409,6 +409,7 @@ pub fn decode(ty: &ColType, b: &[u8]) -> Result<Value, Bad> {
         ColType::Datetime { fsp } => Value::Text(datetime(b, *fsp)?),
         ColType::Timestamp { fsp } => Value::Text(timestamp(b, *fsp)?),
         ColType::Time { fsp } => Value::Text(time(b, *fsp)?),
+        ColType::OldTemporal { old, fsp } => Value::Text(super::temporal::decode(*old, *fsp, b)?),
         ColType::Char { len, charset } => {
             if *charset == Charset::Binary {
                 // BINARY(N): N bytes, zero-padded; the server keeps the padding.

@@ -8,10 +8,11 @@ use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs, Stream};
 use crate::progress::Progress;
 use dbio_innodb::recover::{self, Scanned, Source};
-use dbio_innodb::rows::def::{self, TableDef};
+use dbio_innodb::rows::def::TableDef;
 use dbio_innodb::rows::dict_def::{self, DictDefError};
 use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
+use dbio_innodb::rows::{def, temporal};
 use dbio_report::export::{Exporter, Format, JsonExporter};
 use dbio_report::Document;
 use std::path::{Path, PathBuf};
@@ -50,6 +51,11 @@ pub struct RowsArgs {
     /// Write only deleted rows (to undo a DELETE).
     #[arg(long)]
     deleted_only: bool,
+    /// DATETIME, TIME and TIMESTAMP columns are in the format before MySQL 5.6 (tables of
+    /// MySQL 5.5 and older, or of MariaDB with mysql56_temporal_format=OFF). Without it only
+    /// the columns whose type carries MariaDB's `/* mariadb-5.3 */` comment are.
+    #[arg(long)]
+    old_temporal: bool,
     /// Decode this index id (default: the index whose records fit the definition best).
     #[arg(long, value_name = "ID")]
     index_id: Option<u64>,
@@ -70,7 +76,11 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     let scan = a.scan.options()?;
     let stop = crate::signals::install();
     let (table, dict_index, dict_scan) = match (&a.table_def, &a.dictionary) {
-        (Some(path), _) => (table_def(path, a.table.as_deref())?, None, None),
+        (Some(path), _) => (
+            table_def(path, a.table.as_deref(), a.old_temporal)?,
+            None,
+            None,
+        ),
         (None, Some(path)) => {
             let Some((d, scanned)) = dictionary_def(&a, path, &scan, stop)? else {
                 to_stderr("dbio: interrupted while reading the dictionary: no row was written\n");
@@ -79,7 +89,9 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
             for w in &d.warnings {
                 to_stderr(&format!("dbio: warning: {}: {w}\n", d.table.name));
             }
-            (d.def, Some((d.index.space, d.index.id)), Some(scanned))
+            let mut def = d.def;
+            temporal::apply(&mut def, &[], a.old_temporal);
+            (def, Some((d.index.space, d.index.id)), Some(scanned))
         }
         (None, None) => return Err(usage("give --table-def FILE.sql or --dictionary IBDATA1")),
     };
@@ -138,7 +150,26 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     };
     let mut writer = RowWriter::new(Stream::open(a.out.file())?, format, &table);
     // The decoding reads pages with pread (no memory map, no SIGBUS).
-    let summary = run::run(&store, &opts, stop, &mut writer)?;
+    let summary = match run::run(&store, &opts, stop, &mut writer) {
+        Err(e @ run::RowsError::NoIndex { .. }) if !a.old_temporal => {
+            // The old temporal formats, which the definition may not show: tried, and named
+            // when the records fit them.
+            let mut old = opts.clone();
+            if temporal::apply(&mut old.def, &[], true).is_empty()
+                || run::run(
+                    &store,
+                    &old,
+                    stop,
+                    &mut RowWriter::new(std::io::sink(), format, &old.def),
+                )
+                .is_err()
+            {
+                return Err(e.into());
+            }
+            anyhow::bail!("{e}. The records fit the DATETIME/TIME/TIMESTAMP formats before MySQL 5.6 (MySQL 5.5 and older, MariaDB with mysql56_temporal_format=OFF): add --old-temporal");
+        }
+        r => r?,
+    };
     writer.into_inner().finish()?;
     for w in &summary.warnings {
         to_stderr(&format!("dbio: warning: {w}\n"));
@@ -181,7 +212,7 @@ fn remove_same_file(files: &mut Vec<PathBuf>, path: &Path) -> bool {
 }
 
 /// The definition in a CREATE TABLE file.
-fn table_def(path: &Path, table: Option<&str>) -> anyhow::Result<TableDef> {
+fn table_def(path: &Path, table: Option<&str>, old_temporal: bool) -> anyhow::Result<TableDef> {
     let sql = std::fs::read_to_string(path).map_err(|e| {
         anyhow::anyhow!(
             "cannot read --table-def {}: {e}; give a file holding the CREATE TABLE statement",
@@ -189,7 +220,10 @@ fn table_def(path: &Path, table: Option<&str>) -> anyhow::Result<TableDef> {
         )
     })?;
     let name = path.display().to_string();
-    def::parse(&sql, table, &name).map_err(|e| usage(format!("--table-def {name}: {e}")))
+    let mut def =
+        def::parse(&sql, table, &name).map_err(|e| usage(format!("--table-def {name}: {e}")))?;
+    temporal::apply(&mut def, &temporal::marked_columns(&sql), old_temporal);
+    Ok(def)
 }
 
 /// The definition of --table in the data dictionary of `path`: its pages found by the
