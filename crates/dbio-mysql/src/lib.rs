@@ -22,6 +22,19 @@ pub mod window;
 
 use std::path::PathBuf;
 
+/// The client's error as a person reads it: the mysql crate shows I/O and TLS failures as
+/// `CodecError { IO error: `...' }`; the message inside is what matters.
+fn client_error(e: &mysql::Error) -> String {
+    match e {
+        mysql::Error::IoError(io) => io.to_string(),
+        mysql::Error::CodecError(c) => match std::error::Error::source(c) {
+            Some(io) => io.to_string(),
+            None => c.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
 /// Everything that can go wrong in a job.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -34,13 +47,12 @@ pub enum Error {
         message: String,
     },
     /// Connecting failed.
-    #[error("cannot connect to {dsn}")]
+    #[error("cannot connect to {dsn}: {}", client_error(.cause))]
     Connect {
         /// The DSN, password removed.
         dsn: String,
         /// The client's error.
-        #[source]
-        source: mysql::Error,
+        cause: mysql::Error,
     },
     /// A statement failed.
     #[error("{what} failed")]

@@ -92,9 +92,9 @@ pub fn connect(dsn: &str) -> Result<Conn, Error> {
 /// Opens a connection secured as `tls` says.
 pub fn connect_tls(dsn: &str, tls: &Tls) -> Result<Conn, Error> {
     let o = tls.apply(opts(dsn)?);
-    Conn::new(o).map_err(|source| Error::Connect {
+    Conn::new(o).map_err(|cause| Error::Connect {
         dsn: redact(dsn),
-        source,
+        cause,
     })
 }
 
