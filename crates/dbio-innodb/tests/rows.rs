@@ -23,6 +23,17 @@ pub(crate) fn rows(
     deleted: Deleted,
     format: RowFormat,
 ) -> (Vec<String>, Summary) {
+    rows_threads(paths, sql, deleted, format, None)
+}
+
+/// [`rows`] decoded on `threads` threads (`None`: [`run::run`]'s default).
+fn rows_threads(
+    paths: &[PathBuf],
+    sql: &str,
+    deleted: Deleted,
+    format: RowFormat,
+    threads: Option<usize>,
+) -> (Vec<String>, Summary) {
     let files = run::expand_inputs(paths).unwrap();
     let sources: Vec<Source> = files
         .iter()
@@ -47,7 +58,11 @@ pub(crate) fn rows(
         space_id: None,
     };
     let mut w = RowWriter::new(Vec::new(), format, &d);
-    let s = run::run(&store, &opts, &stop, &mut w).unwrap();
+    let s = match threads {
+        Some(t) => run::run_threads(&store, &opts, t, &stop, &mut w),
+        None => run::run(&store, &opts, &stop, &mut w),
+    }
+    .unwrap();
     let text = String::from_utf8(w.into_inner()).unwrap();
     let lines: Vec<String> = text
         .lines()
@@ -194,6 +209,121 @@ fn newest_lsn_wins_per_key_and_the_others_are_counted() {
     assert!(r[0].ends_with("\told\tGrüße aus Köln"), "{r:?}");
     assert_eq!(s.duplicates_dropped, 2, "{s:?}");
     assert_eq!(s.rows_written, 2);
+}
+
+/// 48 copies of shop_typed's leaf page (pages 10..57, three batches of 16 pages) with the
+/// keys moved by 1000 x the copy number, except every eighth copy after the first, which
+/// repeats the keys of the copy before it: with the same LSN (the first page in page order
+/// wins) or a newer one (it wins). The rows, their order and the summary do not depend on
+/// the number of threads.
+#[test]
+fn threads_decode_the_same_rows_in_the_same_order() {
+    use dbio_innodb::page::system_records;
+    use dbio_innodb::rows::record;
+    const S: usize = 16384;
+    let ibd = std::fs::read(fixture("shop_typed.ibd")).unwrap();
+    let leaf = &ibd[3 * S..4 * S];
+    let lsn3 = u64::from_be_bytes(leaf[16..24].try_into().unwrap());
+    let format = system_records(leaf).unwrap();
+    let (mut seen, mut recs) = (Vec::new(), Vec::new());
+    record::list(leaf, format, &mut seen, &mut recs);
+    assert_eq!(recs.len(), 2);
+    let mut image = Vec::new();
+    let mut lsn = lsn3;
+    let mut expected: Vec<(u32, String)> = Vec::new(); // (id, CHAR value) of the kept rows
+    for i in 0..48usize {
+        let repeat = i % 8 == 1;
+        let newer = (i / 8) % 2 == 1;
+        let off = if repeat { i - 1 } else { i } as u32;
+        if !repeat || newer {
+            lsn += 1;
+        }
+        let mut p = leaf.to_vec();
+        p[4..8].copy_from_slice(&(10 + i as u32).to_be_bytes());
+        p[16..24].copy_from_slice(&lsn.to_be_bytes());
+        p[S - 8..S - 4].copy_from_slice(&(lsn as u32).to_be_bytes());
+        for r in &recs {
+            let o = r.origin;
+            let id = u32::from_be_bytes(p[o..o + 4].try_into().unwrap()) ^ 0x8000_0000;
+            p[o..o + 4].copy_from_slice(&((id + off * 1000) ^ 0x8000_0000).to_be_bytes());
+        }
+        let tag = format!("p{i:02}");
+        let at = p.windows(10).position(|w| w == b"abc       ").unwrap();
+        p[at..at + 10].copy_from_slice(format!("{tag:<10}").as_bytes());
+        let c = dbio_innodb::checksum::full_crc32(&p);
+        p[S - 4..].copy_from_slice(&c.to_be_bytes());
+        image.extend_from_slice(&p);
+        let page_rows = [(1 + off * 1000, tag), (2 + off * 1000, String::new())];
+        if repeat && newer {
+            expected.truncate(expected.len() - 2);
+        }
+        if !repeat || newer {
+            expected.extend(page_rows);
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("copies.img");
+    std::fs::write(&path, &image).unwrap();
+    let (one, s1) = rows_threads(
+        std::slice::from_ref(&path),
+        TYPED,
+        Deleted::Include,
+        RowFormat::Tsv,
+        Some(1),
+    );
+    assert_eq!(s1.pages_decoded, 48);
+    assert_eq!(s1.records_seen, 96);
+    assert_eq!(s1.duplicates_dropped, 12, "{s1:?}");
+    assert_eq!(s1.rows_written, 84);
+    let got: Vec<(u32, String)> = one
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let ch = if f[12].starts_with('p') { f[12] } else { "" };
+            (f[0].parse().unwrap(), ch.to_string())
+        })
+        .collect();
+    assert_eq!(got, expected);
+    let one_json = rows_threads(
+        std::slice::from_ref(&path),
+        TYPED,
+        Deleted::Include,
+        RowFormat::Jsonl,
+        Some(1),
+    )
+    .0;
+    for threads in [2, 3] {
+        for (format, base) in [(RowFormat::Tsv, &one), (RowFormat::Jsonl, &one_json)] {
+            let (many, s) = rows_threads(
+                std::slice::from_ref(&path),
+                TYPED,
+                Deleted::Include,
+                format,
+                Some(threads),
+            );
+            assert_eq!(&many, base, "{threads} threads, {format:?}");
+            assert_eq!(
+                (s.records_seen, s.rows_written, s.duplicates_dropped),
+                (s1.records_seen, s1.rows_written, s1.duplicates_dropped)
+            );
+            assert_eq!(s.candidates, s1.candidates);
+        }
+    }
+    // Live rows only: the deleted rows are filtered out, the same older copies dropped.
+    let (live1, l1) = rows_threads(
+        std::slice::from_ref(&path),
+        TYPED,
+        Deleted::Exclude,
+        RowFormat::Tsv,
+        Some(1),
+    );
+    let (live2, l2) = rows_threads(&[path], TYPED, Deleted::Exclude, RowFormat::Tsv, Some(2));
+    assert_eq!(live1, live2);
+    assert_eq!(live1.len(), 42);
+    assert_eq!(
+        (l1.filtered_out, l1.duplicates_dropped),
+        (l2.filtered_out, l2.duplicates_dropped)
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! and decoded into rows, with a plausibility check that names why a record is rejected.
 
 use super::def::{ColType, TableDef};
-use super::value::{self, Bad, Value};
+use super::value::{self, Bad, Cell, Kind, Value};
 use crate::page::{be16, be32, be64, RowFormat};
 use serde::Serialize;
 
@@ -367,26 +367,90 @@ pub fn decode(
     deleted: bool,
     blobs: &dyn BlobSource,
 ) -> Result<Row, Reject> {
-    let mut values = vec![Value::Null; def.columns.len()];
-    let mut trx_id = 0;
-    let mut row_id = None;
-    let mut buf = Vec::new();
+    let mut buf = RowBuf::default();
+    decode_into(p, def, layout, fields, deleted, blobs, &mut buf)?;
+    Ok(buf.to_row())
+}
+
+/// A decoded row held in one reusable buffer (no allocation per value): the bytes of every
+/// value, and per table column its kind and byte range. [`decode_into`] fills it.
+#[derive(Clone, Debug, Default)]
+pub struct RowBuf {
+    data: Vec<u8>,
+    cells: Vec<(Kind, u32, u32)>,
+    blob: Vec<u8>,
+    /// Delete-marked or on the page's free list.
+    pub deleted: bool,
+    /// DB_TRX_ID.
+    pub trx_id: u64,
+    /// DB_ROW_ID when the table has no key.
+    pub row_id: Option<u64>,
+}
+
+impl RowBuf {
+    /// The value of table column `i`.
+    #[inline]
+    pub fn cell(&self, i: usize) -> Cell<'_> {
+        let (kind, a, b) = self.cells[i];
+        Cell {
+            kind,
+            bytes: &self.data[a as usize..b as usize],
+        }
+    }
+
+    /// The row as owned values.
+    pub fn to_row(&self) -> Row {
+        Row {
+            values: (0..self.cells.len())
+                .map(|i| Value::from_cell(self.cell(i)))
+                .collect(),
+            deleted: self.deleted,
+            trx_id: self.trx_id,
+            row_id: self.row_id,
+        }
+    }
+}
+
+/// A 6-byte big-endian system column.
+fn be48(b: &[u8]) -> u64 {
+    b.iter().fold(0u64, |a, &x| a << 8 | x as u64)
+}
+
+/// [`decode`] into a reusable [`RowBuf`] (its previous row is replaced).
+pub fn decode_into(
+    p: &[u8],
+    def: &TableDef,
+    layout: &Layout,
+    fields: &[RawField],
+    deleted: bool,
+    blobs: &dyn BlobSource,
+    out: &mut RowBuf,
+) -> Result<(), Reject> {
+    out.data.clear();
+    out.cells.clear();
+    out.cells.resize(def.columns.len(), (Kind::Null, 0, 0));
+    out.deleted = deleted;
+    out.trx_id = 0;
+    out.row_id = None;
     for (f, rf) in layout.fields.iter().zip(fields) {
         let bytes = &p[rf.start..rf.start + rf.len];
         match (f.sys, f.col) {
-            (Some(Sys::TrxId), _) => trx_id = be64(&[&[0, 0][..], bytes].concat(), 0),
-            (Some(Sys::RowId), _) => row_id = Some(be64(&[&[0, 0][..], bytes].concat(), 0)),
+            (Some(Sys::TrxId), _) => out.trx_id = be48(bytes),
+            (Some(Sys::RowId), _) => out.row_id = Some(be48(bytes)),
             (Some(Sys::RollPtr), _) => {}
             (None, Some(ci)) => {
+                let start = out.data.len() as u32;
                 if rf.missing {
-                    values[ci] = layout.defaults[ci].clone();
+                    let c = layout.defaults[ci].cell();
+                    out.data.extend_from_slice(c.bytes);
+                    out.cells[ci] = (c.kind, start, out.data.len() as u32);
                     continue;
                 }
                 if rf.null {
                     continue;
                 }
                 let ty = &def.columns[ci].ty;
-                let v = if rf.external {
+                let kind = if rf.external {
                     if !ty.is_blob()
                         && !matches!(ty, ColType::Varchar { .. } | ColType::Char { .. })
                         || rf.len < 20
@@ -396,26 +460,21 @@ pub fn decode(
                     let r = &bytes[rf.len - 20..];
                     let (space, page_no, offset) = (be32(r, 0), be32(r, 4), be32(r, 8));
                     let ext_len = be64(r, 12) & 0xFFFF_FFFF;
-                    buf.clear();
-                    buf.extend_from_slice(&bytes[..rf.len - 20]);
-                    if ext_len > 0 && !blobs.read(space, page_no, offset, ext_len, &mut buf) {
+                    out.blob.clear();
+                    out.blob.extend_from_slice(&bytes[..rf.len - 20]);
+                    if ext_len > 0 && !blobs.read(space, page_no, offset, ext_len, &mut out.blob) {
                         return Err(Reject::BlobMissing);
                     }
-                    value::decode(ty, &buf)?
+                    value::decode_into(ty, &out.blob, &mut out.data)?
                 } else {
-                    value::decode(ty, bytes)?
+                    value::decode_into(ty, bytes, &mut out.data)?
                 };
-                values[ci] = v;
+                out.cells[ci] = (kind, start, out.data.len() as u32);
             }
             _ => {}
         }
     }
-    Ok(Row {
-        values,
-        deleted,
-        trx_id,
-        row_id,
-    })
+    Ok(())
 }
 
 /// A user record of a page: its origin, and whether it is deleted (delete-marked, or on the

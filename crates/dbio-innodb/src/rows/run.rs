@@ -5,7 +5,8 @@
 
 use super::def::TableDef;
 use super::instant;
-use super::record::{self, BlobSource, Layout, RawField, Rec, Reject, Row};
+use super::record::{self, BlobSource, Layout, RawField, Rec, Reject, Row, RowBuf};
+use super::write::LineEncoder;
 use crate::io::read_full_at;
 use crate::page::{be16, be32, page_type, system_records, IndexHeader, RowFormat};
 use crate::recover::{self, RecoverError, Scanned, Source};
@@ -47,6 +48,18 @@ pub trait RowSink {
     fn row(&mut self, row: &Row, meta: &RowMeta) -> std::io::Result<()>;
     /// After the last row.
     fn end(&mut self, summary: &Summary) -> std::io::Result<()>;
+    /// An encoder the decoding threads share: when given, rows arrive already formatted,
+    /// in order, through [`RowSink::lines`] instead of [`RowSink::row`].
+    fn encoder(&self) -> Option<LineEncoder> {
+        None
+    }
+    /// Lines made by [`RowSink::encoder`]'s encoder, whole lines in row order.
+    fn lines(&mut self, lines: &[u8]) -> std::io::Result<()> {
+        let _ = lines;
+        Err(std::io::Error::other(
+            "this row sink has no encoder: it takes rows, not lines",
+        ))
+    }
 }
 
 /// Where a row came from.
@@ -310,8 +323,11 @@ impl BlobSource for PageStore<'_> {
     }
 }
 
-/// The best version seen of a key: its page LSN, and whether it is live.
-type Best = HashMap<Box<[u8]>, (u64, bool), foldhash::fast::RandomState>;
+/// A version of a key: its page LSN, and whether it is live (the greatest is the best).
+type Version = (u64, bool);
+
+/// The best version seen of each key.
+type Best = HashMap<Box<[u8]>, Version, foldhash::fast::RandomState>;
 
 /// Records of each index whose values are checked to choose the index.
 const SAMPLE: u64 = 2000;
@@ -335,8 +351,8 @@ struct Tried {
 
 struct PageRange {
     page_no: u32,
-    min: Box<[u8]>,
-    max: Box<[u8]>,
+    min: Vec<u8>,
+    max: Vec<u8>,
     free_list: bool,
 }
 
@@ -365,45 +381,217 @@ fn pages_to_compare(ranges: &mut [PageRange]) -> std::collections::HashSet<u32> 
     out
 }
 
+/// Per-thread buffers of [`walk`].
+#[derive(Default)]
+struct Scratch {
+    buf: Vec<u8>,
+    fields: Vec<RawField>,
+    seen: Vec<u64>,
+    recs: Vec<Rec>,
+    /// For the callback: key bytes and a decoded row.
+    key: Vec<u8>,
+    row: RowBuf,
+}
+
+/// The leaf pages of one index being read: where, with which layout, until `stop`.
+struct Group<'a> {
+    store: &'a PageStore<'a>,
+    layout: &'a Layout,
+    /// (space id, index id).
+    id: (u32, u64),
+    stop: &'a AtomicBool,
+}
+
+/// Calls `each` on every user record (split into fields, or why not) of `pages` that are
+/// leaf pages of `g`, in page and record order.
+#[allow(clippy::type_complexity)]
 fn walk(
-    store: &PageStore,
-    layout: &Layout,
-    group: (u32, u64),
+    g: &Group,
     pages: &[u32],
-    stop: &AtomicBool,
+    sc: &mut Scratch,
     mut each: impl FnMut(
         &[u8],
         PageRef,
         u32,
         Result<&[RawField], Reject>,
         &Rec,
+        &mut Vec<u8>,
+        &mut RowBuf,
     ) -> Result<(), RowsError>,
 ) -> Result<(), RowsError> {
-    let mut buf = Vec::new();
-    let mut fields = Vec::new();
-    let (mut seen, mut recs) = (Vec::new(), Vec::new());
+    let Scratch {
+        buf,
+        fields,
+        seen,
+        recs,
+        key,
+        row,
+    } = sc;
     for &page_no in pages {
-        if stop.load(Ordering::Relaxed) {
+        if g.stop.load(Ordering::Relaxed) {
             break;
         }
-        let Some(r) = store.read(group.0, page_no, &mut buf) else {
+        let Some(r) = g.store.read(g.id.0, page_no, buf) else {
             continue;
         };
-        let Some(format) = system_records(&buf) else {
+        let Some(format) = system_records(buf) else {
             continue;
         };
-        let hdr = IndexHeader::parse(&buf);
-        if hdr.level != 0 || hdr.index_id != group.1 {
+        let hdr = IndexHeader::parse(buf);
+        if hdr.level != 0 || hdr.index_id != g.id.1 {
             continue;
         }
-        record::list(&buf, format, &mut seen, &mut recs);
+        record::list(buf, format, seen, recs);
         for rec in recs.iter().filter(|r| !r.metadata) {
             let split =
-                record::split(&buf, rec.origin, format, layout, &mut fields).map(|()| &fields[..]);
-            each(&buf, r, page_no, split, rec)?;
+                record::split(buf, rec.origin, format, g.layout, fields).map(|()| &fields[..]);
+            each(buf, r, page_no, split, rec, key, row)?;
         }
     }
     Ok(())
+}
+
+/// Pages handed to a thread at once.
+const BATCH: usize = 16;
+
+/// Runs `work` over `pages` in batches of [`BATCH`] on `threads` threads (each with its own
+/// `init()` state) and hands the results to `consume` in page order. A batch result waits
+/// only while the two before it on its thread are not consumed: memory stays bounded.
+fn par_batches<S, T: Send>(
+    pages: &[u32],
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, &[u32]) -> Result<T, RowsError> + Sync,
+    mut consume: impl FnMut(T) -> Result<(), RowsError>,
+) -> Result<(), RowsError> {
+    let batches: Vec<&[u32]> = pages.chunks(BATCH).collect();
+    let threads = threads.clamp(1, batches.len().max(1));
+    if threads == 1 {
+        let mut s = init();
+        for b in batches {
+            consume(work(&mut s, b)?)?;
+        }
+        return Ok(());
+    }
+    std::thread::scope(|scope| {
+        let mut rxs = Vec::with_capacity(threads);
+        for t in 0..threads {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<T, RowsError>>(2);
+            rxs.push(rx);
+            let (batches, init, work) = (&batches, &init, &work);
+            scope.spawn(move || {
+                let mut s = init();
+                for b in batches.iter().skip(t).step_by(threads) {
+                    let r = work(&mut s, b);
+                    let failed = r.is_err();
+                    if tx.send(r).is_err() || failed {
+                        break;
+                    }
+                }
+            });
+        }
+        // Batch i is made by thread i % threads; a thread that ended early (it panicked:
+        // the scope re-raises that) ends the run.
+        for i in 0..batches.len() {
+            let Ok(r) = rxs[i % threads].recv() else {
+                break;
+            };
+            consume(r?)?;
+        }
+        Ok(())
+    })
+}
+
+/// What pass 1 learned from some pages of a group.
+#[derive(Default)]
+struct Pass1 {
+    records: u64,
+    sampled: u64,
+    plausible: u64,
+    rej: BTreeMap<Reject, u64>,
+    ranges: Vec<PageRange>,
+}
+
+/// Pass 1 over `pages`: records counted and split, key ranges per page; the values of the
+/// first records are checked while `p.sampled` is below [`SAMPLE`].
+fn pass1(
+    g: &Group,
+    def: &TableDef,
+    pages: &[u32],
+    sc: &mut Scratch,
+    p: &mut Pass1,
+) -> Result<(), RowsError> {
+    let (store, layout) = (g.store, g.layout);
+    walk(g, pages, sc, |pg, _, page_no, fields, rec, key, _| {
+        p.records += 1;
+        let fields = match fields {
+            Ok(f) => f,
+            Err(e) => {
+                *p.rej.entry(e).or_default() += 1;
+                return Ok(());
+            }
+        };
+        // The values of the first SAMPLE records are checked here (to choose the
+        // index); every record is checked when it is written.
+        if p.sampled < SAMPLE {
+            p.sampled += 1;
+            match record::decode(pg, def, layout, fields, rec.deleted, store) {
+                Ok(_) => p.plausible += 1,
+                Err(e) => {
+                    *p.rej.entry(e).or_default() += 1;
+                    return Ok(());
+                }
+            }
+        }
+        record::key_bytes(pg, layout, fields, key);
+        match p.ranges.last_mut() {
+            Some(r) if r.page_no == page_no => {
+                if key[..] < r.min[..] {
+                    r.min.clear();
+                    r.min.extend_from_slice(key);
+                }
+                if key[..] > r.max[..] {
+                    r.max.clear();
+                    r.max.extend_from_slice(key);
+                }
+                r.free_list |= rec.purged;
+            }
+            _ => p.ranges.push(PageRange {
+                page_no,
+                min: key.clone(),
+                max: key.clone(),
+                free_list: rec.purged,
+            }),
+        }
+        Ok(())
+    })
+}
+
+/// Rows of a batch of pass 2, in page order: formatted lines (when the sink has an encoder)
+/// or rows; and the rows of pages whose keys other records may hold, left for the thread
+/// that writes to keep or drop, in order.
+#[derive(Default)]
+struct Pass2 {
+    lines: Vec<u8>,
+    /// End of each row's line in `lines`.
+    ends: Vec<usize>,
+    rows: Vec<(Row, RowMeta)>,
+    keys: Vec<u8>,
+    /// Rows that the newest-version choice may drop.
+    checks: Vec<Check>,
+    rejected: BTreeMap<Reject, u64>,
+    written: u64,
+    deleted_written: u64,
+    filtered: u64,
+}
+
+struct Check {
+    /// End of the key in `keys`.
+    key_end: usize,
+    version: Version,
+    /// The row's index among the batch's rows when written, else it was filtered out.
+    row: Option<usize>,
+    deleted: bool,
 }
 
 /// The layout of `group`'s records: after a MariaDB instant ADD COLUMN (the root page gives
@@ -491,9 +679,23 @@ fn group_layout(
 
 /// Decodes the rows of `opts.def` from the pages in `store`, newest version of each key,
 /// handing each row to `sink` in page order. Once `stop` is set, no further page is read.
+/// Uses as many threads as the machine has CPUs ([`run_threads`]).
 pub fn run(
     store: &PageStore,
     opts: &Options,
+    stop: &AtomicBool,
+    sink: &mut dyn RowSink,
+) -> Result<Summary, RowsError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    run_threads(store, opts, threads, stop, sink)
+}
+
+/// [`run`] with the pages decoded on `threads` threads; the rows, their order and the
+/// summary do not depend on `threads`.
+pub fn run_threads(
+    store: &PageStore,
+    opts: &Options,
+    threads: usize,
     stop: &AtomicBool,
     sink: &mut dyn RowSink,
 ) -> Result<Summary, RowsError> {
@@ -516,71 +718,60 @@ pub fn run(
             continue;
         }
         let layout = group_layout(store, &base, def, group, &mut layout_warnings);
-        let mut cand = Candidate {
-            space_id: group.0,
-            index_id: group.1,
-            pages: pages.len() as u64,
-            records: 0,
-            sampled: 0,
-            plausible: 0,
-            rejected: BTreeMap::new(),
-        };
-        let mut ranges: Vec<PageRange> = Vec::new();
-        let mut key = Vec::new();
-        let mut rej: BTreeMap<Reject, u64> = BTreeMap::new();
-        walk(
+        let g = Group {
             store,
-            &layout,
-            group,
-            pages,
+            layout: &layout,
+            id: group,
             stop,
-            |p, _, page_no, fields, rec| {
-                cand.records += 1;
-                let fields = match fields {
-                    Ok(f) => f,
-                    Err(e) => {
-                        *rej.entry(e).or_default() += 1;
-                        return Ok(());
-                    }
+        };
+        // The first pages, one by one until SAMPLE records are checked; then the others
+        // on every thread (no value is checked there).
+        let mut p = Pass1::default();
+        let mut sc = Scratch::default();
+        let mut n = 0;
+        while n < pages.len() && p.sampled < SAMPLE {
+            pass1(&g, def, &pages[n..n + 1], &mut sc, &mut p)?;
+            n += 1;
+        }
+        drop(sc);
+        par_batches(
+            &pages[n..],
+            threads,
+            Scratch::default,
+            |sc, batch| {
+                let mut q = Pass1 {
+                    sampled: SAMPLE,
+                    ..Pass1::default()
                 };
-                // The values of the first SAMPLE records are checked here (to choose the
-                // index); every record is checked when it is written.
-                if cand.sampled < SAMPLE {
-                    cand.sampled += 1;
-                    match record::decode(p, def, &layout, fields, rec.deleted, store) {
-                        Ok(_) => cand.plausible += 1,
-                        Err(e) => {
-                            *rej.entry(e).or_default() += 1;
-                            return Ok(());
-                        }
-                    }
+                pass1(&g, def, batch, sc, &mut q)?;
+                Ok(q)
+            },
+            |q| {
+                p.records += q.records;
+                for (k, v) in q.rej {
+                    *p.rej.entry(k).or_default() += v;
                 }
-                record::key_bytes(p, &layout, fields, &mut key);
-                match ranges.last_mut() {
-                    Some(r) if r.page_no == page_no => {
-                        if key[..] < r.min[..] {
-                            r.min = key.as_slice().into();
-                        }
-                        if key[..] > r.max[..] {
-                            r.max = key.as_slice().into();
-                        }
-                        r.free_list |= rec.purged;
-                    }
-                    _ => ranges.push(PageRange {
-                        page_no,
-                        min: key.as_slice().into(),
-                        max: key.as_slice().into(),
-                        free_list: rec.purged,
-                    }),
-                }
+                p.ranges.extend(q.ranges);
                 Ok(())
             },
         )?;
-        cand.rejected = rej
-            .iter()
-            .map(|(k, v)| (k.name().to_string(), *v))
-            .collect();
-        tried.push(Tried { cand, ranges });
+        let cand = Candidate {
+            space_id: group.0,
+            index_id: group.1,
+            pages: pages.len() as u64,
+            records: p.records,
+            sampled: p.sampled,
+            plausible: p.plausible,
+            rejected: p
+                .rej
+                .iter()
+                .map(|(k, v)| (k.name().to_string(), *v))
+                .collect(),
+        };
+        tried.push(Tried {
+            cand,
+            ranges: p.ranges,
+        });
     }
     summary.candidates = tried.iter().map(|t| t.cand.clone()).collect();
     let pick = tried
@@ -667,33 +858,39 @@ pub fn run(
     let layout = group_layout(store, &base, def, group, &mut summary.warnings);
     let compare = pages_to_compare(&mut ranges);
     drop(ranges);
+    let g = Group {
+        store,
+        layout: &layout,
+        id: group,
+        stop,
+    };
     let mut best: Best = Best::default();
-    let mut key = Vec::new();
     if !compare.is_empty() {
         let cmp_pages: Vec<u32> = pages
             .iter()
             .copied()
             .filter(|p| compare.contains(p))
             .collect();
-        walk(
-            store,
-            &layout,
-            group,
+        par_batches(
             &cmp_pages,
-            stop,
-            |p, r, _, fields, rec| {
-                if let Ok(fields) = fields {
-                    record::key_bytes(p, &layout, fields, &mut key);
-                    let v = (r.lsn, !rec.deleted);
-                    match best.get_mut(&key[..]) {
-                        Some(e) => {
-                            if v > *e {
-                                *e = v;
-                            }
-                        }
-                        None => {
-                            best.insert(key.as_slice().into(), v);
-                        }
+            threads,
+            Scratch::default,
+            |sc, batch| {
+                let mut keys: Vec<(Box<[u8]>, Version)> = Vec::new();
+                walk(&g, batch, sc, |p, r, _, fields, rec, key, _| {
+                    if let Ok(fields) = fields {
+                        record::key_bytes(p, &layout, fields, key);
+                        keys.push((key.as_slice().into(), (r.lsn, !rec.deleted)));
+                    }
+                    Ok(())
+                })?;
+                Ok(keys)
+            },
+            |keys| {
+                for (key, v) in keys {
+                    let e = best.entry(key).or_insert(v);
+                    if v > *e {
+                        *e = v;
                     }
                 }
                 Ok(())
@@ -701,58 +898,132 @@ pub fn run(
         )?;
     }
     // Pass 2: decode again and write the newest version of each key, once.
+    let encoder = sink.encoder();
     let mut rejected: BTreeMap<Reject, u64> = BTreeMap::new();
     let (mut written, mut deleted_written, mut dups, mut filtered) = (0u64, 0u64, 0u64, 0u64);
-    walk(
-        store,
-        &layout,
-        group,
+    let mut skip: Vec<usize> = Vec::new();
+    par_batches(
         pages,
-        stop,
-        |p, r, page_no, fields, rec| {
-            let fields = match fields {
-                Ok(f) => f,
-                Err(e) => {
-                    *rejected.entry(e).or_default() += 1;
-                    return Ok(());
-                }
-            };
-            let row = match record::decode(p, def, &layout, fields, rec.deleted, store) {
-                Ok(row) => row,
-                Err(e) => {
-                    *rejected.entry(e).or_default() += 1;
-                    return Ok(());
-                }
-            };
-            if compare.contains(&page_no) {
-                record::key_bytes(p, &layout, fields, &mut key);
-                match best.get(&key[..]) {
-                    Some(&b) if b == (r.lsn, !rec.deleted) => {
-                        best.remove(&key[..]);
-                    }
-                    _ => {
-                        dups += 1;
+        threads,
+        Scratch::default,
+        |sc, batch| {
+            let mut o = Pass2::default();
+            let (mut last_page, mut on_compared) = (None, false);
+            walk(&g, batch, sc, |p, r, page_no, fields, rec, key, row| {
+                let fields = match fields {
+                    Ok(f) => f,
+                    Err(e) => {
+                        *o.rejected.entry(e).or_default() += 1;
                         return Ok(());
                     }
+                };
+                if let Err(e) =
+                    record::decode_into(p, def, &layout, fields, rec.deleted, store, row)
+                {
+                    *o.rejected.entry(e).or_default() += 1;
+                    return Ok(());
+                }
+                let keep = match opts.deleted {
+                    Deleted::Exclude => !row.deleted,
+                    Deleted::Include => true,
+                    Deleted::Only => row.deleted,
+                };
+                let index = o.ends.len() + o.rows.len();
+                if last_page != Some(page_no) {
+                    last_page = Some(page_no);
+                    on_compared = compare.contains(&page_no);
+                }
+                if on_compared {
+                    record::key_bytes(p, &layout, fields, key);
+                    o.keys.extend_from_slice(key);
+                    o.checks.push(Check {
+                        key_end: o.keys.len(),
+                        version: (r.lsn, !rec.deleted),
+                        row: keep.then_some(index),
+                        deleted: row.deleted,
+                    });
+                }
+                if !keep {
+                    o.filtered += 1;
+                    return Ok(());
+                }
+                let meta = RowMeta {
+                    space_id: group.0,
+                    page_no,
+                    lsn: r.lsn,
+                };
+                match &encoder {
+                    Some(enc) => {
+                        enc.encode(
+                            |i| row.cell(i),
+                            row.deleted,
+                            row.trx_id,
+                            &meta,
+                            &mut o.lines,
+                        );
+                        o.ends.push(o.lines.len());
+                    }
+                    None => o.rows.push((row.to_row(), meta)),
+                }
+                o.written += 1;
+                o.deleted_written += row.deleted as u64;
+                Ok(())
+            })?;
+            Ok(o)
+        },
+        |o| {
+            for (k, v) in o.rejected {
+                *rejected.entry(k).or_default() += v;
+            }
+            written += o.written;
+            deleted_written += o.deleted_written;
+            filtered += o.filtered;
+            // The first record (in page order) of the newest version of a key is kept; the
+            // others are dropped, written or filtered out as they were.
+            skip.clear();
+            let mut key_start = 0;
+            for c in &o.checks {
+                let key = &o.keys[key_start..c.key_end];
+                key_start = c.key_end;
+                if best.get(key) == Some(&c.version) {
+                    best.remove(key);
+                    continue;
+                }
+                dups += 1;
+                match c.row {
+                    Some(i) => {
+                        skip.push(i);
+                        written -= 1;
+                        deleted_written -= c.deleted as u64;
+                    }
+                    None => filtered -= 1,
                 }
             }
-            let keep = match opts.deleted {
-                Deleted::Exclude => !row.deleted,
-                Deleted::Include => true,
-                Deleted::Only => row.deleted,
-            };
-            if !keep {
-                filtered += 1;
-                return Ok(());
+            let mut skipped = skip.iter().copied().peekable();
+            if encoder.is_some() {
+                let mut start = 0;
+                let mut from = 0;
+                for (i, &end) in o.ends.iter().enumerate() {
+                    if skipped.next_if_eq(&i).is_some() {
+                        if from > start {
+                            sink.lines(&o.lines[start..from])
+                                .map_err(RowsError::Write)?;
+                        }
+                        start = end;
+                    }
+                    from = end;
+                }
+                if from > start {
+                    sink.lines(&o.lines[start..from])
+                        .map_err(RowsError::Write)?;
+                }
+            } else {
+                for (i, (row, meta)) in o.rows.iter().enumerate() {
+                    if skipped.next_if_eq(&i).is_none() {
+                        sink.row(row, meta).map_err(RowsError::Write)?;
+                    }
+                }
             }
-            let meta = RowMeta {
-                space_id: group.0,
-                page_no,
-                lsn: r.lsn,
-            };
-            sink.row(&row, &meta).map_err(RowsError::Write)?;
-            written += 1;
-            deleted_written += row.deleted as u64;
             Ok(())
         },
     )?;
@@ -831,8 +1102,8 @@ mod tests {
     fn r(page_no: u32, min: u8, max: u8, free_list: bool) -> PageRange {
         PageRange {
             page_no,
-            min: vec![min].into(),
-            max: vec![max].into(),
+            min: vec![min],
+            max: vec![max],
             free_list,
         }
     }

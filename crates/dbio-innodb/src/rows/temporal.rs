@@ -66,7 +66,7 @@ pub fn decode(kind: Kind, fsp: u8, b: &[u8]) -> Result<String, Bad> {
         return Err(Bad::Length);
     }
     let scale = 10u64.pow(6 - fsp as u32);
-    let mut out = String::with_capacity(26);
+    let mut out = Vec::with_capacity(26);
     match (kind, fsp) {
         (Kind::Datetime, 0) => {
             let v = be(b) ^ (1 << 63);
@@ -80,7 +80,7 @@ pub fn decode(kind: Kind, fsp: u8, b: &[u8]) -> Result<String, Bad> {
                 return Err(Bad::Range);
             }
             push_ymd(&mut out, y, mo, d);
-            out.push(' ');
+            out.push(b' ');
             push_hms(&mut out, h, mi, s);
         }
         (Kind::Datetime, _) => {
@@ -99,7 +99,7 @@ pub fn decode(kind: Kind, fsp: u8, b: &[u8]) -> Result<String, Bad> {
                 return Err(Bad::Range);
             }
             push_ymd(&mut out, y, mo, d);
-            out.push(' ');
+            out.push(b' ');
             push_hms(&mut out, h, mi, s);
             push_frac(&mut out, usec as u32, fsp);
         }
@@ -111,7 +111,7 @@ pub fn decode(kind: Kind, fsp: u8, b: &[u8]) -> Result<String, Bad> {
                 return Err(Bad::Range);
             }
             if v < 0 {
-                out.push('-');
+                out.push(b'-');
             }
             push_hms(&mut out, h, m, s);
         }
@@ -124,13 +124,13 @@ pub fn decode(kind: Kind, fsp: u8, b: &[u8]) -> Result<String, Bad> {
                 return Err(Bad::Range);
             }
             if v < 0 {
-                out.push('-');
+                out.push(b'-');
             }
             push_hms(&mut out, secs / 3600, secs / 60 % 60, secs % 60);
             push_frac(&mut out, usec as u32, fsp);
         }
         (Kind::Timestamp, _) => {
-            out = super::value::timestamp(&b[..4], 0)?;
+            out = super::value::timestamp(&b[..4], 0)?.into_bytes();
             let usec = be(&b[4..]) * scale;
             if usec >= USEC {
                 return Err(Bad::Range);
@@ -138,7 +138,7 @@ pub fn decode(kind: Kind, fsp: u8, b: &[u8]) -> Result<String, Bad> {
             push_frac(&mut out, usec as u32, fsp);
         }
     }
-    Ok(out)
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Columns of the CREATE TABLE statements in `sql` whose type carries MariaDB's

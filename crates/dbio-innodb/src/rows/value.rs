@@ -30,59 +30,135 @@ pub enum Bad {
     Charset,
 }
 
+/// What a decoded value's bytes are (see [`decode_into`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// SQL NULL (no bytes).
+    Null,
+    /// A number (UTF-8 digits), as [`Value::Number`].
+    Number,
+    /// A DECIMAL (UTF-8 digits), as [`Value::Decimal`].
+    Decimal,
+    /// UTF-8 text, as [`Value::Text`].
+    Text,
+    /// Raw bytes, as [`Value::Bytes`].
+    Bytes,
+}
+
+/// A value borrowed from a decoded row: its kind and bytes (UTF-8 unless `Bytes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cell<'a> {
+    /// The kind.
+    pub kind: Kind,
+    /// The bytes ([`Kind::Null`]: empty).
+    pub bytes: &'a [u8],
+}
+
+impl Value {
+    /// The value as a [`Cell`].
+    pub fn cell(&self) -> Cell<'_> {
+        let (kind, bytes) = match self {
+            Value::Null => (Kind::Null, &[][..]),
+            Value::Number(s) => (Kind::Number, s.as_bytes()),
+            Value::Decimal(s) => (Kind::Decimal, s.as_bytes()),
+            Value::Text(s) => (Kind::Text, s.as_bytes()),
+            Value::Bytes(b) => (Kind::Bytes, &b[..]),
+        };
+        Cell { kind, bytes }
+    }
+
+    /// The value of a [`Cell`].
+    pub fn from_cell(c: Cell<'_>) -> Value {
+        let s = || String::from_utf8_lossy(c.bytes).into_owned();
+        match c.kind {
+            Kind::Null => Value::Null,
+            Kind::Number => Value::Number(s()),
+            Kind::Decimal => Value::Decimal(s()),
+            Kind::Text => Value::Text(s()),
+            Kind::Bytes => Value::Bytes(c.bytes.to_vec()),
+        }
+    }
+}
+
 /// Appends `v` with at least `width` digits (zero-padded).
-pub(super) fn push_num(s: &mut String, v: u64, width: usize) {
+#[inline]
+fn push_num(s: &mut Vec<u8>, v: u64, width: usize) {
+    // Exactly `width` digits when `v` has no more (the common case: dates, fractions,
+    // DECIMAL groups), written from the right without a division per call of a formatter.
+    if width <= 9 && v < 10u64.pow(width as u32) {
+        let mut d = [b'0'; 9];
+        let mut x = v as u32;
+        for i in (0..width).rev() {
+            d[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+        }
+        s.extend_from_slice(&d[..width]);
+        return;
+    }
     let mut b = itoa::Buffer::new();
     let d = b.format(v);
     for _ in d.len()..width {
-        s.push('0');
+        s.push(b'0');
     }
-    s.push_str(d);
+    s.extend_from_slice(d.as_bytes());
 }
 
 pub(super) fn be(b: &[u8]) -> u64 {
     b.iter().fold(0u64, |a, &x| a << 8 | x as u64)
 }
 
+/// Runs `f` on a fresh buffer and returns what it appended as a String.
+fn to_string(f: impl FnOnce(&mut Vec<u8>) -> Result<(), Bad>) -> Result<String, Bad> {
+    let mut v = Vec::new();
+    f(&mut v)?;
+    Ok(String::from_utf8_lossy(&v).into_owned())
+}
+
 /// Signed or unsigned integer: big-endian, sign bit flipped for signed.
 pub fn int(b: &[u8], ty: IntType, unsigned: bool) -> Result<String, Bad> {
+    to_string(|o| int_into(b, ty, unsigned, o))
+}
+
+fn int_into(b: &[u8], ty: IntType, unsigned: bool, out: &mut Vec<u8>) -> Result<(), Bad> {
     if b.len() != ty.width() {
         return Err(Bad::Length);
     }
     let v = be(b);
     let mut buf = itoa::Buffer::new();
     if unsigned {
-        return Ok(buf.format(v).to_string());
+        out.extend_from_slice(buf.format(v).as_bytes());
+        return Ok(());
     }
     let bits = 8 * b.len() as u32;
     let flipped = v ^ (1u64 << (bits - 1));
     // Sign-extend from `bits`.
     let shift = 64 - bits;
-    Ok(buf.format(((flipped << shift) as i64) >> shift).to_string())
+    out.extend_from_slice(buf.format(((flipped << shift) as i64) >> shift).as_bytes());
+    Ok(())
 }
 
 /// DECIMAL(P,S): the inverse of [`crate::encode::decimal`].
 pub fn decimal(b: &[u8], precision: u32, scale: u32) -> Result<String, Bad> {
+    to_string(|o| decimal_into(b, precision, scale, o))
+}
+
+fn decimal_into(b: &[u8], precision: u32, scale: u32, out: &mut Vec<u8>) -> Result<(), Bad> {
     if b.len() != super::def::decimal_bytes(precision, scale) || b.is_empty() {
         return Err(Bad::Length);
     }
     let neg = b[0] & 0x80 == 0;
-    let mut v = b.to_vec();
-    v[0] ^= 0x80;
-    if neg {
-        for x in &mut v {
-            *x = !*x;
-        }
-    }
+    // Byte i as stored positive: top bit flipped, every byte inverted for negatives.
+    let flip = if neg { 0xFF } else { 0 };
+    let byte = |i: usize| (b[i] ^ flip ^ if i == 0 { 0x80 } else { 0 }) as u64;
     let intg = (precision - scale) as usize;
     let frac = scale as usize;
     let mut at = 0usize;
-    let mut take = |digits: usize, out: &mut String| -> Result<(), Bad> {
+    let mut take = |digits: usize, out: &mut Vec<u8>| -> Result<(), Bad> {
         if digits == 0 {
             return Ok(());
         }
         let n = if digits == 9 { 4 } else { DIG2BYTES[digits] };
-        let g = be(&v[at..at + n]);
+        let g = (at..at + n).fold(0u64, |a, i| a << 8 | byte(i));
         at += n;
         if g >= 10u64.pow(digits as u32) {
             return Err(Bad::Range);
@@ -90,29 +166,37 @@ pub fn decimal(b: &[u8], precision: u32, scale: u32) -> Result<String, Bad> {
         push_num(out, g, digits);
         Ok(())
     };
-    let mut ip = String::with_capacity(intg);
-    take(intg % 9, &mut ip)?;
+    let mark = out.len();
+    if neg {
+        out.push(b'-');
+    }
+    let ip = out.len();
+    take(intg % 9, out)?;
     for _ in 0..intg / 9 {
-        take(9, &mut ip)?;
+        take(9, out)?;
     }
-    let mut fp = String::with_capacity(frac);
-    for _ in 0..frac / 9 {
-        take(9, &mut fp)?;
+    // The integer part without its leading zeros ("0" when none is left).
+    let lead = out[ip..].iter().take_while(|&&c| c == b'0').count();
+    if lead == out.len() - ip {
+        out.truncate(ip);
+        out.push(b'0');
+    } else if lead > 0 {
+        out.drain(ip..ip + lead);
     }
-    take(frac % 9, &mut fp)?;
-    let ip = ip.trim_start_matches('0');
-    let ip = if ip.is_empty() { "0" } else { ip };
-    let zero = ip == "0" && fp.bytes().all(|c| c == b'0');
-    let mut s = String::with_capacity(ip.len() + fp.len() + 2);
-    if neg && !zero {
-        s.push('-');
+    let int_zero = out.len() == ip + 1 && out[ip] == b'0';
+    let fp = out.len() + 1;
+    if frac > 0 {
+        out.push(b'.');
+        for _ in 0..frac / 9 {
+            take(9, out)?;
+        }
+        take(frac % 9, out)?;
     }
-    s.push_str(ip);
-    if !fp.is_empty() {
-        s.push('.');
-        s.push_str(&fp);
+    let zero = int_zero && out.get(fp..).is_none_or(|f| f.iter().all(|&c| c == b'0'));
+    if neg && zero {
+        out.remove(mark);
     }
-    Ok(s)
+    Ok(())
 }
 
 /// Digits and decimal-point position (`0.0123` -> ("123", -1)) of a finite non-zero value:
@@ -209,31 +293,35 @@ fn frac_usec(b: &[u8], fsp: u8) -> Result<u32, Bad> {
     Ok(us)
 }
 
-pub(super) fn push_frac(s: &mut String, usec: u32, fsp: u8) {
+pub(super) fn push_frac(s: &mut Vec<u8>, usec: u32, fsp: u8) {
     if fsp > 0 {
-        s.push('.');
+        s.push(b'.');
         push_num(s, (usec / 10u32.pow(6 - fsp as u32)) as u64, fsp as usize);
     }
 }
 
-pub(super) fn push_ymd(s: &mut String, y: u64, m: u64, d: u64) {
+pub(super) fn push_ymd(s: &mut Vec<u8>, y: u64, m: u64, d: u64) {
     push_num(s, y, 4);
-    s.push('-');
+    s.push(b'-');
     push_num(s, m, 2);
-    s.push('-');
+    s.push(b'-');
     push_num(s, d, 2);
 }
 
-pub(super) fn push_hms(s: &mut String, h: u64, m: u64, sec: u64) {
+pub(super) fn push_hms(s: &mut Vec<u8>, h: u64, m: u64, sec: u64) {
     push_num(s, h, 2);
-    s.push(':');
+    s.push(b':');
     push_num(s, m, 2);
-    s.push(':');
+    s.push(b':');
     push_num(s, sec, 2);
 }
 
 /// DATE: 3 bytes, Y<<9 | M<<5 | D, sign bit flipped.
 pub fn date(b: &[u8]) -> Result<String, Bad> {
+    to_string(|o| date_into(b, o))
+}
+
+fn date_into(b: &[u8], out: &mut Vec<u8>) -> Result<(), Bad> {
     if b.len() != 3 {
         return Err(Bad::Length);
     }
@@ -242,13 +330,16 @@ pub fn date(b: &[u8]) -> Result<String, Bad> {
     if y > 9999 || m > 12 {
         return Err(Bad::Range);
     }
-    let mut s = String::with_capacity(10);
-    push_ymd(&mut s, y, m, d);
-    Ok(s)
+    push_ymd(out, y, m, d);
+    Ok(())
 }
 
 /// DATETIME(fsp): 5 bytes + fraction.
 pub fn datetime(b: &[u8], fsp: u8) -> Result<String, Bad> {
+    to_string(|o| datetime_into(b, fsp, o))
+}
+
+fn datetime_into(b: &[u8], fsp: u8, out: &mut Vec<u8>) -> Result<(), Bad> {
     if b.len() != 5 + super::def::frac_len(fsp) {
         return Err(Bad::Length);
     }
@@ -265,43 +356,49 @@ pub fn datetime(b: &[u8], fsp: u8) -> Result<String, Bad> {
     if y > 9999 || h > 23 || mi > 59 || s > 59 {
         return Err(Bad::Range);
     }
-    let mut out = String::with_capacity(26);
-    push_ymd(&mut out, y, mo, d);
-    out.push(' ');
-    push_hms(&mut out, h, mi, s);
-    push_frac(&mut out, frac_usec(&b[5..], fsp)?, fsp);
-    Ok(out)
+    let usec = frac_usec(&b[5..], fsp)?;
+    push_ymd(out, y, mo, d);
+    out.push(b' ');
+    push_hms(out, h, mi, s);
+    push_frac(out, usec, fsp);
+    Ok(())
 }
 
 /// TIMESTAMP(fsp): 4-byte UTC epoch + fraction, printed in UTC (0 is the zero timestamp).
 pub fn timestamp(b: &[u8], fsp: u8) -> Result<String, Bad> {
+    to_string(|o| timestamp_into(b, fsp, o))
+}
+
+fn timestamp_into(b: &[u8], fsp: u8, out: &mut Vec<u8>) -> Result<(), Bad> {
     if b.len() != 4 + super::def::frac_len(fsp) {
         return Err(Bad::Length);
     }
     let secs = be(&b[..4]) as i64;
     let usec = frac_usec(&b[4..], fsp)?;
-    let mut out = if secs == 0 {
-        "0000-00-00 00:00:00".to_string()
+    if secs == 0 {
+        out.extend_from_slice(b"0000-00-00 00:00:00");
     } else {
         let t = jiff::Timestamp::from_second(secs).map_err(|_| Bad::Range)?;
         let dt = t.to_zoned(jiff::tz::TimeZone::UTC).datetime();
-        let mut o = String::with_capacity(26);
-        push_ymd(&mut o, dt.year() as u64, dt.month() as u64, dt.day() as u64);
-        o.push(' ');
+        push_ymd(out, dt.year() as u64, dt.month() as u64, dt.day() as u64);
+        out.push(b' ');
         push_hms(
-            &mut o,
+            out,
             dt.hour() as u64,
             dt.minute() as u64,
             dt.second() as u64,
         );
-        o
-    };
-    push_frac(&mut out, usec, fsp);
-    Ok(out)
+    }
+    push_frac(out, usec, fsp);
+    Ok(())
 }
 
 /// TIME(fsp): 3 bytes 0x800000 +/- (h<<12 | m<<6 | s) + fraction (my_time_packed_from_binary).
 pub fn time(b: &[u8], fsp: u8) -> Result<String, Bad> {
+    to_string(|o| time_into(b, fsp, o))
+}
+
+fn time_into(b: &[u8], fsp: u8, out: &mut Vec<u8>) -> Result<(), Bad> {
     if b.len() != 3 + super::def::frac_len(fsp) {
         return Err(Bad::Length);
     }
@@ -335,20 +432,25 @@ pub fn time(b: &[u8], fsp: u8) -> Result<String, Bad> {
     if h > 838 || m > 59 || s > 59 || usec > 999_999 {
         return Err(Bad::Range);
     }
-    let mut out = String::with_capacity(18);
     if neg {
-        out.push('-');
+        out.push(b'-');
     }
-    push_hms(&mut out, h, m, s);
-    push_frac(&mut out, usec, fsp);
-    Ok(out)
+    push_hms(out, h, m, s);
+    push_frac(out, usec, fsp);
+    Ok(())
 }
 
 /// YEAR: 1 byte, 0 = 0000, else 1900 + v.
 pub fn year(b: &[u8]) -> Result<String, Bad> {
+    to_string(|o| year_into(b, o))
+}
+
+fn year_into(b: &[u8], out: &mut Vec<u8>) -> Result<(), Bad> {
     match b {
-        [0] => Ok("0000".into()),
-        [v] => Ok((1900 + *v as u32).to_string()),
+        [v] => {
+            push_num(out, if *v == 0 { 0 } else { 1900 + *v as u64 }, 4);
+            Ok(())
+        }
         _ => Err(Bad::Length),
     }
 }
@@ -362,61 +464,128 @@ const CP1252_HIGH: [u16; 32] = [
 
 /// Text bytes in `cs` as UTF-8.
 pub fn text(b: &[u8], cs: Charset) -> Result<String, Bad> {
+    to_string(|o| text_into(b, cs, o))
+}
+
+/// Appends text bytes in `cs` as UTF-8.
+fn text_into(b: &[u8], cs: Charset, out: &mut Vec<u8>) -> Result<(), Bad> {
     match cs {
-        Charset::Latin1 => Ok(b
-            .iter()
-            .map(|&x| match x {
-                0x80..=0x9F => {
-                    char::from_u32(CP1252_HIGH[(x - 0x80) as usize] as u32).unwrap_or('?')
-                }
-                _ => x as char,
-            })
-            .collect()),
-        Charset::Ascii => {
+        Charset::Latin1 => {
             if b.is_ascii() {
-                Ok(String::from_utf8_lossy(b).into_owned())
-            } else {
-                Err(Bad::Charset)
+                out.extend_from_slice(b);
+                return Ok(());
+            }
+            let mut tmp = [0u8; 4];
+            for &x in b {
+                if x < 0x80 {
+                    out.push(x);
+                    continue;
+                }
+                let c = match x {
+                    0x80..=0x9F => {
+                        char::from_u32(CP1252_HIGH[(x - 0x80) as usize] as u32).unwrap_or('?')
+                    }
+                    _ => x as char,
+                };
+                out.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
             }
         }
-        Charset::Utf8mb3 | Charset::Utf8mb4 => {
-            let s = std::str::from_utf8(b).map_err(|_| Bad::Charset)?;
-            if cs == Charset::Utf8mb3 && s.chars().any(|c| c as u32 > 0xFFFF) {
+        Charset::Ascii => {
+            if !b.is_ascii() {
                 return Err(Bad::Charset);
             }
-            Ok(s.to_string())
+            out.extend_from_slice(b);
         }
-        Charset::Binary => Ok(String::from_utf8_lossy(b).into_owned()),
+        Charset::Utf8mb3 | Charset::Utf8mb4 => {
+            std::str::from_utf8(b).map_err(|_| Bad::Charset)?;
+            // In valid UTF-8, characters above U+FFFF are exactly those led by 0xF0..0xF4.
+            if cs == Charset::Utf8mb3 && b.iter().any(|&x| x >= 0xF0) {
+                return Err(Bad::Charset);
+            }
+            out.extend_from_slice(b);
+        }
+        Charset::Binary => out.extend_from_slice(String::from_utf8_lossy(b).as_bytes()),
     }
+    Ok(())
 }
 
 /// The value of column type `ty` stored in `b` (a complete value: off-page parts already
 /// joined).
 pub fn decode(ty: &ColType, b: &[u8]) -> Result<Value, Bad> {
+    let mut v = Vec::new();
+    let kind = decode_into(ty, b, &mut v)?;
+    Ok(Value::from_cell(Cell { kind, bytes: &v }))
+}
+
+/// Appends the value of column type `ty` stored in `b` to `out` (UTF-8 unless the kind is
+/// [`Kind::Bytes`]) and returns its kind; `out` is left as it was on error. The bytes are
+/// those of [`decode`]'s value.
+pub fn decode_into(ty: &ColType, b: &[u8], out: &mut Vec<u8>) -> Result<Kind, Bad> {
+    let mark = out.len();
+    let r = decode_append(ty, b, out);
+    if r.is_err() {
+        out.truncate(mark);
+    }
+    r
+}
+
+fn decode_append(ty: &ColType, b: &[u8], out: &mut Vec<u8>) -> Result<Kind, Bad> {
     Ok(match ty {
-        ColType::Int { ty, unsigned } => Value::Number(int(b, *ty, *unsigned)?),
-        ColType::Decimal { precision, scale } => Value::Decimal(decimal(b, *precision, *scale)?),
-        ColType::Float { decimals } => Value::Number(float(b, *decimals)?),
-        ColType::Double { decimals } => Value::Number(double(b, *decimals)?),
+        ColType::Int { ty, unsigned } => {
+            int_into(b, *ty, *unsigned, out)?;
+            Kind::Number
+        }
+        ColType::Decimal { precision, scale } => {
+            decimal_into(b, *precision, *scale, out)?;
+            Kind::Decimal
+        }
+        ColType::Float { decimals } => {
+            out.extend_from_slice(float(b, *decimals)?.as_bytes());
+            Kind::Number
+        }
+        ColType::Double { decimals } => {
+            out.extend_from_slice(double(b, *decimals)?.as_bytes());
+            Kind::Number
+        }
         ColType::Bit { bits } => {
             if b.len() != bits.div_ceil(8) as usize {
                 return Err(Bad::Length);
             }
-            Value::Bytes(b.to_vec())
+            out.extend_from_slice(b);
+            Kind::Bytes
         }
-        ColType::Year => Value::Text(year(b)?),
-        ColType::Date => Value::Text(date(b)?),
-        ColType::Datetime { fsp } => Value::Text(datetime(b, *fsp)?),
-        ColType::Timestamp { fsp } => Value::Text(timestamp(b, *fsp)?),
-        ColType::Time { fsp } => Value::Text(time(b, *fsp)?),
-        ColType::OldTemporal { old, fsp } => Value::Text(super::temporal::decode(*old, *fsp, b)?),
+        ColType::Year => {
+            year_into(b, out)?;
+            Kind::Text
+        }
+        ColType::Date => {
+            date_into(b, out)?;
+            Kind::Text
+        }
+        ColType::Datetime { fsp } => {
+            datetime_into(b, *fsp, out)?;
+            Kind::Text
+        }
+        ColType::Timestamp { fsp } => {
+            timestamp_into(b, *fsp, out)?;
+            Kind::Text
+        }
+        ColType::Time { fsp } => {
+            time_into(b, *fsp, out)?;
+            Kind::Text
+        }
+        ColType::OldTemporal { old, fsp } => {
+            out.extend_from_slice(super::temporal::decode(*old, *fsp, b)?.as_bytes());
+            Kind::Text
+        }
         ColType::Char { len, charset } => {
             if *charset == Charset::Binary {
                 // BINARY(N): N bytes, zero-padded; the server keeps the padding.
                 if b.len() != *len as usize {
                     return Err(Bad::Length);
                 }
-                Value::Bytes(b.to_vec())
+                out.extend_from_slice(b);
+                Kind::Bytes
             } else {
                 if b.len() > (*len * charset.mbmaxlen()) as usize {
                     return Err(Bad::Length);
@@ -426,11 +595,19 @@ pub fn decode(ty: &ColType, b: &[u8]) -> Result<Value, Bad> {
                 while end > 0 && b[end - 1] == b' ' {
                     end -= 1;
                 }
-                let s = text(&b[..end], *charset)?;
-                if s.chars().count() > *len as usize {
+                let start = out.len();
+                text_into(&b[..end], *charset, out)?;
+                // Characters: one per byte in a single-byte charset, else the bytes that do
+                // not continue a UTF-8 sequence.
+                let chars = if charset.mbmaxlen() == 1 {
+                    end
+                } else {
+                    out[start..].iter().filter(|&&c| c & 0xC0 != 0x80).count()
+                };
+                if chars > *len as usize {
                     return Err(Bad::Length);
                 }
-                Value::Text(s)
+                Kind::Text
             }
         }
         ColType::Varchar { len, charset } => {
@@ -438,9 +615,11 @@ pub fn decode(ty: &ColType, b: &[u8]) -> Result<Value, Bad> {
                 return Err(Bad::Length);
             }
             if *charset == Charset::Binary {
-                Value::Bytes(b.to_vec())
+                out.extend_from_slice(b);
+                Kind::Bytes
             } else {
-                Value::Text(text(b, *charset)?)
+                text_into(b, *charset, out)?;
+                Kind::Text
             }
         }
         ColType::Blob { max_bytes, charset } => {
@@ -448,9 +627,11 @@ pub fn decode(ty: &ColType, b: &[u8]) -> Result<Value, Bad> {
                 return Err(Bad::Length);
             }
             if *charset == Charset::Binary {
-                Value::Bytes(b.to_vec())
+                out.extend_from_slice(b);
+                Kind::Bytes
             } else {
-                Value::Text(text(b, *charset)?)
+                text_into(b, *charset, out)?;
+                Kind::Text
             }
         }
         ColType::Enum { values } => {
@@ -458,11 +639,10 @@ pub fn decode(ty: &ColType, b: &[u8]) -> Result<Value, Bad> {
             if b.len() != ty.fixed_len().unwrap_or(0) || i > values.len() {
                 return Err(Bad::Range);
             }
-            Value::Text(if i == 0 {
-                String::new()
-            } else {
-                values[i - 1].clone()
-            })
+            if i > 0 {
+                out.extend_from_slice(values[i - 1].as_bytes());
+            }
+            Kind::Text
         }
         ColType::Set { values } => {
             if b.len() != ty.fixed_len().unwrap_or(0) {
@@ -472,13 +652,17 @@ pub fn decode(ty: &ColType, b: &[u8]) -> Result<Value, Bad> {
             if values.len() < 64 && bits >> values.len() != 0 {
                 return Err(Bad::Range);
             }
-            let names: Vec<&str> = values
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| bits >> i & 1 == 1)
-                .map(|(_, v)| v.as_str())
-                .collect();
-            Value::Text(names.join(","))
+            let mut first = true;
+            for (i, v) in values.iter().enumerate() {
+                if bits >> i & 1 == 1 {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    out.extend_from_slice(v.as_bytes());
+                }
+            }
+            Kind::Text
         }
     })
 }

@@ -4,7 +4,7 @@
 use super::def::{ColType, TableDef};
 use super::record::Row;
 use super::run::{RowMeta, RowSink, Summary};
-use super::value::Value;
+use super::value::{Cell, Kind};
 use std::io::Write;
 
 /// Output format of the rows.
@@ -23,32 +23,52 @@ fn quote_ident(s: &str) -> String {
     format!("`{}`", s.replace('`', "``"))
 }
 
-fn sql_string(s: &[u8], out: &mut Vec<u8>) {
-    out.push(b'\'');
-    for &b in s {
-        match b {
-            b'\'' => out.extend_from_slice(b"\\'"),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            0 => out.extend_from_slice(b"\\0"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            0x1A => out.extend_from_slice(b"\\Z"),
-            _ => out.push(b),
+/// Appends `s` to `out` with the bytes that `esc` maps to a letter written as `\` and that
+/// letter (runs of other bytes are copied whole).
+#[inline]
+fn escape(s: &[u8], esc: &[u8; 256], out: &mut Vec<u8>) {
+    let mut start = 0;
+    for (i, &b) in s.iter().enumerate() {
+        let e = esc[b as usize];
+        if e != 0 {
+            out.extend_from_slice(&s[start..i]);
+            out.extend_from_slice(&[b'\\', e]);
+            start = i + 1;
         }
     }
+    out.extend_from_slice(&s[start..]);
+}
+
+/// A byte-to-escape-letter table from (byte, letter) pairs.
+const fn escapes(pairs: &[(u8, u8)]) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < pairs.len() {
+        t[pairs[i].0 as usize] = pairs[i].1;
+        i += 1;
+    }
+    t
+}
+
+const SQL_ESCAPES: [u8; 256] = escapes(&[
+    (b'\'', b'\''),
+    (b'\\', b'\\'),
+    (0, b'0'),
+    (b'\n', b'n'),
+    (b'\r', b'r'),
+    (0x1A, b'Z'),
+]);
+
+const TSV_ESCAPES: [u8; 256] = escapes(&[(b'\\', b'\\'), (0, b'0'), (b'\n', b'n'), (b'\t', b't')]);
+
+fn sql_string(s: &[u8], out: &mut Vec<u8>) {
+    out.push(b'\'');
+    escape(s, &SQL_ESCAPES, out);
     out.push(b'\'');
 }
 
 fn tsv_escape(s: &[u8], out: &mut Vec<u8>) {
-    for &b in s {
-        match b {
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            0 => out.extend_from_slice(b"\\0"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            _ => out.push(b),
-        }
-    }
+    escape(s, &TSV_ESCAPES, out);
 }
 
 /// The columns written: all but generated ones (the server computes those).
@@ -59,33 +79,159 @@ fn written(def: &TableDef) -> impl Iterator<Item = (usize, &super::def::Column)>
         .filter(|(_, c)| c.generated.is_none())
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02X}")).collect()
+fn hex(b: &[u8], out: &mut Vec<u8>) {
+    const D: &[u8; 16] = b"0123456789ABCDEF";
+    for &x in b {
+        out.extend_from_slice(&[D[(x >> 4) as usize], D[(x & 15) as usize]]);
+    }
+}
+
+/// Formats rows into lines of one format; shared by the threads that decode (it is `Sync`).
+#[derive(Clone, Debug)]
+pub struct LineEncoder {
+    format: RowFormat,
+    def: TableDef,
+    /// Indexes of the columns written.
+    cols: Vec<usize>,
+    insert_prefix: String,
+}
+
+impl LineEncoder {
+    /// An encoder of `def`'s rows.
+    pub fn new(format: RowFormat, def: &TableDef) -> LineEncoder {
+        let names: Vec<String> = written(def).map(|(_, c)| quote_ident(&c.name)).collect();
+        LineEncoder {
+            format,
+            insert_prefix: format!(
+                "INSERT INTO {} ({}) VALUES (",
+                quote_ident(&def.name),
+                names.join(",")
+            ),
+            cols: written(def).map(|(i, _)| i).collect(),
+            def: def.clone(),
+        }
+    }
+
+    /// Appends the line of a row (with its `\n`) to `out`; `cell(i)` is table column `i`.
+    pub fn encode<'a>(
+        &self,
+        cell: impl Fn(usize) -> Cell<'a>,
+        deleted: bool,
+        trx_id: u64,
+        meta: &RowMeta,
+        out: &mut Vec<u8>,
+    ) {
+        match self.format {
+            RowFormat::Sql => self.sql_row(cell, deleted, out),
+            RowFormat::Tsv => self.tsv_row(cell, out),
+            RowFormat::Jsonl => self.json_row(cell, deleted, trx_id, meta, out),
+        }
+        out.push(b'\n');
+    }
+
+    fn sql_row<'a>(&self, cell: impl Fn(usize) -> Cell<'a>, deleted: bool, l: &mut Vec<u8>) {
+        l.extend_from_slice(self.insert_prefix.as_bytes());
+        for (n, &i) in self.cols.iter().enumerate() {
+            let v = cell(i);
+            if n > 0 {
+                l.push(b',');
+            }
+            match v.kind {
+                Kind::Null => l.extend_from_slice(b"NULL"),
+                Kind::Number | Kind::Decimal => l.extend_from_slice(v.bytes),
+                Kind::Text => sql_string(v.bytes, l),
+                Kind::Bytes if v.bytes.is_empty() => l.extend_from_slice(b"''"),
+                Kind::Bytes => {
+                    l.extend_from_slice(b"0x");
+                    hex(v.bytes, l);
+                }
+            }
+        }
+        l.extend_from_slice(b");");
+        if deleted {
+            l.extend_from_slice(b" -- deleted");
+        }
+    }
+
+    fn tsv_row<'a>(&self, cell: impl Fn(usize) -> Cell<'a>, l: &mut Vec<u8>) {
+        for (n, &i) in self.cols.iter().enumerate() {
+            let v = cell(i);
+            if n > 0 {
+                l.push(b'\t');
+            }
+            match v.kind {
+                Kind::Null => l.extend_from_slice(b"\\N"),
+                Kind::Number | Kind::Decimal => l.extend_from_slice(v.bytes),
+                Kind::Text | Kind::Bytes => tsv_escape(v.bytes, l),
+            }
+        }
+    }
+
+    fn json_row<'a>(
+        &self,
+        cell: impl Fn(usize) -> Cell<'a>,
+        deleted: bool,
+        trx_id: u64,
+        meta: &RowMeta,
+        out: &mut Vec<u8>,
+    ) {
+        let mut m = serde_json::Map::new();
+        for &i in &self.cols {
+            let c = &self.def.columns[i];
+            let v = cell(i);
+            let s = || String::from_utf8_lossy(v.bytes).into_owned();
+            let j = match v.kind {
+                Kind::Null => serde_json::Value::Null,
+                Kind::Number => match &c.ty {
+                    // Integers are exact JSON numbers; FLOAT/DOUBLE keep the server's text.
+                    ColType::Int { .. } => s()
+                        .parse::<serde_json::Number>()
+                        .map(serde_json::Value::Number)
+                        .unwrap_or_else(|_| serde_json::Value::String(s())),
+                    _ => s()
+                        .parse::<f64>()
+                        .ok()
+                        .and_then(serde_json::Number::from_f64)
+                        .map(serde_json::Value::Number)
+                        .unwrap_or_else(|| serde_json::Value::String(s())),
+                },
+                Kind::Decimal | Kind::Text => serde_json::Value::String(s()),
+                Kind::Bytes => {
+                    let mut h = b"0x".to_vec();
+                    hex(v.bytes, &mut h);
+                    serde_json::Value::String(String::from_utf8_lossy(&h).into_owned())
+                }
+            };
+            m.insert(c.name.clone(), j);
+        }
+        let o = serde_json::json!({
+            "row": m,
+            "deleted": deleted,
+            "trx_id": trx_id,
+            "page_no": meta.page_no,
+            "lsn": meta.lsn,
+        });
+        out.extend_from_slice(o.to_string().as_bytes());
+    }
 }
 
 /// Writes rows in one format to `W`.
 pub struct RowWriter<W: Write> {
     out: W,
-    format: RowFormat,
-    def: TableDef,
+    enc: LineEncoder,
     line: Vec<u8>,
-    insert_prefix: String,
 }
+
+/// Bytes gathered before a write to `W`.
+const WRITE_CHUNK: usize = 256 << 10;
 
 impl<W: Write> RowWriter<W> {
     /// A writer of `def`'s rows.
     pub fn new(out: W, format: RowFormat, def: &TableDef) -> RowWriter<W> {
-        let cols: Vec<String> = written(def).map(|(_, c)| quote_ident(&c.name)).collect();
         RowWriter {
             out,
-            format,
-            insert_prefix: format!(
-                "INSERT INTO {} ({}) VALUES (",
-                quote_ident(&def.name),
-                cols.join(",")
-            ),
-            def: def.clone(),
-            line: Vec::with_capacity(4096),
+            enc: LineEncoder::new(format, def),
+            line: Vec::with_capacity(WRITE_CHUNK + 4096),
         }
     }
 
@@ -113,16 +259,22 @@ impl<W: Write> RowWriter<W> {
             s.space_id.map_or("-".into(), |v| v.to_string()),
             s.index_id.map_or("-".into(), |v| v.to_string()),
         );
-        match self.format {
+        match self.enc.format {
             RowFormat::Sql => {
                 writeln!(self.out, "-- dbio innodb rows: {origin}")?;
                 writeln!(self.out, "-- TIMESTAMP values are in UTC (time_zone below)")?;
                 writeln!(self.out, "SET NAMES utf8mb4;")?;
                 writeln!(self.out, "SET time_zone = '+00:00';")?;
-                writeln!(self.out, "{};", self.def.create_sql.trim_end_matches(';'))?;
+                writeln!(
+                    self.out,
+                    "{};",
+                    self.enc.def.create_sql.trim_end_matches(';')
+                )?;
             }
             RowFormat::Tsv => {
-                let names: Vec<&str> = written(&self.def).map(|(_, c)| c.name.as_str()).collect();
+                let names: Vec<&str> = written(&self.enc.def)
+                    .map(|(_, c)| c.name.as_str())
+                    .collect();
                 writeln!(self.out, "{}", names.join("\t"))?;
             }
             RowFormat::Jsonl => {
@@ -132,7 +284,7 @@ impl<W: Write> RowWriter<W> {
                         "definition": s.definition,
                         "space_id": s.space_id,
                         "index_id": s.index_id,
-                        "columns": written(&self.def).map(|(_, c)| serde_json::json!({"name": c.name, "type": c.sql_type})).collect::<Vec<_>>(),
+                        "columns": written(&self.enc.def).map(|(_, c)| serde_json::json!({"name": c.name, "type": c.sql_type})).collect::<Vec<_>>(),
                         "timestamps": "UTC",
                     }
                 });
@@ -141,80 +293,16 @@ impl<W: Write> RowWriter<W> {
         }
         Ok(())
     }
+}
 
-    fn sql_row(&mut self, row: &Row) {
-        let l = &mut self.line;
-        l.extend_from_slice(self.insert_prefix.as_bytes());
-        for (n, (i, _)) in written(&self.def).enumerate() {
-            let v = &row.values[i];
-            if n > 0 {
-                l.push(b',');
-            }
-            match v {
-                Value::Null => l.extend_from_slice(b"NULL"),
-                Value::Number(s) | Value::Decimal(s) => l.extend_from_slice(s.as_bytes()),
-                Value::Text(s) => sql_string(s.as_bytes(), l),
-                Value::Bytes(b) if b.is_empty() => l.extend_from_slice(b"''"),
-                Value::Bytes(b) => {
-                    l.extend_from_slice(b"0x");
-                    l.extend_from_slice(hex(b).as_bytes());
-                }
-            }
+impl<W: Write> RowWriter<W> {
+    /// Writes the gathered lines when there are enough of them (or all when `all`).
+    fn drain(&mut self, all: bool) -> std::io::Result<()> {
+        if self.line.len() >= WRITE_CHUNK || all && !self.line.is_empty() {
+            self.out.write_all(&self.line)?;
+            self.line.clear();
         }
-        l.extend_from_slice(b");");
-        if row.deleted {
-            l.extend_from_slice(b" -- deleted");
-        }
-    }
-
-    fn tsv_row(&mut self, row: &Row) {
-        let l = &mut self.line;
-        for (n, (i, _)) in written(&self.def).enumerate() {
-            let v = &row.values[i];
-            if n > 0 {
-                l.push(b'\t');
-            }
-            match v {
-                Value::Null => l.extend_from_slice(b"\\N"),
-                Value::Number(s) | Value::Decimal(s) => l.extend_from_slice(s.as_bytes()),
-                Value::Text(s) => tsv_escape(s.as_bytes(), l),
-                Value::Bytes(b) => tsv_escape(b, l),
-            }
-        }
-    }
-
-    fn json_row(&mut self, row: &Row, meta: &RowMeta) {
-        let mut m = serde_json::Map::new();
-        for (i, c) in written(&self.def) {
-            let v = &row.values[i];
-            let j = match v {
-                Value::Null => serde_json::Value::Null,
-                Value::Number(s) => match &c.ty {
-                    // Integers are exact JSON numbers; FLOAT/DOUBLE keep the server's text.
-                    ColType::Int { .. } => s
-                        .parse::<serde_json::Number>()
-                        .map(serde_json::Value::Number)
-                        .unwrap_or_else(|_| serde_json::Value::String(s.clone())),
-                    _ => s
-                        .parse::<f64>()
-                        .ok()
-                        .and_then(serde_json::Number::from_f64)
-                        .map(serde_json::Value::Number)
-                        .unwrap_or_else(|| serde_json::Value::String(s.clone())),
-                },
-                Value::Decimal(s) | Value::Text(s) => serde_json::Value::String(s.clone()),
-                Value::Bytes(b) => serde_json::Value::String(format!("0x{}", hex(b))),
-            };
-            m.insert(c.name.clone(), j);
-        }
-        let o = serde_json::json!({
-            "row": m,
-            "deleted": row.deleted,
-            "trx_id": row.trx_id,
-            "page_no": meta.page_no,
-            "lsn": meta.lsn,
-        });
-        self.line.extend_from_slice(o.to_string().as_bytes());
+        Ok(())
     }
 }
 
@@ -224,17 +312,30 @@ impl<W: Write> RowSink for RowWriter<W> {
     }
 
     fn row(&mut self, row: &Row, meta: &RowMeta) -> std::io::Result<()> {
-        self.line.clear();
-        match self.format {
-            RowFormat::Sql => self.sql_row(row),
-            RowFormat::Tsv => self.tsv_row(row),
-            RowFormat::Jsonl => self.json_row(row, meta),
+        self.enc.encode(
+            |i| row.values[i].cell(),
+            row.deleted,
+            row.trx_id,
+            meta,
+            &mut self.line,
+        );
+        self.drain(false)
+    }
+
+    fn encoder(&self) -> Option<LineEncoder> {
+        Some(self.enc.clone())
+    }
+
+    fn lines(&mut self, lines: &[u8]) -> std::io::Result<()> {
+        if self.line.is_empty() && lines.len() >= WRITE_CHUNK {
+            return self.out.write_all(lines);
         }
-        self.line.push(b'\n');
-        self.out.write_all(&self.line)
+        self.line.extend_from_slice(lines);
+        self.drain(false)
     }
 
     fn end(&mut self, _: &Summary) -> std::io::Result<()> {
+        self.drain(true)?;
         self.out.flush()
     }
 }

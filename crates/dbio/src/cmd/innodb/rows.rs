@@ -150,15 +150,16 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     };
     let mut writer = RowWriter::new(Stream::open(a.out.file())?, format, &table);
     // The decoding reads pages with pread (no memory map, no SIGBUS).
-    let summary = match run::run(&store, &opts, stop, &mut writer) {
+    let summary = match run::run_threads(&store, &opts, a.scan.threads(), stop, &mut writer) {
         Err(e @ run::RowsError::NoIndex { .. }) if !a.old_temporal => {
             // The old temporal formats, which the definition may not show: tried, and named
             // when the records fit them.
             let mut old = opts.clone();
             if temporal::apply(&mut old.def, &[], true).is_empty()
-                || run::run(
+                || run::run_threads(
                     &store,
                     &old,
+                    a.scan.threads(),
                     stop,
                     &mut RowWriter::new(std::io::sink(), format, &old.def),
                 )
