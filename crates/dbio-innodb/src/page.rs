@@ -345,14 +345,19 @@ pub fn records(p: &[u8]) -> Vec<Record> {
     };
     let first_user = sup + 8;
     let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    // Offsets visited (one bit each; an offset past the page ends the walk at record_at).
+    let mut seen = vec![0u64; p.len() / 64 + 1];
     let limit = p.len() / 5;
     for (start, purged) in [(inf, false), (hdr.free as usize, true)] {
         let mut at = start;
         let mut n = 0;
         while at != 0 && at != sup && n < limit {
-            if !seen.insert(at) {
-                break;
+            if at < p.len() {
+                let (w, b) = (at / 64, at % 64);
+                if seen[w] >> b & 1 == 1 {
+                    break;
+                }
+                seen[w] |= 1 << b;
             }
             let Some((rec, next)) = record_at(p, format, at, purged) else {
                 break;

@@ -908,6 +908,10 @@ pub fn run_threads(
         Scratch::default,
         |sc, batch| {
             let mut o = Pass2::default();
+            if encoder.is_some() {
+                // About a page of lines per page (TSV); more grows the buffer.
+                o.lines.reserve(batch.len() * 16384);
+            }
             let (mut last_page, mut on_compared) = (None, false);
             walk(&g, batch, sc, |p, r, page_no, fields, rec, key, row| {
                 let fields = match fields {

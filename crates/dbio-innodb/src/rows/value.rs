@@ -80,6 +80,15 @@ impl Value {
     }
 }
 
+/// Writes the last `d.len()` decimal digits of `v` into `d`.
+#[inline]
+fn put_digits(d: &mut [u8], mut v: u64) {
+    for c in d.iter_mut().rev() {
+        *c = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+}
+
 /// Appends `v` with at least `width` digits (zero-padded).
 #[inline]
 fn push_num(s: &mut Vec<u8>, v: u64, width: usize) {
@@ -152,49 +161,58 @@ fn decimal_into(b: &[u8], precision: u32, scale: u32, out: &mut Vec<u8>) -> Resu
     let byte = |i: usize| (b[i] ^ flip ^ if i == 0 { 0x80 } else { 0 }) as u64;
     let intg = (precision - scale) as usize;
     let frac = scale as usize;
+    // Digit groups (value, digits) of the integer part then of the fraction: 9 for the 65
+    // digits of the largest DECIMAL (a precision beyond the server's is not a stored value).
+    let mut groups = [(0u64, 0usize); 16];
+    if intg.div_ceil(9) + frac.div_ceil(9) > groups.len() {
+        return Err(Bad::Length);
+    }
+    let mut n = 0;
     let mut at = 0usize;
-    let mut take = |digits: usize, out: &mut Vec<u8>| -> Result<(), Bad> {
+    let mut take = |digits: usize| -> Result<(), Bad> {
         if digits == 0 {
             return Ok(());
         }
-        let n = if digits == 9 { 4 } else { DIG2BYTES[digits] };
-        let g = (at..at + n).fold(0u64, |a, i| a << 8 | byte(i));
-        at += n;
+        let len = if digits == 9 { 4 } else { DIG2BYTES[digits] };
+        let g = (at..at + len).fold(0u64, |a, i| a << 8 | byte(i));
+        at += len;
         if g >= 10u64.pow(digits as u32) {
             return Err(Bad::Range);
         }
-        push_num(out, g, digits);
+        groups[n] = (g, digits);
+        n += 1;
         Ok(())
     };
-    let mark = out.len();
-    if neg {
+    take(intg % 9)?;
+    for _ in 0..intg / 9 {
+        take(9)?;
+    }
+    let n_int = intg.div_ceil(9);
+    for _ in 0..frac / 9 {
+        take(9)?;
+    }
+    take(frac % 9)?;
+    let (int, fr) = groups[..n].split_at(n_int);
+    // The integer part without leading zeros: from its first non-zero group, unpadded.
+    let first = int.iter().position(|g| g.0 != 0);
+    let zero = first.is_none() && fr.iter().all(|g| g.0 == 0);
+    if neg && !zero {
         out.push(b'-');
     }
-    let ip = out.len();
-    take(intg % 9, out)?;
-    for _ in 0..intg / 9 {
-        take(9, out)?;
+    match first {
+        None => out.push(b'0'),
+        Some(i) => {
+            push_num(out, int[i].0, 1);
+            for g in &int[i + 1..] {
+                push_num(out, g.0, g.1);
+            }
+        }
     }
-    // The integer part without its leading zeros ("0" when none is left).
-    let lead = out[ip..].iter().take_while(|&&c| c == b'0').count();
-    if lead == out.len() - ip {
-        out.truncate(ip);
-        out.push(b'0');
-    } else if lead > 0 {
-        out.drain(ip..ip + lead);
-    }
-    let int_zero = out.len() == ip + 1 && out[ip] == b'0';
-    let fp = out.len() + 1;
     if frac > 0 {
         out.push(b'.');
-        for _ in 0..frac / 9 {
-            take(9, out)?;
+        for g in fr {
+            push_num(out, g.0, g.1);
         }
-        take(frac % 9, out)?;
-    }
-    let zero = int_zero && out.get(fp..).is_none_or(|f| f.iter().all(|&c| c == b'0'));
-    if neg && zero {
-        out.remove(mark);
     }
     Ok(())
 }
@@ -357,10 +375,20 @@ fn datetime_into(b: &[u8], fsp: u8, out: &mut Vec<u8>) -> Result<(), Bad> {
         return Err(Bad::Range);
     }
     let usec = frac_usec(&b[5..], fsp)?;
-    push_ymd(out, y, mo, d);
-    out.push(b' ');
-    push_hms(out, h, mi, s);
-    push_frac(out, usec, fsp);
+    // "YYYY-MM-DD HH:MM:SS.ffffff" built in place, appended at once.
+    let mut t = *b"0000-00-00 00:00:00.000000";
+    put_digits(&mut t[0..4], y);
+    put_digits(&mut t[5..7], mo);
+    put_digits(&mut t[8..10], d);
+    put_digits(&mut t[11..13], h);
+    put_digits(&mut t[14..16], mi);
+    put_digits(&mut t[17..19], s);
+    let mut n = 19;
+    if fsp > 0 {
+        n = 20 + fsp as usize;
+        put_digits(&mut t[20..n], (usec / 10u32.pow(6 - fsp as u32)) as u64);
+    }
+    out.extend_from_slice(&t[..n]);
     Ok(())
 }
 
