@@ -10,7 +10,9 @@
 #
 # Usage: scripts/bench-innodb-rows.sh [ROWS] [-- EXTRA DBIO ARGS]   (needs root to read the datadir)
 # Environment: MARIADB_ARGS, the client's connection arguments (default "-h127.0.0.1 -uroot";
-# e.g. "-S /dev/shm/db/sock -uroot" for an instance of your own).
+# e.g. "-S /dev/shm/db/sock -uroot" for an instance of your own); DBIO, a dbio binary to
+# measure instead of building this tree's (to compare with another commit's).
+# Example: scripts/bench-innodb-rows.sh 2000000 -- --threads 1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${1:-2000000}
@@ -20,8 +22,10 @@ read -r -a CONN <<< "${MARIADB_ARGS:--h127.0.0.1 -uroot}"
 WORK=$(mktemp -d /dev/shm/dbio-rows-bench.XXXXXX)
 trap 'rm -rf "$WORK"; mariadb "${CONN[@]}" -e "drop database if exists rows_bench" || true' EXIT
 SQL() { mariadb "${CONN[@]}" -B -N "$@"; }
-cargo build --release -q -p dbio
-DBIO=${CARGO_TARGET_DIR:-target}/release/dbio
+if [ -z "${DBIO:-}" ]; then
+  cargo build --release -q -p dbio
+  DBIO=${CARGO_TARGET_DIR:-target}/release/dbio
+fi
 SQL -e "drop database if exists rows_bench; create database rows_bench;
   create table rows_bench.t (id int primary key, b bigint, dt datetime(6), amount decimal(12,2),
     name varchar(64) character set utf8mb4, code char(8) character set latin1) row_format=dynamic;

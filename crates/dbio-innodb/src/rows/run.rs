@@ -546,13 +546,14 @@ fn pass1(
         record::key_bytes(pg, layout, fields, key);
         match p.ranges.last_mut() {
             Some(r) if r.page_no == page_no => {
-                if key[..] < r.min[..] {
-                    r.min.clear();
-                    r.min.extend_from_slice(key);
-                }
+                // Records come in key order: a new maximum (then not a new minimum: min <=
+                // max) is the usual case.
                 if key[..] > r.max[..] {
                     r.max.clear();
                     r.max.extend_from_slice(key);
+                } else if key[..] < r.min[..] {
+                    r.min.clear();
+                    r.min.extend_from_slice(key);
                 }
                 r.free_list |= rec.purged;
             }
