@@ -4,14 +4,14 @@
 //! its rows were written (scripts/make-innodb-testdata.sh). `ibdata1_dict_*.tsv` are what
 //! the server's SELECT printed before the DROP; `ibdata1_dict_kept.sql` its SHOW CREATE TABLE.
 
+use crate::rows::scan;
 use dbio_innodb::dict::Dictionary;
-use dbio_innodb::recover::{self, scan_sources, Source};
+use dbio_innodb::recover::{self, Source};
 use dbio_innodb::rows::def::{self, ColType};
 use dbio_innodb::rows::dict_def::{self, DictDefError};
 use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
 use dbio_innodb::rows::value::decimal;
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
-use dbio_innodb::scan::ScanOptions;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -25,16 +25,7 @@ fn fixture(name: &str) -> PathBuf {
 /// the rows of the named table decoded with it, as TSV lines without the header.
 fn dictionary_rows(table: &str) -> (Dictionary, dict_def::DictDef, Vec<Vec<u8>>) {
     let sources = [Source::open(&fixture("ibdata1_dict_pages"), false).unwrap()];
-    let stop = AtomicBool::new(false);
-    let scanned = scan_sources(
-        &sources,
-        &ScanOptions::default(),
-        1,
-        &stop,
-        &|_, _| {},
-        |_| (),
-    )
-    .unwrap();
+    let scanned = scan(&sources);
     let plan = recover::plan(&scanned.found, &["ibdata1".to_string()]);
     let dict = recover::read_dictionary(&plan, &scanned.found, &sources).unwrap();
     let d = dict_def::table_def(&dict, Some(table), "ibdata1").unwrap();
@@ -46,7 +37,7 @@ fn dictionary_rows(table: &str) -> (Dictionary, dict_def::DictDef, Vec<Vec<u8>>)
         space_id: Some(d.index.space),
     };
     let mut w = RowWriter::new(Vec::new(), RowFormat::Tsv, &d.def);
-    let s = run::run(&store, &opts, &stop, &mut w).unwrap();
+    let s = run::run(&store, &opts, &AtomicBool::new(false), &mut w).unwrap();
     assert!(s.rejected.is_empty(), "{s:?}");
     let out = w.into_inner();
     let lines = out

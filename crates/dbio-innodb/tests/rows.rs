@@ -2,7 +2,7 @@
 //! with scripts/make-innodb-testdata.sh; the CREATE TABLE statements and the values below are
 //! the ones that script ran).
 
-use dbio_innodb::recover::{scan_sources, Source};
+use dbio_innodb::recover::{scan_sources, Scanned, Source};
 use dbio_innodb::rows::def;
 use dbio_innodb::rows::run::{self, Deleted, Options, PageStore, Summary};
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
@@ -39,16 +39,7 @@ fn rows_threads(
         .iter()
         .map(|p| Source::open(p, false).unwrap())
         .collect();
-    let stop = AtomicBool::new(false);
-    let scanned = scan_sources(
-        &sources,
-        &ScanOptions::default(),
-        1,
-        &stop,
-        &|_, _| {},
-        |_| (),
-    )
-    .unwrap();
+    let scanned = scan(&sources);
     let store = PageStore::new(&scanned, &sources);
     let d = def::parse(sql, None, "test").unwrap();
     let opts = Options {
@@ -59,8 +50,8 @@ fn rows_threads(
     };
     let mut w = RowWriter::new(Vec::new(), format, &d);
     let s = match threads {
-        Some(t) => run::run_threads(&store, &opts, t, &stop, &mut w),
-        None => run::run(&store, &opts, &stop, &mut w),
+        Some(t) => run::run_threads(&store, &opts, t, &AtomicBool::new(false), &mut w),
+        None => run::run(&store, &opts, &AtomicBool::new(false), &mut w),
     }
     .unwrap();
     let text = String::from_utf8(w.into_inner()).unwrap();
@@ -352,16 +343,7 @@ fn row_format_compressed_pages_are_named_as_skipped() {
         .iter()
         .map(|p| Source::open(p, false).unwrap())
         .collect();
-    let stop = AtomicBool::new(false);
-    let scanned = scan_sources(
-        &sources,
-        &ScanOptions::default(),
-        1,
-        &stop,
-        &|_, _| {},
-        |_| (),
-    )
-    .unwrap();
+    let scanned = scan(&sources);
     let store = PageStore::new(&scanned, &sources);
     let d = def::parse(
         "create table zipped (id int primary key, v varchar(100))",
@@ -376,7 +358,7 @@ fn row_format_compressed_pages_are_named_as_skipped() {
         space_id: None,
     };
     let mut w = RowWriter::new(Vec::new(), RowFormat::Tsv, &d);
-    let e = run::run(&store, &opts, &stop, &mut w).unwrap_err();
+    let e = run::run(&store, &opts, &AtomicBool::new(false), &mut w).unwrap_err();
     assert!(e.to_string().contains("no leaf INDEX pages found"), "{e}");
 }
 
@@ -431,4 +413,19 @@ fn damaged_pages_are_rejected_not_panicked_on() {
     }
     // Both outcomes occur: the damage is real and the check is not all-or-nothing.
     assert!(ok > 0 && rejected > 0, "ok {ok} rejected {rejected}");
+}
+
+/// Every page of `sources` found by the scanner (default options, one thread): what the
+/// decoding tests start from.
+pub fn scan(sources: &[Source]) -> Scanned {
+    let stop = AtomicBool::new(false);
+    scan_sources(
+        sources,
+        &ScanOptions::default(),
+        1,
+        &stop,
+        &|_, _| {},
+        |_| (),
+    )
+    .unwrap()
 }

@@ -3,13 +3,12 @@
 //! SELECT output the script kept beside each tablespace (`.tsv`, NULL as `\N`), with the
 //! CREATE TABLE after the last ALTER (`.sql`).
 
-use crate::rows::fixture;
-use dbio_innodb::recover::{scan_sources, Source};
+use crate::rows::{fixture, scan};
+use dbio_innodb::recover::Source;
 use dbio_innodb::rows::def::{self, TableDef};
 use dbio_innodb::rows::run::{self, Deleted, Options, PageStore, RowsError, Summary};
 use dbio_innodb::rows::temporal;
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
-use dbio_innodb::scan::ScanOptions;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -19,16 +18,7 @@ fn run_def(paths: &[PathBuf], d: &TableDef) -> Result<(Vec<String>, Summary), Ro
         .iter()
         .map(|p| Source::open(p, false).unwrap())
         .collect();
-    let stop = AtomicBool::new(false);
-    let scanned = scan_sources(
-        &sources,
-        &ScanOptions::default(),
-        1,
-        &stop,
-        &|_, _| {},
-        |_| (),
-    )
-    .unwrap();
+    let scanned = scan(&sources);
     let store = PageStore::new(&scanned, &sources);
     let opts = Options {
         def: d.clone(),
@@ -37,7 +27,7 @@ fn run_def(paths: &[PathBuf], d: &TableDef) -> Result<(Vec<String>, Summary), Ro
         space_id: None,
     };
     let mut w = RowWriter::new(Vec::new(), RowFormat::Tsv, d);
-    let s = run::run(&store, &opts, &stop, &mut w)?;
+    let s = run::run(&store, &opts, &AtomicBool::new(false), &mut w)?;
     let text = String::from_utf8(w.into_inner()).unwrap();
     Ok((text.lines().skip(1).map(str::to_string).collect(), s))
 }
