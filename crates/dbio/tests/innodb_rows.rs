@@ -224,10 +224,7 @@ fn every_type_in(format: &str) {
     let ibd = tmp.path().join("alltypes.ibd");
     copy_ibd(&db, "alltypes", &ibd);
     drop(view);
-    let create = sql(&format!("show create table {db}.alltypes"));
-    let create = create.split_once('\t').unwrap().1.replace("\\n", "\n");
-    let def = tmp.path().join("alltypes.sql");
-    std::fs::write(&def, &create).unwrap();
+    let def = write_create(&db, "alltypes", tmp.path());
     let ibd_s = ibd.to_str().unwrap();
     let def_s = def.to_str().unwrap();
 
@@ -543,13 +540,7 @@ fn generated_columns_are_left_to_the_server() {
     let tmp = tempfile::tempdir().unwrap();
     let ibd = tmp.path().join("g.ibd");
     copy_ibd(db, "g", &ibd);
-    let create = sql(&format!("show create table {db}.g"));
-    let def = tmp.path().join("g.sql");
-    std::fs::write(
-        &def,
-        create.split_once('\t').unwrap().1.replace("\\n", "\n"),
-    )
-    .unwrap();
+    let def = write_create(db, "g", tmp.path());
     let (tsv, err) = rows_out(&[
         ibd.to_str().unwrap(),
         "--table-def",
@@ -609,23 +600,7 @@ fn instant_add_column_in(format: &str) {
            (5, null, null, -1, null, null);
          update {db}.t set d = 'upd' where id = 3;"
     ));
-    let tmp = tempfile::tempdir().unwrap();
-    let ibd = tmp.path().join("t.ibd");
-    copy_ibd(&db, "t", &ibd);
-    let create = sql(&format!("show create table {db}.t"));
-    let def = tmp.path().join("t.sql");
-    std::fs::write(
-        &def,
-        create.split_once('\t').unwrap().1.replace("\\n", "\n"),
-    )
-    .unwrap();
-    let (tsv, err) = rows_out(&[
-        ibd.to_str().unwrap(),
-        "--table-def",
-        def.to_str().unwrap(),
-        "--format",
-        "tsv",
-    ]);
+    let (tsv, err) = live_tsv(&db, "t");
     let names: Vec<String> = ["id", "a", "n", "c", "d", "e"].map(String::from).to_vec();
     assert_rows_eq(
         &tsv_lines(&tsv, 1),
@@ -681,23 +656,7 @@ fn instant_drop_column_in(format: &str) {
            (7, null, null, null, null, null, 0);
          update {db}.t set c = 'upd' where id = 3;"
     ));
-    let tmp = tempfile::tempdir().unwrap();
-    let ibd = tmp.path().join("t.ibd");
-    copy_ibd(&db, "t", &ibd);
-    let create = sql(&format!("show create table {db}.t"));
-    let def = tmp.path().join("t.sql");
-    std::fs::write(
-        &def,
-        create.split_once('\t').unwrap().1.replace("\\n", "\n"),
-    )
-    .unwrap();
-    let (tsv, err) = rows_out(&[
-        ibd.to_str().unwrap(),
-        "--table-def",
-        def.to_str().unwrap(),
-        "--format",
-        "tsv",
-    ]);
+    let (tsv, err) = live_tsv(&db, "t");
     let names: Vec<String> = ["id", "n", "a", "z", "c", "v", "w"]
         .map(String::from)
         .to_vec();
@@ -760,4 +719,32 @@ fn old_temporal_flag() {
         err.contains("old (pre-5.6) temporal format: dt, tm, ts"),
         "{err}"
     );
+}
+
+/// SHOW CREATE TABLE of `db.table` written to DIR/table.sql, for `--table-def`.
+fn write_create(db: &str, table: &str, dir: &Path) -> PathBuf {
+    let create = sql(&format!("show create table {db}.{table}"));
+    let def = dir.join(format!("{table}.sql"));
+    std::fs::write(
+        &def,
+        create.split_once('\t').unwrap().1.replace("\\n", "\n"),
+    )
+    .unwrap();
+    def
+}
+
+/// `innodb rows --format tsv` of the live table `db.table` (its .ibd copied consistently,
+/// its SHOW CREATE TABLE as the definition): (stdout, stderr).
+fn live_tsv(db: &str, table: &str) -> (Vec<u8>, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let ibd = tmp.path().join(format!("{table}.ibd"));
+    copy_ibd(db, table, &ibd);
+    let def = write_create(db, table, tmp.path());
+    rows_out(&[
+        ibd.to_str().unwrap(),
+        "--table-def",
+        def.to_str().unwrap(),
+        "--format",
+        "tsv",
+    ])
 }
