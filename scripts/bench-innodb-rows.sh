@@ -9,7 +9,9 @@
 # the server's.
 #
 # Usage: scripts/bench-innodb-rows.sh [ROWS] [-- EXTRA DBIO ARGS]   (needs root to read the datadir)
-# Environment: MARIADB_ARGS, the client's connection arguments (default "-h127.0.0.1 -uroot";
+# Environment: ROW_FORMAT, the table's row format clause (default "dynamic"; e.g.
+# "compressed key_block_size=8": the MB/s of leaf pages are then of the decompressed 16 KiB
+# pages, the MB/s of tablespace of the compressed ones); MARIADB_ARGS, the client's connection arguments (default "-h127.0.0.1 -uroot";
 # e.g. "-S /dev/shm/db/sock -uroot" for an instance of your own); DBIO, a dbio binary to
 # measure instead of building this tree's (to compare with another commit's).
 # Example: scripts/bench-innodb-rows.sh 2000000 -- --threads 1
@@ -28,7 +30,7 @@ if [ -z "${DBIO:-}" ]; then
 fi
 SQL -e "drop database if exists rows_bench; create database rows_bench;
   create table rows_bench.t (id int primary key, b bigint, dt datetime(6), amount decimal(12,2),
-    name varchar(64) character set utf8mb4, code char(8) character set latin1) row_format=dynamic;
+    name varchar(64) character set utf8mb4, code char(8) character set latin1) row_format=${ROW_FORMAT:-dynamic};
   use rows_bench; insert into rows_bench.t select seq, seq * 7919, '2020-01-01 00:00:00' + interval seq second + interval seq microsecond,
     seq / 100, concat('customer name ', seq, ' Grüße'), lpad(seq % 100000, 8, '0') from seq_1_to_$ROWS;"
 DATADIR=$(SQL -e "select @@datadir")

@@ -137,12 +137,30 @@ seed_dir innodb_page
 for f in $T/innodb/*.ibd $T/innodb/ibdata1_16k_head; do
   n=$(basename "$f")
   case "$n" in
-  small_pages8*|shop_zipped*) size=8192 sel='\003' ;;
+  small_pages8*|shop_zipped*|shop_zip8*) size=8192 sel='\003' ;;
+  shop_zip4*) size=4096 sel='\002' ;;
+  shop_zip1*) size=1024 sel='\000' ;;
   *) size=16384 sel='\004' ;;
   esac
   pages=$(($(stat -c %s "$f") / size))
   for ((i = 0; i < pages; i++)); do
     { printf "$sel"; dd if="$f" bs=$size skip=$i count=1 status=none; } >"$C/innodb_page/$n-$i"
+  done
+done
+# ROW_FORMAT=COMPRESSED: every page of the compressed tablespaces behind the selector byte of
+# its size (fuzz target innodb_zip: 0 = 1 KiB, 2 = 4 KiB, 3 = 8 KiB): leaf pages with and
+# without a modification log, ZBLOB and ZBLOB2 pages.
+seed_dir innodb_zip
+for f in $T/innodb/shop_zip*.ibd; do
+  n=$(basename "$f")
+  case "$n" in
+  shop_zip1.ibd) size=1024 sel='\000' ;;
+  shop_zip4.ibd) size=4096 sel='\002' ;;
+  *) size=8192 sel='\003' ;;
+  esac
+  pages=$(($(stat -c %s "$f") / size))
+  for ((i = 0; i < pages; i++)); do
+    { printf "$sel"; dd if="$f" bs=$size skip=$i count=1 status=none; } >"$C/innodb_zip/$n-$i"
   done
 done
 # InnoDB scan: the first 64 KiB of each tablespace (several pages, page 0 with its flags).

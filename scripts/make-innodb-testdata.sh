@@ -13,19 +13,25 @@
 # is rewritten with the legacy `innodb` checksum and read back by the server. The first pages
 # of ibdata1 (the data dictionary) are kept too. A third server keeps tables in ibdata1
 # (innodb_file_per_table=OFF): a live table and one dropped after its rows were written, the
-# rows SELECT printed before the DROP saved beside them, for `innodb rows --dictionary`.
+# rows SELECT printed before the DROP saved beside them, for `innodb rows --dictionary`. A
+# fourth server (innodb_read_only_compressed=OFF) makes the ROW_FORMAT=COMPRESSED tables
+# shop_zip8/4/1 with their expected rows (make_zip below; --zip-only runs only it).
 # Needs mariadb-server, the provider plugins mariadb-plugin-provider-{lz4,lzo,lzma,bzip2,snappy}
 # and python3; about 20 s. Scratch files go under $SCRATCH (default /tmp).
 #
-# Usage: scripts/make-innodb-testdata.sh [OUTDIR]   (default testdata/innodb)
+# Usage: scripts/make-innodb-testdata.sh [--zip-only] [OUTDIR]   (default testdata/innodb)
+#   --zip-only: only the ROW_FORMAT=COMPRESSED server (shop_zip*; needs no provider plugin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ZIP_ONLY=0
+if [ "${1:-}" = "--zip-only" ]; then ZIP_ONLY=1; shift; fi
 OUT=${1:-testdata/innodb}
 mkdir -p "$OUT"
 MARIADBD=${MARIADBD:-/usr/sbin/mariadbd}
 WORK=$(mktemp -d "${SCRATCH:-/tmp}/dbio-innodb-mk.XXXXXX")
 chmod 755 "$WORK"
 pids=()
+PROVIDERS=""
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   sleep 1
@@ -63,6 +69,79 @@ stop() { # name fast_shutdown
   echo "make-innodb-testdata: server $1 did not stop in 30 s" >&2
   exit 1
 }
+
+# ---------------------------------------------------------------- ROW_FORMAT=COMPRESSED server
+# One table per KEY_BLOCK_SIZE (8, 4, 1; 16K server, innodb_read_only_compressed=OFF, which
+# MariaDB 10.6+ needs to write compressed tables) with the typed columns of shop_typed, a TEXT
+# and rows at the edges of each type. ALTER TABLE ... FORCE rebuilds the table, which writes
+# every page compressed with an empty modification log; the rows inserted and the row updated
+# after it live only in the modification log of their page. The table with KEY_BLOCK_SIZE=8
+# also has a TEXT of 40000 bytes (off page: a ZBLOB page and ZBLOB2 pages, one zlib stream)
+# written before the rebuild and one of 12000 bytes written after it. A read view held open
+# keeps the deleted rows delete-marked; the server's rows after the DELETE and the deleted rows
+# before it are kept as shop_zipK.tsv and shop_zipK_deleted.tsv, the CREATE TABLE as
+# shop_zipK.sql.
+make_zip() {
+  start sz 16k --innodb-read-only-compressed=OFF
+  sql sz -e 'create database shop'
+  for i in $(seq 1 35); do sql sz -e "create table shop.filler$i (a int); drop table shop.filler$i"; done
+  sql sz -e 'start transaction with consistent snapshot; select sleep(120)' >/dev/null 2>&1 &
+  pids+=($!)
+  sleep 1
+  for k in 8 4 1; do
+    local t=zip$k n=60 big=0
+    [ "$k" = 8 ] && big=1
+    [ "$k" = 1 ] && n=20
+    sql sz --default-character-set=utf8mb4 <<SQL
+use shop;
+set time_zone='+00:00';
+create table $t (
+  id int primary key,
+  ti tinyint, si smallint, mi mediumint, bi bigint, iu int unsigned,
+  d date, dt datetime, dt6 datetime(6), ts timestamp null, tm time,
+  dec1 decimal(10,2), ch char(10), vc varchar(64), tx text
+) row_format=compressed key_block_size=$k default charset=latin1;
+insert into $t values
+ (1, -5, 7, -100000, 9000000000000000001, 4000000000, '2019-05-13', '2019-05-13 14:35:07',
+  '2019-05-13 14:35:07.123456', '2019-05-13 12:00:00', '-12:34:56', 1234.56, 'abc', 'Grüße aus Köln', 'short text'),
+ (2, -128, -32768, -8388608, -9223372036854775808, 0, '1000-01-01', '1000-01-01 00:00:00',
+  '1000-01-01 00:00:00.000001', '1970-01-01 00:00:01', '-838:59:59', -99999999.99, '', '', ''),
+ (3, 127, 32767, 8388607, 9223372036854775807, 4294967295, '9999-12-31', '9999-12-31 23:59:59',
+  '9999-12-31 23:59:59.999999', '2038-01-19 03:14:07', '838:59:59', 99999999.99, 'zzzzzzzzzz',
+  repeat('v', 64), if($big, (select group_concat(md5(seq) separator '') from seq_1_to_1250), 'no blob here')),
+ (4, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+insert into $t select s, s % 100 - 50, s * 7 - 300, s * 1001 - 50000, s * 123456789012 - 999,
+  s * 3, '2001-01-01' + interval s day, '2001-01-01 10:00:00' + interval s * 3607 second,
+  '2001-01-01 10:00:00.000001' + interval s * 1001 microsecond, '2001-01-01 00:00:00' + interval s hour,
+  sec_to_time(s * 97 - 3000), s * 11.25 - 300, concat('c', s), concat('row ', s, ' grüße'),
+  if(s % 5, null, repeat(char(64 + s % 26), s)) from (select cast(seq as signed) s from seq_10_to_$((n + 9))) q;
+alter table $t force;
+insert into $t values
+ (5, 1, 2, 3, 4, 5, '2024-02-29', '2024-02-29 23:59:59', '2024-02-29 23:59:59.5', '2024-02-29 12:00:00',
+  '00:00:01', 0.01, 'modlog', 'inserted after the page was compressed',
+  if($big, (select group_concat(sha2(seq, 256) separator '') from seq_1_to_188), 'in the modification log')),
+ ($((n + 10)), -1, -1, -1, -1, 1, '2000-01-01', '2000-01-01 00:00:00', '2000-01-01 00:00:00.000000', null,
+  '-00:00:01', -0.01, 'last', 'last row, also after the compression', null);
+update $t set vc = 'updated after the compression', si = -7 where id = 12;
+SQL
+    sql sz -B -N --default-character-set=utf8mb4 -e "set time_zone='+00:00'; select * from shop.$t where id in (1, 11, 13) order by id" |
+      awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) if ($i == "NULL") $i = "\\N"; print }' >"$WORK/keep/shop_${t}_deleted.tsv"
+    sql sz -e "delete from shop.$t where id in (1, 11, 13)"
+    sql sz -B -N --default-character-set=utf8mb4 -e "set time_zone='+00:00'; select * from shop.$t order by id" |
+      awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) if ($i == "NULL") $i = "\\N"; print }' >"$WORK/keep/shop_$t.tsv"
+    sql sz -B -N -e "show create table shop.$t" | cut -f2 | sed 's/\\n/\n/g' >"$WORK/keep/shop_$t.sql"
+  done
+  sql sz -N -e "select name, space, flag from information_schema.innodb_sys_tablespaces where name like 'shop/%'" >&2
+  stop sz 1
+  for k in 8 4 1; do cp "$WORK/sz/data/shop/zip$k.ibd" "$WORK/keep/shop_zip$k.ibd"; done
+}
+mkdir -p "$WORK/keep"
+if [ "$ZIP_ONLY" = 1 ]; then
+  make_zip
+  cp "$WORK"/keep/* "$OUT"/
+  ls -l "$OUT"/shop_zip[0-9]* >&2
+  exit 0
+fi
 
 # The page_compressed algorithms other than zlib come from MariaDB's provider plugins
 # (Debian: mariadb-plugin-provider-lz4, -lzo, -lzma, -bzip2, -snappy).
@@ -256,6 +335,7 @@ case "$rows" in
   *) echo "make-innodb-testdata: MariaDB did not accept the innodb checksums: $rows" >&2; cat "$WORK/s16/error.log" >&2; exit 1 ;;
 esac
 stop s16 1
+make_zip
 # ---------------------------------------------------------------- 8K server
 start s8 8k
 sql s8 -e 'create database small'
@@ -339,8 +419,9 @@ open(sys.argv[2], "wb").write(out)
 PY
 # The same dictionary after purge, as it is soon after a DROP on a server nobody holds a read
 # view on: a restart without the read view, then a slow shutdown (innodb_fast_shutdown=0
-# waits for purge). The dropped table's SYS_* rows are then on their pages' free lists, their
-# bytes intact. Only the first 13 pages (the dictionary) are kept.
+# waits for purge). The dropped table's SYS_* rows are then on their pages' free lists with
+# their headers kept and their data zeroed (MariaDB 10.6+ zeroes a record's data when purge
+# frees it; page 10 shows it). Only the first 13 pages (the dictionary) are kept.
 start sd 16k --innodb-file-per-table=0
 stop sd 0
 dd if="$WORK/sd/data/ibdata1" of="$WORK/keep/ibdata1_dict_purged_head" bs=16k count=13 status=none

@@ -40,6 +40,13 @@ done
 if [ ! -e /usr/share/zoneinfo/Europe/Berlin ]; then
   missing+=(tzdata)
 fi
+# MariaDB's compression provider plugins: make-innodb-testdata.sh makes page_compressed tables
+# with every algorithm MariaDB offers (innodb::regenerated_tablespaces_from_mariadb runs it)
+for algo in lz4 lzo lzma bzip2 snappy; do
+  if [ ! -e "/usr/lib/mysql/plugin/provider_$algo.so" ]; then
+    missing+=("mariadb-plugin-provider-$algo")
+  fi
+done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing ${missing[*]}" >&2

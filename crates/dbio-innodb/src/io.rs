@@ -183,6 +183,12 @@ pub fn for_each_chunk<S: Send>(
                             at_end,
                         },
                     );
+                    // The chunk's mapped pages leave the resident set once read (the next
+                    // chunk's thread faults in its overlap again): RSS stays about threads x
+                    // chunk, whatever the file's size.
+                    if let Some(m) = &map {
+                        m.release(start as usize, start as usize + limit);
+                    }
                     let d = done.fetch_add(limit as u64, Ordering::Relaxed) + limit as u64;
                     progress(d);
                 }

@@ -293,10 +293,14 @@ fn record_at(p: &[u8], format: RowFormat, origin: usize, purged: bool) -> Option
             let hs = be16(p, origin - 4);
             let rel = be16(p, origin - 2) as i16 as isize;
             let status = hs & 7;
+            let at = origin as isize + rel;
             let next = if rel == 0 {
                 0
+            } else if (0..s as isize).contains(&at) {
+                // Inside the page (the usual case): no division on the walk's path.
+                at as usize
             } else {
-                ((origin as isize + rel).rem_euclid(s as isize)) as usize
+                at.rem_euclid(s as isize) as usize
             };
             Some((
                 Record {

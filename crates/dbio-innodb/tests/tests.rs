@@ -6,3 +6,5 @@ mod dict_rows;
 mod fuzz_regressions;
 mod rows;
 mod rows_formats;
+mod rows_pages;
+mod rows_zip;

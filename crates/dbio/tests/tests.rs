@@ -12,6 +12,8 @@ mod files;
 mod innodb;
 mod innodb_dict;
 mod innodb_rows;
+mod innodb_rows_blobs;
+mod innodb_rows_purge;
 mod iostat;
 mod json_schema;
 mod model;

@@ -4,7 +4,8 @@
 //! data dictionary (dropped tables too), [`value`] turns stored bytes into values as the
 //! server prints them, [`record`] splits clustered-index leaf records (COMPACT/DYNAMIC and
 //! REDUNDANT) into fields and checks them, [`run`] finds the index and
-//! keeps the newest version of each key, [`write`] prints SQL, TSV or JSON Lines.
+//! keeps the newest version of each key, [`write`] prints SQL, TSV or JSON Lines, [`zip`]
+//! decompresses ROW_FORMAT=COMPRESSED pages and BLOBs.
 
 pub mod def;
 pub mod dict_def;
@@ -15,3 +16,4 @@ pub mod run;
 pub mod temporal;
 pub mod value;
 pub mod write;
+pub mod zip;

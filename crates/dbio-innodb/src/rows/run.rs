@@ -105,6 +105,9 @@ pub struct Summary {
     pub index_id: Option<u64>,
     /// Leaf pages decoded.
     pub pages_decoded: u64,
+    /// Older copies of them decoded too (same space id and page number, a lower LSN): their
+    /// records go through the newest-version choice, those it keeps are written as deleted.
+    pub older_copies: u64,
     /// Records seen in them.
     pub records_seen: u64,
     /// Rows written.
@@ -144,25 +147,70 @@ pub enum RowsError {
     Write(#[source] std::io::Error),
 }
 
+/// Where the kept copy of a page is: `size` bytes at `offset` of source `src`.
 #[derive(Clone, Copy, Debug)]
 struct PageRef {
     src: usize,
     offset: u64,
     size: u32,
     lsn: u64,
+    /// An older copy of the page (same space id and page number, lower LSN than the kept one).
+    older: bool,
+    /// How the page is stored.
+    stored: Stored,
 }
 
-/// The kept copy of every page, by (space id, page number).
+/// A leaf page to decode: its number and which copy (0: the newest, kept for BLOB and
+/// metadata reads too; 1, 2, ...: older copies with a lower LSN, newest first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Leaf {
+    page_no: u32,
+    copy: u32,
+}
+
+/// How a page is stored in its source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stored {
+    /// As InnoDB uses it.
+    Plain,
+    /// A MariaDB page_compressed page: inflated each time it is read, not kept.
+    PageCompressed,
+    /// A ROW_FORMAT=COMPRESSED leaf page: decompressed each time it is read, not kept.
+    Zip,
+}
+
+/// The kept copy of every page, by (space id, page number): where it is, not its bytes.
+/// Pages are read (and page_compressed ones inflated) when they are decoded or a BLOB chain
+/// reaches them, so memory grows with the number of pages (this index), not their size.
 pub struct PageStore<'a> {
     sources: &'a [Source],
     pages: HashMap<(u32, u32), PageRef>,
-    /// page_compressed pages, inflated.
-    inflated: HashMap<(u32, u32), (Vec<u8>, u64)>,
     /// MariaDB instant ALTER: n_core_fields of an index, from its root page (type INSTANT),
     /// and the core records' NULL bytes kept there after an instant DROP or reorder.
     instant_core: HashMap<(u32, u64), (usize, Option<usize>)>,
-    leaf_groups: BTreeMap<(u32, u64), Vec<u32>>,
+    /// Older copies of leaf pages (lower LSN than the kept copy), newest first.
+    older: HashMap<(u32, u32), Vec<PageRef>>,
+    leaf_groups: BTreeMap<(u32, u64), Vec<Leaf>>,
     warnings: Vec<String>,
+    zip: ZipStats,
+}
+
+/// A compressed leaf page decompressed (its index id and what it held; the page itself is not
+/// kept), or why not.
+type ZipPage = Result<(u64, super::zip::ZipInfo), &'static str>;
+
+/// ROW_FORMAT=COMPRESSED leaf pages of a [`PageStore`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ZipStats {
+    /// Leaf pages decompressed.
+    pub pages: u64,
+    /// Records of them whose bytes came from the zlib stream.
+    pub stream_records: u64,
+    /// Records written from the modification log (inserted or updated after the page was
+    /// last compressed).
+    pub log_records: u64,
+    /// Leaf pages rejected, by reason.
+    pub rejected: BTreeMap<&'static str, u64>,
 }
 
 impl<'a> PageStore<'a> {
@@ -174,17 +222,20 @@ impl<'a> PageStore<'a> {
             .collect();
         let plan = recover::plan(&scanned.found, &names);
         let mut pages = HashMap::new();
-        let mut leaf_groups: BTreeMap<(u32, u64), Vec<u32>> = BTreeMap::new();
+        let mut leaf_groups: BTreeMap<(u32, u64), Vec<Leaf>> = BTreeMap::new();
+        let leaf = |page_no| Leaf { page_no, copy: 0 };
         let mut warnings = scanned.warnings.clone();
-        let mut skipped_zip = 0u64;
+        let mut zip = ZipStats::default();
         let mut not_inflated = 0u64;
-        let mut inflated = HashMap::new();
         let mut instant_core = HashMap::new();
         let mut buf = Vec::new();
+        let mut zip_leaves = Vec::new();
         for i in plan.kept.keys() {
             let (si, p) = &scanned.found[*i];
-            if p.zip {
-                skipped_zip += 1;
+            if p.zip && p.page_type == page_type::INDEX && p.index.is_some_and(|ix| ix.level == 0) {
+                // A compressed leaf page: decompressed once, below, on every CPU; BLOB and
+                // other compressed pages are read as they are when needed.
+                zip_leaves.push(*i);
                 continue;
             }
             if p.compressed_bytes.is_some() {
@@ -196,6 +247,7 @@ impl<'a> PageStore<'a> {
                     not_inflated += 1;
                     continue;
                 };
+                // Inflated here for its header only: it is inflated again when read.
                 let (space, page_no, lsn) = (
                     be32(&page, 34),
                     be32(&page, 4),
@@ -207,10 +259,21 @@ impl<'a> PageStore<'a> {
                         leaf_groups
                             .entry((space, h.index_id))
                             .or_default()
-                            .push(page_no);
+                            .push(leaf(page_no));
                     }
                 }
-                inflated.insert((space, page_no), (page, lsn));
+                keep_newest(
+                    &mut pages,
+                    (space, page_no),
+                    PageRef {
+                        src: *si,
+                        offset: p.offset,
+                        size: p.page_size,
+                        lsn,
+                        older: false,
+                        stored: Stored::PageCompressed,
+                    },
+                );
                 continue;
             }
             if p.page_type == page_type::INSTANT {
@@ -228,13 +291,16 @@ impl<'a> PageStore<'a> {
                     );
                 }
             }
-            pages.insert(
+            keep_newest(
+                &mut pages,
                 (p.space_id, p.page_no),
                 PageRef {
                     src: *si,
                     offset: p.offset,
                     size: p.page_size,
                     lsn: p.lsn,
+                    older: false,
+                    stored: Stored::Plain,
                 },
             );
             if let Some(ix) = &p.index {
@@ -242,8 +308,117 @@ impl<'a> PageStore<'a> {
                     leaf_groups
                         .entry((p.space_id, ix.index_id))
                         .or_default()
-                        .push(p.page_no);
+                        .push(leaf(p.page_no));
                 }
+            }
+        }
+        // Older copies of leaf pages: their records are decoded too (rows purged since, or
+        // older versions of a key the newest-LSN choice drops). A copy with the kept copy's
+        // LSN holds the same records and is left out.
+        let kept: std::collections::HashSet<usize> = plan.kept.keys().copied().collect();
+        let mut copies: Vec<(u32, u32, std::cmp::Reverse<u64>, usize, u64)> = Vec::new();
+        for (i, (_, p)) in scanned.found.iter().enumerate() {
+            let Some(ix) = &p.index else { continue };
+            if kept.contains(&i)
+                || p.zip
+                || p.compressed_bytes.is_some()
+                || ix.level != 0
+                || ix.format == RowFormat::Compressed
+                || pages
+                    .get(&(p.space_id, p.page_no))
+                    .is_some_and(|k: &PageRef| p.lsn >= k.lsn)
+            {
+                continue;
+            }
+            copies.push((
+                p.space_id,
+                p.page_no,
+                std::cmp::Reverse(p.lsn),
+                i,
+                ix.index_id,
+            ));
+        }
+        // Copy numbers by LSN, newest first (then in scan order).
+        copies.sort_unstable();
+        let mut older: HashMap<(u32, u32), Vec<PageRef>> = HashMap::new();
+        for (space, page_no, _, i, index_id) in copies {
+            let (si, p) = &scanned.found[i];
+            let list = older.entry((space, page_no)).or_default();
+            list.push(PageRef {
+                src: *si,
+                offset: p.offset,
+                size: p.page_size,
+                lsn: p.lsn,
+                older: true,
+                stored: Stored::Plain,
+            });
+            // In the group of the index the copy belonged to (the page may hold another now).
+            leaf_groups
+                .entry((space, index_id))
+                .or_default()
+                .push(Leaf {
+                    page_no,
+                    copy: list.len() as u32,
+                });
+        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let per = zip_leaves.len().div_ceil(threads).max(1);
+        let done: Vec<Vec<ZipPage>> = std::thread::scope(|sc| {
+            let workers: Vec<_> = zip_leaves
+                .chunks(per)
+                .map(|chunk| {
+                    sc.spawn(move || {
+                        let mut buf = Vec::new();
+                        chunk
+                            .iter()
+                            .map(|&i| {
+                                let (si, p) = &scanned.found[i];
+                                buf.resize(p.page_size as usize, 0);
+                                match read_full_at(&sources[*si].file, &mut buf, p.offset) {
+                                    Ok(n) if n == buf.len() => super::zip::decompress(&buf)
+                                        .map(|(page, info)| {
+                                            (IndexHeader::parse(&page).index_id, info)
+                                        })
+                                        .map_err(|r| r.name()),
+                                    _ => Err("unreadable"),
+                                }
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("a decompressing thread panicked"))
+                .collect()
+        });
+        for (&i, page) in zip_leaves.iter().zip(done.into_iter().flatten()) {
+            let p = &scanned.found[i].1;
+            match page {
+                Ok((index_id, info)) => {
+                    zip.pages += 1;
+                    zip.stream_records += info.stream_records as u64;
+                    zip.log_records += info.log_records as u64;
+                    leaf_groups
+                        .entry((p.space_id, index_id))
+                        .or_default()
+                        .push(leaf(p.page_no));
+                    // Not kept: decompressed again when its rows are decoded, so memory does
+                    // not grow with the table (16 KiB per page would).
+                    keep_newest(
+                        &mut pages,
+                        (p.space_id, p.page_no),
+                        PageRef {
+                            src: scanned.found[i].0,
+                            offset: p.offset,
+                            size: p.page_size,
+                            lsn: p.lsn,
+                            older: false,
+                            stored: Stored::Zip,
+                        },
+                    );
+                }
+                Err(why) => *zip.rejected.entry(why).or_default() += 1,
             }
         }
         if not_inflated > 0 {
@@ -251,9 +426,16 @@ impl<'a> PageStore<'a> {
                 "{not_inflated} page_compressed page(s) skipped: damaged, or compressed with an algorithm MariaDB does not use (zlib, lz4, lzo, lzma, bzip2 and snappy are read)"
             ));
         }
-        if skipped_zip > 0 {
+        if !zip.rejected.is_empty() {
+            let n: u64 = zip.rejected.values().sum();
+            let why: Vec<String> = zip
+                .rejected
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
             warnings.push(format!(
-                "{skipped_zip} ROW_FORMAT=COMPRESSED page(s) skipped: dbio does not decompress them for innodb rows yet"
+                "{n} ROW_FORMAT=COMPRESSED leaf page(s) not decompressed, their rows not read: damaged ({})",
+                why.join(", ")
             ));
         }
         for pages in leaf_groups.values_mut() {
@@ -263,36 +445,86 @@ impl<'a> PageStore<'a> {
         PageStore {
             sources,
             pages,
-            inflated,
             instant_core,
+            older,
             leaf_groups,
             warnings,
+            zip,
         }
     }
 
+    /// What the ROW_FORMAT=COMPRESSED leaf pages held.
+    pub fn zip_stats(&self) -> &ZipStats {
+        &self.zip
+    }
+
+    /// The kept copy of a page, read into `buf` (a page_compressed one inflated, a
+    /// ROW_FORMAT=COMPRESSED leaf page decompressed).
     fn read(&self, space: u32, page_no: u32, buf: &mut Vec<u8>) -> Option<PageRef> {
-        if let Some((page, lsn)) = self.inflated.get(&(space, page_no)) {
-            buf.clear();
-            buf.extend_from_slice(page);
-            return Some(PageRef {
-                src: usize::MAX,
-                offset: 0,
-                size: page.len() as u32,
-                lsn: *lsn,
-            });
-        }
         let r = *self.pages.get(&(space, page_no))?;
+        self.read_ref(r, buf)
+    }
+
+    /// Reads a leaf page: the kept copy, or an older one.
+    fn read_leaf(&self, space: u32, leaf: Leaf, buf: &mut Vec<u8>) -> Option<PageRef> {
+        if leaf.copy == 0 {
+            return self.read(space, leaf.page_no, buf);
+        }
+        let r = *self
+            .older
+            .get(&(space, leaf.page_no))?
+            .get(leaf.copy as usize - 1)?;
+        self.read_ref(r, buf)
+    }
+
+    fn read_ref(&self, r: PageRef, buf: &mut Vec<u8>) -> Option<PageRef> {
         buf.resize(r.size as usize, 0);
         let n = read_full_at(&self.sources[r.src].file, buf, r.offset).ok()?;
+        match r.stored {
+            Stored::Plain => {}
+            Stored::PageCompressed => {
+                *buf = super::inflate::page_compressed(&buf[..n], r.size as usize)?;
+                return Some(r);
+            }
+            Stored::Zip => {
+                if n != buf.len() {
+                    return None;
+                }
+                *buf = super::zip::decompress(buf).ok()?.0;
+                return Some(r);
+            }
+        }
         (n == buf.len()).then_some(r)
+    }
+}
+
+/// Puts `r` in `pages` unless a newer copy of the page is there (a page_compressed page's
+/// space id and page number, read from inside it, may name a page also found plain).
+fn keep_newest(pages: &mut HashMap<(u32, u32), PageRef>, key: (u32, u32), r: PageRef) {
+    match pages.entry(key) {
+        std::collections::hash_map::Entry::Occupied(mut e) => {
+            if r.lsn > e.get().lsn {
+                e.insert(r);
+            }
+        }
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(r);
+        }
     }
 }
 
 impl BlobSource for PageStore<'_> {
     /// MariaDB/MySQL 5.x BLOB pages: at the reference's offset a 4-byte part length and the
     /// next page number, then the part; later pages of the chain start at byte 38.
+    /// ROW_FORMAT=COMPRESSED tables: a zlib stream across ZBLOB and ZBLOB2 pages.
     fn read(&self, space: u32, page_no: u32, offset: u32, len: u64, out: &mut Vec<u8>) -> bool {
         let mut buf = Vec::new();
+        if self.read(space, page_no, &mut buf).is_some() && be16(&buf, 24) == page_type::ZBLOB {
+            let page = |no: u32, b: &mut Vec<u8>| {
+                self.read(space, no, b).is_some() && be32(b, 34) == space
+            };
+            return super::zip::read_zblob(page, page_no, offset, len, out);
+        }
         let (mut page, mut off) = (page_no, offset as usize);
         let mut left = len;
         let mut hops = 0u64;
@@ -350,7 +582,7 @@ struct Tried {
 }
 
 struct PageRange {
-    page_no: u32,
+    page_no: Leaf,
     min: Vec<u8>,
     max: Vec<u8>,
     free_list: bool,
@@ -359,7 +591,7 @@ struct PageRange {
 /// Pages that may hold a key another record also holds: pages whose key ranges (byte order
 /// of the key fields, over every record) overlap another page's, and pages with purged
 /// records. A key found only in the other pages is unique: no map is needed for it.
-fn pages_to_compare(ranges: &mut [PageRange]) -> std::collections::HashSet<u32> {
+fn pages_to_compare(ranges: &mut [PageRange]) -> std::collections::HashSet<Leaf> {
     let mut out = std::collections::HashSet::new();
     ranges.sort_by(|a, b| a.min.cmp(&b.min));
     let mut i = 0;
@@ -403,16 +635,17 @@ struct Group<'a> {
 }
 
 /// Calls `each` on every user record (split into fields, or why not) of `pages` that are
-/// leaf pages of `g`, in page and record order.
+/// leaf pages of `g`, in page and record order. The records of an older copy of a page are
+/// handed on as deleted: the newer copy no longer holds them where they were.
 #[allow(clippy::type_complexity)]
 fn walk(
     g: &Group,
-    pages: &[u32],
+    pages: &[Leaf],
     sc: &mut Scratch,
     mut each: impl FnMut(
         &[u8],
         PageRef,
-        u32,
+        Leaf,
         Result<&[RawField], Reject>,
         &Rec,
         &mut Vec<u8>,
@@ -427,11 +660,12 @@ fn walk(
         key,
         row,
     } = sc;
+    let plan = record::SplitPlan::new(g.layout);
     for &page_no in pages {
         if g.stop.load(Ordering::Relaxed) {
             break;
         }
-        let Some(r) = g.store.read(g.id.0, page_no, buf) else {
+        let Some(r) = g.store.read_leaf(g.id.0, page_no, buf) else {
             continue;
         };
         let Some(format) = system_records(buf) else {
@@ -443,8 +677,18 @@ fn walk(
         }
         record::list(buf, format, seen, recs);
         for rec in recs.iter().filter(|r| !r.metadata) {
-            let split =
-                record::split(buf, rec.origin, format, g.layout, fields).map(|()| &fields[..]);
+            let rec = &Rec {
+                deleted: rec.deleted || r.older,
+                ..*rec
+            };
+            let split = record::split_planned(buf, rec.origin, format, g.layout, &plan, fields)
+                .and_then(|()| {
+                    // A purged record whose data MariaDB zeroed: no row, however it would decode.
+                    if rec.purged && record::zeroed(buf, rec.origin, fields) {
+                        return Err(Reject::Zeroed);
+                    }
+                    Ok(&fields[..])
+                });
             each(buf, r, page_no, split, rec, key, row)?;
         }
     }
@@ -458,13 +702,13 @@ const BATCH: usize = 16;
 /// `init()` state) and hands the results to `consume` in page order. A batch result waits
 /// only while the two before it on its thread are not consumed: memory stays bounded.
 fn par_batches<S, T: Send>(
-    pages: &[u32],
+    pages: &[Leaf],
     threads: usize,
     init: impl Fn() -> S + Sync,
-    work: impl Fn(&mut S, &[u32]) -> Result<T, RowsError> + Sync,
+    work: impl Fn(&mut S, &[Leaf]) -> Result<T, RowsError> + Sync,
     mut consume: impl FnMut(T) -> Result<(), RowsError>,
 ) -> Result<(), RowsError> {
-    let batches: Vec<&[u32]> = pages.chunks(BATCH).collect();
+    let batches: Vec<&[Leaf]> = pages.chunks(BATCH).collect();
     let threads = threads.clamp(1, batches.len().max(1));
     if threads == 1 {
         let mut s = init();
@@ -502,6 +746,22 @@ fn par_batches<S, T: Send>(
     })
 }
 
+/// `a.cmp(b)` (byte order, a prefix first), 8 bytes at a time: keys are short, and most
+/// are compared with the page's last maximum.
+#[inline]
+fn key_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let (mut x, mut y) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (p, q) in x.by_ref().zip(y.by_ref()) {
+        let p = u64::from_be_bytes(p.try_into().unwrap_or_default());
+        let q = u64::from_be_bytes(q.try_into().unwrap_or_default());
+        if p != q {
+            return p.cmp(&q);
+        }
+    }
+    let n = a.len().min(b.len()) / 8 * 8;
+    a[n..].cmp(&b[n..])
+}
+
 /// What pass 1 learned from some pages of a group.
 #[derive(Default)]
 struct Pass1 {
@@ -517,7 +777,7 @@ struct Pass1 {
 fn pass1(
     g: &Group,
     def: &TableDef,
-    pages: &[u32],
+    pages: &[Leaf],
     sc: &mut Scratch,
     p: &mut Pass1,
 ) -> Result<(), RowsError> {
@@ -548,10 +808,10 @@ fn pass1(
             Some(r) if r.page_no == page_no => {
                 // Records come in key order: a new maximum (then not a new minimum: min <=
                 // max) is the usual case.
-                if key[..] > r.max[..] {
+                if key_cmp(key, &r.max).is_gt() {
                     r.max.clear();
                     r.max.extend_from_slice(key);
-                } else if key[..] < r.min[..] {
+                } else if key_cmp(key, &r.min).is_lt() {
                     r.min.clear();
                     r.min.extend_from_slice(key);
                 }
@@ -606,6 +866,31 @@ fn group_layout(
     group: (u32, u64),
     warnings: &mut Vec<String>,
 ) -> Layout {
+    let layout = instant_layout(store, base, def, group, warnings);
+    if layout.n_core > layout.fields.len() {
+        // The index's records have more fields than the definition gives it (a definition
+        // of another table, or one without the columns an instant DROP only hid): no layout
+        // fits, and the splitter must never read past the definition's fields.
+        warnings.push(format!(
+            "space {} index {}: its root page says its records have {} fields before any instant ADD, but the definition gives the index {}: is it this table's definition? Its records are checked against the definition as written",
+            group.0,
+            group.1,
+            layout.n_core,
+            layout.fields.len()
+        ));
+        return base.clone();
+    }
+    layout
+}
+
+/// [`group_layout`] before the check that the definition has room for the core fields.
+fn instant_layout(
+    store: &PageStore,
+    base: &Layout,
+    def: &TableDef,
+    group: (u32, u64),
+    warnings: &mut Vec<String>,
+) -> Layout {
     let mut layout = base.clone();
     let Some(&(n_core, core_null_bytes)) = store.instant_core.get(&group) else {
         return layout;
@@ -618,8 +903,8 @@ fn group_layout(
     layout.core_null_bytes = core_null_bytes;
     let mut buf = Vec::new();
     let (mut seen, mut recs, mut fields) = (Vec::new(), Vec::new(), Vec::new());
-    for &page_no in &store.leaf_groups[&group] {
-        let Some(_) = store.read(group.0, page_no, &mut buf) else {
+    for &leaf in &store.leaf_groups[&group] {
+        let Some(_) = store.read_leaf(group.0, leaf, &mut buf) else {
             continue;
         };
         let Some(format) = system_records(&buf) else {
@@ -759,7 +1044,7 @@ pub fn run_threads(
         let cand = Candidate {
             space_id: group.0,
             index_id: group.1,
-            pages: pages.len() as u64,
+            pages: pages.iter().filter(|l| l.copy == 0).count() as u64,
             records: p.records,
             sampled: p.sampled,
             plausible: p.plausible,
@@ -851,6 +1136,10 @@ pub fn run_threads(
     summary.space_id = Some(cand.space_id);
     summary.index_id = Some(cand.index_id);
     summary.pages_decoded = cand.pages;
+    summary.older_copies = store.leaf_groups[&(cand.space_id, cand.index_id)]
+        .iter()
+        .filter(|l| l.copy > 0)
+        .count() as u64;
     summary.records_seen = cand.records;
     sink.begin(&summary).map_err(RowsError::Write)?;
     // The newest version of each key that more than one record may hold.
@@ -867,7 +1156,7 @@ pub fn run_threads(
     };
     let mut best: Best = Best::default();
     if !compare.is_empty() {
-        let cmp_pages: Vec<u32> = pages
+        let cmp_pages: Vec<Leaf> = pages
             .iter()
             .copied()
             .filter(|p| compare.contains(p))
@@ -878,8 +1167,13 @@ pub fn run_threads(
             Scratch::default,
             |sc, batch| {
                 let mut keys: Vec<(Box<[u8]>, Version)> = Vec::new();
-                walk(&g, batch, sc, |p, r, _, fields, rec, key, _| {
-                    if let Ok(fields) = fields {
+                walk(&g, batch, sc, |p, r, _, fields, rec, key, row| {
+                    // Only records that decode: a damaged record must not hide an older
+                    // version of its key that decodes.
+                    if let Ok(fields) = fields.and_then(|f| {
+                        record::decode_into(p, def, &layout, f, rec.deleted, store, row)?;
+                        Ok(f)
+                    }) {
                         record::key_bytes(p, &layout, fields, key);
                         keys.push((key.as_slice().into(), (r.lsn, !rec.deleted)));
                     }
@@ -954,13 +1248,13 @@ pub fn run_threads(
                 }
                 let meta = RowMeta {
                     space_id: group.0,
-                    page_no,
+                    page_no: page_no.page_no,
                     lsn: r.lsn,
                 };
                 match &encoder {
                     Some(enc) => {
                         enc.encode(
-                            |i| row.cell(i),
+                            |i| row.cell_padded(i),
                             row.deleted,
                             row.trx_id,
                             &meta,
@@ -1076,12 +1370,17 @@ pub fn expand_inputs(paths: &[std::path::PathBuf]) -> std::io::Result<Vec<std::p
 /// The summary for people (stderr): what was read, written, rejected and dropped.
 pub fn summary_text(s: &Summary) -> String {
     let mut out = format!(
-        "innodb rows: table `{}` (definition: {}), space {} index {}: {} leaf page(s), {} record(s); {} row(s) written ({} deleted), {} filtered out by the deleted filter, {} older version(s) dropped, {} rejected",
+        "innodb rows: table `{}` (definition: {}), space {} index {}: {} leaf page(s){}, {} record(s); {} row(s) written ({} deleted), {} filtered out by the deleted filter, {} older version(s) dropped, {} rejected",
         s.table,
         s.definition,
         s.space_id.map_or("-".into(), |v| v.to_string()),
         s.index_id.map_or("-".into(), |v| v.to_string()),
         s.pages_decoded,
+        if s.older_copies > 0 {
+            format!(" and {} older copy(ies) of them", s.older_copies)
+        } else {
+            String::new()
+        },
         s.records_seen,
         s.rows_written,
         s.deleted_rows_written,
@@ -1106,10 +1405,28 @@ mod tests {
 
     fn r(page_no: u32, min: u8, max: u8, free_list: bool) -> PageRange {
         PageRange {
-            page_no,
+            page_no: Leaf { page_no, copy: 0 },
             min: vec![min],
             max: vec![max],
             free_list,
+        }
+    }
+
+    #[test]
+    fn key_order_is_byte_order() {
+        let keys: Vec<Vec<u8>> = (0..40u8)
+            .flat_map(|n| {
+                [
+                    vec![n % 3; n as usize],
+                    (0..n).map(|i| i.wrapping_mul(37)).collect(),
+                    (0..n).map(|i| if i == n / 2 { 9 } else { 1 }).collect(),
+                ]
+            })
+            .collect();
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(key_cmp(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
         }
     }
 
@@ -1123,7 +1440,10 @@ mod tests {
             r(8, 30, 39, false),
             r(9, 0, 1, false),
         ];
-        let mut got: Vec<u32> = pages_to_compare(&mut v).into_iter().collect();
+        let mut got: Vec<u32> = pages_to_compare(&mut v)
+            .into_iter()
+            .map(|l| l.page_no)
+            .collect();
         got.sort();
         assert_eq!(got, [5, 6, 7]);
     }

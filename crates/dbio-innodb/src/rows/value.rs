@@ -9,7 +9,8 @@ use crate::encode::{IntType, DIG2BYTES};
 pub enum Value {
     /// SQL NULL.
     Null,
-    /// A number, printed bare in SQL and as a JSON number (integers, FLOAT, DOUBLE).
+    /// A number, printed bare in SQL (integers, FLOAT, DOUBLE; in JSON Lines integers are
+    /// numbers, FLOAT and DOUBLE strings holding this text).
     Number(String),
     /// DECIMAL: bare in SQL, a JSON string (no precision lost).
     Decimal(String),
@@ -80,36 +81,73 @@ impl Value {
     }
 }
 
-/// Writes the last `d.len()` decimal digits of `v` into `d`.
+/// "00" to "99", two bytes each.
+static DIGITS2: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// 10^i.
+static POW10: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// Writes the last `d.len()` decimal digits of `v` into `d`, two at a time.
 #[inline]
 fn put_digits(d: &mut [u8], mut v: u64) {
-    for c in d.iter_mut().rev() {
-        *c = b'0' + (v % 10) as u8;
-        v /= 10;
+    let mut i = d.len();
+    while i >= 2 {
+        let r = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        d[i] = DIGITS2[r];
+        d[i + 1] = DIGITS2[r + 1];
     }
+    if i == 1 {
+        d[0] = b'0' + (v % 10) as u8;
+    }
+}
+
+/// Decimal digits of `v`: from its bit length (log10 2 ~ 1233/4096), one comparison.
+#[inline]
+fn digit_count(v: u64) -> usize {
+    let bits = 64 - (v | 1).leading_zeros();
+    let t = ((bits * 1233) >> 12) as usize;
+    t + usize::from(v >= POW10[t]).max(usize::from(t == 0))
+}
+
+/// Appends the last `n` (at most 20) decimal digits of `v`, written in place: the length
+/// is known before the digits, and they are not copied again.
+#[inline]
+fn push_digits(s: &mut Vec<u8>, v: u64, n: usize) {
+    let at = s.len();
+    s.extend_from_slice(&[b'0'; 20]);
+    put_digits(&mut s[at..at + n], v);
+    s.truncate(at + n);
+}
+
+/// Appends the decimal digits of `v`.
+#[inline]
+fn push_u64(s: &mut Vec<u8>, v: u64) {
+    push_digits(s, v, digit_count(v));
 }
 
 /// Appends `v` with at least `width` digits (zero-padded).
 #[inline]
 fn push_num(s: &mut Vec<u8>, v: u64, width: usize) {
-    // Exactly `width` digits when `v` has no more (the common case: dates, fractions,
-    // DECIMAL groups), written from the right without a division per call of a formatter.
-    if width <= 9 && v < 10u64.pow(width as u32) {
-        let mut d = [b'0'; 9];
-        let mut x = v as u32;
-        for i in (0..width).rev() {
-            d[i] = b'0' + (x % 10) as u8;
-            x /= 10;
-        }
-        s.extend_from_slice(&d[..width]);
-        return;
-    }
-    let mut b = itoa::Buffer::new();
-    let d = b.format(v);
-    for _ in d.len()..width {
-        s.push(b'0');
-    }
-    s.extend_from_slice(d.as_bytes());
+    push_digits(s, v, digit_count(v).max(width).min(20));
 }
 
 pub(super) fn be(b: &[u8]) -> u64 {
@@ -133,16 +171,19 @@ fn int_into(b: &[u8], ty: IntType, unsigned: bool, out: &mut Vec<u8>) -> Result<
         return Err(Bad::Length);
     }
     let v = be(b);
-    let mut buf = itoa::Buffer::new();
     if unsigned {
-        out.extend_from_slice(buf.format(v).as_bytes());
+        push_u64(out, v);
         return Ok(());
     }
     let bits = 8 * b.len() as u32;
     let flipped = v ^ (1u64 << (bits - 1));
     // Sign-extend from `bits`.
     let shift = 64 - bits;
-    out.extend_from_slice(buf.format(((flipped << shift) as i64) >> shift).as_bytes());
+    let v = ((flipped << shift) as i64) >> shift;
+    if v < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, v.unsigned_abs());
     Ok(())
 }
 
@@ -161,57 +202,68 @@ fn decimal_into(b: &[u8], precision: u32, scale: u32, out: &mut Vec<u8>) -> Resu
     let byte = |i: usize| (b[i] ^ flip ^ if i == 0 { 0x80 } else { 0 }) as u64;
     let intg = (precision - scale) as usize;
     let frac = scale as usize;
-    // Digit groups (value, digits) of the integer part then of the fraction: 9 for the 65
-    // digits of the largest DECIMAL (a precision beyond the server's is not a stored value).
-    let mut groups = [(0u64, 0usize); 16];
-    if intg.div_ceil(9) + frac.div_ceil(9) > groups.len() {
+    // Digit groups of 9 (4 bytes) and a shorter one at the far end of each part: at most
+    // 65 digits for the largest DECIMAL (a precision beyond the server's is not a stored
+    // value).
+    if intg.div_ceil(9) + frac.div_ceil(9) > 16 {
         return Err(Bad::Length);
     }
-    let mut n = 0;
-    let mut at = 0usize;
-    let mut take = |digits: usize| -> Result<(), Bad> {
-        if digits == 0 {
-            return Ok(());
-        }
-        let len = if digits == 9 { 4 } else { DIG2BYTES[digits] };
-        let g = (at..at + len).fold(0u64, |a, i| a << 8 | byte(i));
-        at += len;
-        if g >= 10u64.pow(digits as u32) {
-            return Err(Bad::Range);
-        }
-        groups[n] = (g, digits);
-        n += 1;
-        Ok(())
-    };
-    take(intg % 9)?;
-    for _ in 0..intg / 9 {
-        take(9)?;
-    }
-    let n_int = intg.div_ceil(9);
-    for _ in 0..frac / 9 {
-        take(9)?;
-    }
-    take(frac % 9)?;
-    let (int, fr) = groups[..n].split_at(n_int);
-    // The integer part without leading zeros: from its first non-zero group, unpadded.
-    let first = int.iter().position(|g| g.0 != 0);
-    let zero = first.is_none() && fr.iter().all(|g| g.0 == 0);
+    // The groups cover every byte: the value is zero when every byte is.
+    let zero = (0..b.len()).all(|i| byte(i) == 0);
     if neg && !zero {
         out.push(b'-');
     }
-    match first {
-        None => out.push(b'0'),
-        Some(i) => {
-            push_num(out, int[i].0, 1);
-            for g in &int[i + 1..] {
-                push_num(out, g.0, g.1);
-            }
+    // Each group is checked as it is read; an error leaves `out` to the caller to cut.
+    let mut at = 0usize;
+    let mut take = |digits: usize| -> Result<u64, Bad> {
+        let len = if digits == 9 { 4 } else { DIG2BYTES[digits] };
+        let raw = match &b[at..at + len] {
+            [x] => *x as u64,
+            [x, y] => u16::from_be_bytes([*x, *y]) as u64,
+            [x, y, z] => (*x as u64) << 16 | (u16::from_be_bytes([*y, *z]) as u64),
+            [w, x, y, z] => u32::from_be_bytes([*w, *x, *y, *z]) as u64,
+            s => s.iter().fold(0u64, |a, &x| a << 8 | x as u64),
+        };
+        // As stored positive: every byte inverted for negatives, the top bit flipped.
+        let mut g = if neg {
+            raw ^ (u64::MAX >> (64 - 8 * len))
+        } else {
+            raw
+        };
+        if at == 0 {
+            g ^= 0x80 << (8 * (len - 1));
         }
+        at += len;
+        if g >= POW10[digits] {
+            return Err(Bad::Range);
+        }
+        Ok(g)
+    };
+    // The integer part without leading zeros: from its first non-zero group, unpadded.
+    let mut started = false;
+    let lead = intg % 9;
+    for digits in (lead > 0)
+        .then_some(lead)
+        .into_iter()
+        .chain(std::iter::repeat_n(9, intg / 9))
+    {
+        let g = take(digits)?;
+        if started {
+            push_num(out, g, digits);
+        } else if g != 0 {
+            push_u64(out, g);
+            started = true;
+        }
+    }
+    if !started {
+        out.push(b'0');
     }
     if frac > 0 {
         out.push(b'.');
-        for g in fr {
-            push_num(out, g.0, g.1);
+        let tail = frac % 9;
+        for digits in std::iter::repeat_n(9, frac / 9).chain((tail > 0).then_some(tail)) {
+            let g = take(digits)?;
+            push_num(out, g, digits);
         }
     }
     Ok(())
@@ -375,20 +427,22 @@ fn datetime_into(b: &[u8], fsp: u8, out: &mut Vec<u8>) -> Result<(), Bad> {
         return Err(Bad::Range);
     }
     let usec = frac_usec(&b[5..], fsp)?;
-    // "YYYY-MM-DD HH:MM:SS.ffffff" built in place, appended at once.
-    let mut t = *b"0000-00-00 00:00:00.000000";
+    // "YYYY-MM-DD HH:MM:SS.ffffff" appended, its digits written in place, cut after the
+    // fraction digits.
+    let at = out.len();
+    let n = if fsp > 0 { 20 + fsp as usize } else { 19 };
+    out.extend_from_slice(b"0000-00-00 00:00:00.000000");
+    let t = &mut out[at..];
     put_digits(&mut t[0..4], y);
     put_digits(&mut t[5..7], mo);
     put_digits(&mut t[8..10], d);
     put_digits(&mut t[11..13], h);
     put_digits(&mut t[14..16], mi);
     put_digits(&mut t[17..19], s);
-    let mut n = 19;
     if fsp > 0 {
-        n = 20 + fsp as usize;
         put_digits(&mut t[20..n], (usec / 10u32.pow(6 - fsp as u32)) as u64);
     }
-    out.extend_from_slice(&t[..n]);
+    out.truncate(at + n);
     Ok(())
 }
 
@@ -525,9 +579,20 @@ fn text_into(b: &[u8], cs: Charset, out: &mut Vec<u8>) -> Result<(), Bad> {
             out.extend_from_slice(b);
         }
         Charset::Utf8mb3 | Charset::Utf8mb4 => {
-            std::str::from_utf8(b).map_err(|_| Bad::Charset)?;
+            // Words of ASCII first (8 bytes at a time); the rest, from a character
+            // boundary, checked whole.
+            let mut i = 0;
+            while let Some(w) = b.get(i..i + 8) {
+                if u64::from_le_bytes(w.try_into().unwrap_or_default()) & 0x8080_8080_8080_8080 != 0
+                {
+                    break;
+                }
+                i += 8;
+            }
+            let rest = &b[i..];
+            std::str::from_utf8(rest).map_err(|_| Bad::Charset)?;
             // In valid UTF-8, characters above U+FFFF are exactly those led by 0xF0..0xF4.
-            if cs == Charset::Utf8mb3 && b.iter().any(|&x| x >= 0xF0) {
+            if cs == Charset::Utf8mb3 && rest.iter().any(|&x| x >= 0xF0) {
                 return Err(Bad::Charset);
             }
             out.extend_from_slice(b);
@@ -722,6 +787,31 @@ mod tests {
             int(&[0x7E, 0x79, 0x60], IntType::Medium, false).unwrap(),
             "-100000"
         );
+    }
+
+    #[test]
+    fn digits_are_those_of_the_formatter() {
+        let mut seed = 99u64;
+        let mut values: Vec<u64> = vec![0, 1, 9, 10, 99, 100, 9999, 10_000, u64::MAX];
+        for p in &POW10[1..] {
+            values.extend([p - 1, *p, p + 1]);
+        }
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            values.push(seed >> (seed % 64));
+        }
+        for v in values {
+            let mut s = b"x".to_vec();
+            push_u64(&mut s, v);
+            assert_eq!(s, format!("x{v}").as_bytes(), "{v}");
+            for width in 1..=12 {
+                let mut s = b"x".to_vec();
+                push_num(&mut s, v, width);
+                assert_eq!(s, format!("x{v:0width$}").as_bytes(), "{v} width {width}");
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,8 @@ pub enum RowFormat {
     /// `INSERT INTO ... VALUES (...);` per row, after `SET NAMES`, the time zone and the
     /// CREATE TABLE used.
     Sql,
-    /// A header line of column names, then tab-separated values (LOAD DATA INFILE defaults).
+    /// A header line of column names, then tab-separated values (LOAD DATA INFILE defaults);
+    /// with [`RowWriter::deleted_column`], a last column `dbio_deleted` (1 deleted, 0 live).
     Tsv,
     /// A header object, then one object per row.
     Jsonl,
@@ -43,10 +44,46 @@ fn word_may_escape(w: u64, e: &Escapes) -> bool {
     below | zero(w ^ (ONES * e.a as u64)) | zero(w ^ (ONES * e.b as u64)) != 0
 }
 
+/// Bytes that a short value's copy may take beyond its end (see [`put`]).
+pub const PAD: usize = 32;
+
+/// Appends `s` (the first bytes of `padded`) to `out`: when `s` is short and `padded` has
+/// [`PAD`] bytes, as one copy of that fixed size (no call) cut back to `s`.
+#[inline]
+fn put(s: &[u8], padded: &[u8], out: &mut Vec<u8>) {
+    if s.len() <= PAD {
+        if let Some(w) = padded
+            .get(..PAD)
+            .and_then(|w| <&[u8; PAD]>::try_from(w).ok())
+        {
+            let at = out.len();
+            out.extend_from_slice(w);
+            out.truncate(at + s.len());
+            return;
+        }
+    }
+    out.extend_from_slice(s);
+}
+
+/// Whether some byte of `s` is one that `e` escapes (a word at a time).
+#[inline]
+fn may_escape(s: &[u8], e: &Escapes) -> bool {
+    let mut words = s.chunks_exact(8);
+    !(words
+        .by_ref()
+        .all(|w| !word_may_escape(u64::from_le_bytes(w.try_into().unwrap_or_default()), e))
+        && words.remainder().iter().all(|&b| e.letter[b as usize] == 0))
+}
+
 /// Appends `s` to `out` with the bytes that `e` escapes written as `\` and their letter
 /// (runs of other bytes are copied whole; words of 8 bytes without one are skipped at once).
 #[inline]
 fn escape(s: &[u8], e: &Escapes, out: &mut Vec<u8>) {
+    // Most values have no byte to escape: checked a word at a time, then copied at once.
+    if !may_escape(s, e) {
+        out.extend_from_slice(s);
+        return;
+    }
     let mut start = 0;
     let mut i = 0;
     while i < s.len() {
@@ -103,9 +140,13 @@ const TSV_ESCAPES: Escapes = Escapes {
     b: b'\\',
 };
 
-fn sql_string(s: &[u8], out: &mut Vec<u8>) {
+fn sql_string(s: &[u8], plain: bool, out: &mut Vec<u8>) {
     out.push(b'\'');
-    escape(s, &SQL_ESCAPES, out);
+    if plain {
+        out.extend_from_slice(s);
+    } else {
+        escape(s, &SQL_ESCAPES, out);
+    }
     out.push(b'\'');
 }
 
@@ -135,7 +176,26 @@ pub struct LineEncoder {
     def: TableDef,
     /// Indexes of the columns written.
     cols: Vec<usize>,
+    /// Per column written: its text never holds a byte that SQL or TSV escapes (dates and
+    /// times: digits, `-`, `:`, `.` and spaces), so it is copied as it is.
+    plain: Vec<bool>,
     insert_prefix: String,
+    /// TSV: a last column, 1 for a deleted row, 0 for a live one.
+    deleted_col: bool,
+}
+
+/// Whether the text of every value of `ty` is made of digits, `-`, `:`, `.` and spaces
+/// (the temporal types), none of which SQL or TSV escapes.
+fn never_escaped(ty: &ColType) -> bool {
+    matches!(
+        ty,
+        ColType::Year
+            | ColType::Date
+            | ColType::Datetime { .. }
+            | ColType::Timestamp { .. }
+            | ColType::Time { .. }
+            | ColType::OldTemporal { .. }
+    )
 }
 
 impl LineEncoder {
@@ -150,30 +210,37 @@ impl LineEncoder {
                 names.join(",")
             ),
             cols: written(def).map(|(i, _)| i).collect(),
+            plain: written(def).map(|(_, c)| never_escaped(&c.ty)).collect(),
             def: def.clone(),
+            deleted_col: false,
         }
     }
 
-    /// Appends the line of a row (with its `\n`) to `out`; `cell(i)` is table column `i`.
+    /// Appends the line of a row (with its `\n`) to `out`; `cell(i)` is table column `i`,
+    /// and the bytes from its first to the end of the buffer that holds it (at least the
+    /// value's; [`PAD`] more let a short value be copied in one piece of fixed size).
     pub fn encode<'a>(
         &self,
-        cell: impl Fn(usize) -> Cell<'a>,
+        cell: impl Fn(usize) -> (Cell<'a>, &'a [u8]),
         deleted: bool,
         trx_id: u64,
         meta: &RowMeta,
         out: &mut Vec<u8>,
     ) {
         match self.format {
-            RowFormat::Sql => self.sql_row(cell, deleted, out),
+            RowFormat::Sql => self.sql_row(|i| cell(i).0, deleted, out),
             RowFormat::Tsv => self.tsv_row(cell, out),
-            RowFormat::Jsonl => self.json_row(cell, deleted, trx_id, meta, out),
+            RowFormat::Jsonl => self.json_row(|i| cell(i).0, deleted, trx_id, meta, out),
+        }
+        if self.deleted_col && self.format == RowFormat::Tsv {
+            out.extend_from_slice(if deleted { b"\t1" } else { b"\t0" });
         }
         out.push(b'\n');
     }
 
     fn sql_row<'a>(&self, cell: impl Fn(usize) -> Cell<'a>, deleted: bool, l: &mut Vec<u8>) {
         l.extend_from_slice(self.insert_prefix.as_bytes());
-        for (n, &i) in self.cols.iter().enumerate() {
+        for (n, (&i, &plain)) in self.cols.iter().zip(&self.plain).enumerate() {
             let v = cell(i);
             if n > 0 {
                 l.push(b',');
@@ -181,7 +248,7 @@ impl LineEncoder {
             match v.kind {
                 Kind::Null => l.extend_from_slice(b"NULL"),
                 Kind::Number | Kind::Decimal => l.extend_from_slice(v.bytes),
-                Kind::Text => sql_string(v.bytes, l),
+                Kind::Text => sql_string(v.bytes, plain, l),
                 Kind::Bytes if v.bytes.is_empty() => l.extend_from_slice(b"''"),
                 Kind::Bytes => {
                     l.extend_from_slice(b"0x");
@@ -195,15 +262,19 @@ impl LineEncoder {
         }
     }
 
-    fn tsv_row<'a>(&self, cell: impl Fn(usize) -> Cell<'a>, l: &mut Vec<u8>) {
-        for (n, &i) in self.cols.iter().enumerate() {
-            let v = cell(i);
+    fn tsv_row<'a>(&self, cell: impl Fn(usize) -> (Cell<'a>, &'a [u8]), l: &mut Vec<u8>) {
+        for (n, (&i, &plain)) in self.cols.iter().zip(&self.plain).enumerate() {
+            let (v, padded) = cell(i);
             if n > 0 {
                 l.push(b'\t');
             }
             match v.kind {
                 Kind::Null => l.extend_from_slice(b"\\N"),
-                Kind::Number | Kind::Decimal => l.extend_from_slice(v.bytes),
+                Kind::Number | Kind::Decimal => put(v.bytes, padded, l),
+                Kind::Text if plain => put(v.bytes, padded, l),
+                Kind::Text | Kind::Bytes if !may_escape(v.bytes, &TSV_ESCAPES) => {
+                    put(v.bytes, padded, l)
+                }
                 Kind::Text | Kind::Bytes => tsv_escape(v.bytes, l),
             }
         }
@@ -225,17 +296,15 @@ impl LineEncoder {
             let j = match v.kind {
                 Kind::Null => serde_json::Value::Null,
                 Kind::Number => match &c.ty {
-                    // Integers are exact JSON numbers; FLOAT/DOUBLE keep the server's text.
+                    // Integers are exact JSON numbers.
                     ColType::Int { .. } => s()
                         .parse::<serde_json::Number>()
                         .map(serde_json::Value::Number)
                         .unwrap_or_else(|_| serde_json::Value::String(s())),
-                    _ => s()
-                        .parse::<f64>()
-                        .ok()
-                        .and_then(serde_json::Number::from_f64)
-                        .map(serde_json::Value::Number)
-                        .unwrap_or_else(|| serde_json::Value::String(s())),
+                    // FLOAT and DOUBLE: a string holding the server's text (FLOAT(7,3)'s
+                    // "0.000", "1e15"); a JSON number would be printed again by every
+                    // JSON reader (0, 1000000000000000).
+                    _ => serde_json::Value::String(s()),
                 },
                 Kind::Decimal | Kind::Text => serde_json::Value::String(s()),
                 Kind::Bytes => {
@@ -277,11 +346,24 @@ impl<W: Write> RowWriter<W> {
         }
     }
 
-    /// The LOAD DATA statement that reads the TSV output from `file` back.
-    pub fn load_data(def: &TableDef, file: &str) -> String {
-        let cols: Vec<String> = written(def).map(|(_, c)| quote_ident(&c.name)).collect();
+    /// Writes TSV with a last column `dbio_deleted` (1 for a deleted row, 0 for a live one),
+    /// named in the header line: for `--include-deleted`, whose rows are both.
+    pub fn deleted_column(mut self, on: bool) -> RowWriter<W> {
+        self.enc.deleted_col = on;
+        self
+    }
+
+    /// The statements that read the TSV output from `file` back: the session's time zone
+    /// set to UTC (TIMESTAMP values are written in UTC), then LOAD DATA; `deleted_column`:
+    /// the file has the `dbio_deleted` column ([`RowWriter::deleted_column`]), read into the
+    /// user variable `@dbio_deleted` so the rows load into the original table.
+    pub fn load_data(def: &TableDef, file: &str, deleted_column: bool) -> String {
+        let mut cols: Vec<String> = written(def).map(|(_, c)| quote_ident(&c.name)).collect();
+        if deleted_column {
+            cols.push("@dbio_deleted".to_string());
+        }
         format!(
-            "LOAD DATA LOCAL INFILE '{}' INTO TABLE {} CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' IGNORE 1 LINES ({});",
+            "SET time_zone = '+00:00'; LOAD DATA LOCAL INFILE '{}' INTO TABLE {} CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' IGNORE 1 LINES ({});",
             file.replace('\\', "\\\\").replace('\'', "\\'"),
             quote_ident(&def.name),
             cols.join(",")
@@ -314,9 +396,12 @@ impl<W: Write> RowWriter<W> {
                 )?;
             }
             RowFormat::Tsv => {
-                let names: Vec<&str> = written(&self.enc.def)
+                let mut names: Vec<&str> = written(&self.enc.def)
                     .map(|(_, c)| c.name.as_str())
                     .collect();
+                if self.enc.deleted_col {
+                    names.push("dbio_deleted");
+                }
                 writeln!(self.out, "{}", names.join("\t"))?;
             }
             RowFormat::Jsonl => {
@@ -355,7 +440,10 @@ impl<W: Write> RowSink for RowWriter<W> {
 
     fn row(&mut self, row: &Row, meta: &RowMeta) -> std::io::Result<()> {
         self.enc.encode(
-            |i| row.values[i].cell(),
+            |i| {
+                let c = row.values[i].cell();
+                (c, c.bytes)
+            },
             row.deleted,
             row.trx_id,
             meta,
@@ -426,5 +514,91 @@ mod tests {
         let mut out = Vec::new();
         tsv_escape(b"a\tb\\c\nd\0e 0123456789", &mut out);
         assert_eq!(out, b"a\\tb\\\\c\\nd\\0e 0123456789");
+    }
+
+    /// A row of `t` (id, FLOAT(7,3), DOUBLE) in `format`, after the header.
+    fn one_row(format: RowFormat, deleted_column: bool, deleted: bool) -> (String, String) {
+        let def = super::super::def::parse(
+            "create table t (id int primary key, f float(7,3), d double)",
+            None,
+            "t.sql",
+        )
+        .unwrap();
+        let mut w = RowWriter::new(Vec::new(), format, &def).deleted_column(deleted_column);
+        let s = Summary {
+            table: "t".into(),
+            definition: "t.sql".into(),
+            ..Summary::default()
+        };
+        w.begin(&s).unwrap();
+        let head = w.out.len();
+        let cells = [
+            (Kind::Number, &b"7"[..]),
+            (Kind::Number, b"0.000"),
+            (Kind::Number, b"1e15"),
+        ];
+        let meta = RowMeta {
+            space_id: 1,
+            page_no: 3,
+            lsn: 9,
+        };
+        w.enc.encode(
+            |i| {
+                let cell = Cell {
+                    kind: cells[i].0,
+                    bytes: cells[i].1,
+                };
+                (cell, cells[i].1)
+            },
+            deleted,
+            5,
+            &meta,
+            &mut w.line,
+        );
+        w.end(&s).unwrap();
+        let out = String::from_utf8(w.into_inner()).unwrap();
+        (out[..head].to_string(), out[head..].to_string())
+    }
+
+    #[test]
+    fn tsv_says_which_rows_are_deleted_only_when_asked() {
+        assert_eq!(
+            one_row(RowFormat::Tsv, true, true),
+            (
+                "id\tf\td\tdbio_deleted\n".into(),
+                "7\t0.000\t1e15\t1\n".into()
+            )
+        );
+        assert_eq!(
+            one_row(RowFormat::Tsv, true, false).1,
+            "7\t0.000\t1e15\t0\n"
+        );
+        assert_eq!(
+            one_row(RowFormat::Tsv, false, true),
+            ("id\tf\td\n".into(), "7\t0.000\t1e15\n".into())
+        );
+        // Other formats say it their own way.
+        assert!(one_row(RowFormat::Sql, true, true)
+            .1
+            .ends_with("); -- deleted\n"));
+        let def =
+            super::super::def::parse("create table t (id int primary key, v text)", None, "t.sql")
+                .unwrap();
+        assert_eq!(
+            RowWriter::<Vec<u8>>::load_data(&def, "/x/it's.tsv", true),
+            "SET time_zone = '+00:00'; LOAD DATA LOCAL INFILE '/x/it\\'s.tsv' INTO TABLE `t` CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' IGNORE 1 LINES (`id`,`v`,@dbio_deleted);"
+        );
+        assert!(RowWriter::<Vec<u8>>::load_data(&def, "f", false).ends_with("(`id`,`v`);"));
+    }
+
+    #[test]
+    fn json_lines_keep_the_servers_text_of_float_and_double() {
+        let (_, row) = one_row(RowFormat::Jsonl, true, false);
+        let v: serde_json::Value = serde_json::from_str(&row).unwrap();
+        assert_eq!(
+            v["row"],
+            serde_json::json!({"id": 7, "f": "0.000", "d": "1e15"})
+        );
+        assert_eq!(v["deleted"], false);
     }
 }

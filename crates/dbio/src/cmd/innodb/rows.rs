@@ -45,7 +45,8 @@ pub struct RowsArgs {
     /// the CREATE TABLE to use when FILE.sql defines several (`db/name` or `name`).
     #[arg(long, value_name = "NAME")]
     table: Option<String>,
-    /// Write deleted rows too (delete-marked, or on the page's free list), marked as such.
+    /// Write deleted rows too (delete-marked, or on the page's free list), marked as such
+    /// (TSV: a last column dbio_deleted, 1 or 0, that the LOAD DATA printed skips).
     #[arg(long, conflicts_with = "deleted_only")]
     include_deleted: bool,
     /// Write only deleted rows (to undo a DELETE).
@@ -148,7 +149,10 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
         index_id: a.index_id.or(dict_index.map(|d| d.1)),
         space_id: a.space_id.or(dict_index.map(|d| d.0)),
     };
-    let mut writer = RowWriter::new(Stream::open(a.out.file())?, format, &table);
+    // TSV of live and deleted rows says which is which in a last column.
+    let deleted_column = format == RowFormat::Tsv && opts.deleted == Deleted::Include;
+    let mut writer =
+        RowWriter::new(Stream::open(a.out.file())?, format, &table).deleted_column(deleted_column);
     // The decoding reads pages with pread (no memory map, no SIGBUS).
     let summary = match run::run_threads(&store, &opts, a.scan.threads(), stop, &mut writer) {
         Err(e @ run::RowsError::NoIndex { .. }) if !a.old_temporal => {
@@ -183,7 +187,7 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
             .map_or("FILE".into(), |p| p.display().to_string());
         to_stderr(&format!(
             "dbio: load it with: {}\n",
-            RowWriter::<Vec<u8>>::load_data(&table, &file)
+            RowWriter::<Vec<u8>>::load_data(&table, &file, deleted_column)
         ));
     }
     if let Some(path) = &a.summary {
