@@ -34,8 +34,9 @@
 # Environment: ENGINE (uring: io_uring at QD 32, fio --ioengine=io_uring; sync: one pread/pwrite
 # at a time, fio --ioengine=psync; the fio_fixed leg needs uring),
 # MODE (rndrd; rndwr: random writes over the same files, fio --rw=randwrite; commit: dbio's
-# commit mode, appending 16 KiB records to a log with an fdatasync after each, against fio
-# --rw=write --fdatasync=1 on a log of its own, ENGINE=sync only),
+# commit mode, appending 16 KiB records to a new log with an fdatasync after each, against fio
+# appending to a new log of its own the same way, --rw=write --fdatasync=1 --fallocate=none;
+# ENGINE=sync only),
 # ROUNDS (40), LEG seconds (2), FAST IOPS threshold (50000), DIR (a scratch
 # directory on the disk, default /var/tmp; the file set is made there and removed at exit),
 # DBIO (the binary; default: build target/release/dbio).
@@ -133,9 +134,15 @@ run_leg() {
         [ "$leg" = fio_map ] && extra=()
         [ "$leg" = fio_fixed ] && extra+=(--fixedbufs)
         [ "$leg" = fio_huge ] && extra+=(--iomem=mmaphuge)
-        # commit: a log of fio's own, rewritten from its start by every leg, an fdatasync
-        # after each record (dbio's commit mode appends to a new log per run)
-        [ "$MODE" = commit ] && { target=$WORK/fio-log; extra+=(--fdatasync=1 --size=256M); }
+        # commit: a log of fio's own, appended from empty by every leg as dbio's commit mode
+        # appends to a new log per run (removed first, not preallocated: --fallocate=none), an
+        # fdatasync after each record. Rewriting a log that exists skips the size update each
+        # fdatasync of an append must journal: a different workload (issue 17).
+        if [ "$MODE" = commit ]; then
+            target=$WORK/fio-log
+            rm -f "$target"
+            extra+=(--fdatasync=1 --size=256M --fallocate=none)
+        fi
         fio --name=fastlevel --filename="$target" --rw="$FIO_RW" --bs=16k --direct=1 \
             --ioengine="$FIO_ENGINE" --iodepth="$QD" --runtime="$LEG" --time_based "${extra[@]}" \
             --output-format=json --output="$out" >/dev/null

@@ -19,6 +19,11 @@ pub const DEFAULT_FILE_TOTAL_SIZE: u64 = 1 << 30;
 /// `--time` when neither it nor `--events` is given.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(10);
 
+/// `--spin-polls` by default: completion polls before an io_uring reap sleeps. 16 polls (about
+/// 3 us) cover a tmpfs read's turnaround through io-wq; measured on tmpfs, 4 KiB random reads
+/// QD 32, 8 interleaved rounds: 0 polls 708k IOPS, 4: 785k, 16: 789k, 64: 758k (median).
+pub const DEFAULT_SPIN_POLLS: u32 = 16;
+
 /// The values of `dbio bench`'s workload flags, as given (`None`: not given).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -44,6 +49,8 @@ pub struct Options {
     pub register_files: bool,
     /// `--no-huge-pages`.
     pub no_huge_pages: bool,
+    /// `--spin-polls`.
+    pub spin_polls: u32,
     /// `--buffered`: no O_DIRECT.
     pub buffered: bool,
     /// `--dsync`.
@@ -199,6 +206,11 @@ impl Options {
             register_files: self.register_files,
             huge_pages: matches!(self.engine, EngineKind::Uring | EngineKind::Sync)
                 && !self.no_huge_pages,
+            spin_polls: if self.engine == EngineKind::Uring {
+                self.spin_polls
+            } else {
+                0
+            },
             time_s: match (self.time, self.events) {
                 (Some(t), _) => Some(t),
                 (None, 0) => Some(DEFAULT_TIME),
@@ -258,6 +270,7 @@ pub(crate) mod tests {
             fixed_buffers: false,
             register_files: false,
             no_huge_pages: false,
+            spin_polls: DEFAULT_SPIN_POLLS,
             buffered: false,
             dsync: false,
             sync: false,

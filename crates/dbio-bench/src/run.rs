@@ -450,6 +450,7 @@ fn run_worker<F: EngineFactory>(
         fixed_buffers: spec.fixed_buffers,
         register_files: spec.register_files,
         huge_pages: spec.huge_pages,
+        spin_polls: spec.spin_polls,
     });
     if !gate.ready_then_wait() {
         return; // the run could not start: nothing was measured

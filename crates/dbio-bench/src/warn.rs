@@ -88,6 +88,7 @@ mod tests {
             fixed_buffers: false,
             register_files: false,
             huge_pages: false,
+            spin_polls: 0,
             time_s: Some(Duration::from_secs(1)),
             events: 0,
             warmup_s: Duration::ZERO,

@@ -258,6 +258,11 @@ pub struct Spec {
     /// in the environment's `engine`. False in results made before this existed.
     #[serde(default)]
     pub huge_pages: bool,
+    /// io_uring: how many times a reap polls for completions (io_uring_enter without waiting)
+    /// before it sleeps, backing off while polls find nothing; 0: it sleeps at once, as fio
+    /// does. 0 in results made before this existed (they slept at once).
+    #[serde(default)]
+    pub spin_polls: u32,
     /// Measured run time, after warmup; `None` when only `events` limits the run.
     #[serde(with = "opt_secs")]
     pub time_s: Option<Duration>,

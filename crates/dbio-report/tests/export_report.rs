@@ -29,6 +29,7 @@ fn spec(threads: u32) -> Spec {
         fixed_buffers: false,
         register_files: false,
         huge_pages: false,
+        spin_polls: 0,
         time_s: Some(Duration::from_secs(6)),
         events: 0,
         warmup_s: Duration::ZERO,

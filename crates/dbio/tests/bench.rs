@@ -2402,6 +2402,56 @@ fn threads_beyond_the_task_limit_end_with_an_error_and_clean_up() {
     drop(cg);
 }
 
+/// `--spin-polls N` (issue 17): 16 by default for io_uring, recorded in the spec, the engine's
+/// description and the text header; 0 sleeps at once (as fio does) and says nothing; the sync
+/// engine, which never waits on a ring, records 0.
+#[test]
+fn spin_polls_are_an_option_recorded_in_the_result() {
+    let tmp = disk();
+    let d = tmp.path();
+    prepare(d, &SMALL);
+    for (engine, extra, polls) in [
+        ("uring", &[][..], 16),
+        ("uring", &["--spin-polls", "0"][..], 0),
+        ("uring", &["--spin-polls", "100"][..], 100),
+        ("sync", &[][..], 0),
+    ] {
+        let r = bench(
+            d,
+            &[
+                &SMALL[..],
+                &[
+                    "run", "--engine", engine, "--mode", "rndrd", "--events", "500",
+                ],
+                extra,
+            ]
+            .concat(),
+        );
+        let case = format!("{engine} {extra:?}");
+        assert_eq!(r["spec"]["spin_polls"], polls, "{case}");
+        let e = r["environment"]["engine"].as_str().unwrap();
+        assert_eq!(
+            e.contains(&format!("up to {polls} completion polls before sleeping")),
+            polls > 0,
+            "{case}: {e}"
+        );
+        assert_eq!(e.contains("completion polls"), polls > 0, "{case}: {e}");
+        assert_eq!(u(&r["summary"]["read"]["count"]), 500, "{case}");
+    }
+    let text = dbio()
+        .args(["bench", "run", "--engine", "uring", "--mode", "rndrd"])
+        .args(SMALL)
+        .args(["--events", "100", "--spin-polls", "4", "--dir"])
+        .arg(d)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains(", 4 polls before sleeping"), "{text}");
+}
+
 /// `--fixed-buffers` and `--register-files` (issue 17): off by default (plain reads and writes
 /// by descriptor, as MariaDB and MySQL submit them), each reaching the ring when given, and the
 /// result saying which were used: the spec for comparing results, the engine's own words in

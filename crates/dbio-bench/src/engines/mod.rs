@@ -115,6 +115,8 @@ pub struct EngineSetup {
     /// sync and io_uring: buffers in transparent huge pages (the default; `--no-huge-pages`:
     /// not).
     pub huge_pages: bool,
+    /// io_uring: completion polls before a reap sleeps (`--spin-polls`; 0: sleep at once).
+    pub spin_polls: u32,
 }
 
 /// Makes each worker's engine. `make` runs on the worker's own thread (an io_uring ring set

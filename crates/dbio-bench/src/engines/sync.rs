@@ -118,6 +118,7 @@ mod tests {
             fixed_buffers: false,
             register_files: false,
             huge_pages,
+            spin_polls: 0,
         }
     }
 

@@ -45,7 +45,17 @@ pub struct UringEngine {
     fixed_files: bool,
     /// The files' descriptors, in engine file index order.
     fds: Vec<RawFd>,
+    /// Completion polls (io_uring_enter without waiting) before a reap sleeps
+    /// ([`EngineSetup::spin_polls`]; 0: sleep at once).
+    spin: u32,
+    /// Sleeps left before the next polling attempt, after polling found nothing.
+    spin_skip: u32,
+    /// The current back-off (1, 2, 4 ... 64 sleeps) after polls that found nothing.
+    spin_backoff: u32,
 }
+
+/// The longest back-off between polling attempts (in sleeping reaps) while polls find nothing.
+const SPIN_BACKOFF_MAX: u32 = 64;
 
 impl UringEngine {
     /// A ring for `s.iodepth` I/Os in flight over `s.fds`, registering buffers and files as
@@ -123,7 +133,44 @@ impl UringEngine {
             fixed_bufs,
             fixed_files,
             fds: fds.to_vec(),
+            spin: s.spin_polls,
+            spin_skip: 0,
+            spin_backoff: 0,
         })
+    }
+
+    /// Polls for up to `self.spin` rounds (io_uring_enter without waiting, which runs the
+    /// deferred completions) until `min` completions are drained. Waking a sleeping thread
+    /// costs the completing side more than the I/O itself where completions come every
+    /// microsecond or two (tmpfs: an io-wq worker copies the data and must wake the
+    /// submitter for each one). Where polling finds nothing (a disk: completions take
+    /// hundreds of microseconds) it backs off: the next 1, 2, 4 ... 64 sleeping reaps do not
+    /// poll, so the cost there is a few polls every 64 sleeps. Returns how many it drained.
+    fn poll_before_sleeping(
+        &mut self,
+        min: usize,
+        max: usize,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<usize> {
+        if self.spin == 0 {
+            return Ok(0);
+        }
+        if self.spin_skip > 0 {
+            self.spin_skip -= 1;
+            return Ok(0);
+        }
+        let mut got = 0;
+        for _ in 0..self.spin {
+            self.enter(0, 0)?;
+            got += self.drain_cq(out, max - got);
+            if got >= min || self.in_flight == 0 {
+                self.spin_backoff = 0;
+                return Ok(got);
+            }
+        }
+        self.spin_backoff = (self.spin_backoff * 2).clamp(1, SPIN_BACKOFF_MAX);
+        self.spin_skip = self.spin_backoff;
+        Ok(got)
     }
 
     fn push_pending(&mut self) {
@@ -265,6 +312,9 @@ impl Engine for UringEngine {
         }
         // (With nothing to submit, the waiting enter below runs the deferred completions
         // first and returns at once when they suffice.)
+        if got < min && self.in_flight > 0 {
+            got += self.poll_before_sleeping(min - got, max - got, out)?;
+        }
         while got < min && self.in_flight > 0 {
             let want = (min - got).min(self.in_flight) as u32;
             self.enter(0, want)?;
@@ -327,6 +377,12 @@ impl Engine for UringEngine {
         } else {
             ", buffers in 4 KiB pages"
         });
+        if self.spin > 0 {
+            d.push_str(&format!(
+                ", up to {} completion polls before sleeping (backing off while they find nothing)",
+                self.spin
+            ));
+        }
         if let Some(n) = self.iowq_max {
             d.push_str(&format!(", io-wq capped at {n} worker (memory filesystem)"));
         }
@@ -378,6 +434,7 @@ mod tests {
                 fixed_buffers: false,
                 register_files: false,
                 huge_pages,
+                spin_polls: 0,
             })
             .unwrap();
             let d = e.describe();
@@ -416,6 +473,7 @@ mod tests {
                 fixed_buffers,
                 register_files,
                 huge_pages: fixed_buffers,
+                spin_polls: if register_files { 16 } else { 0 },
             })
             .unwrap();
             let case = format!("fixed_buffers {fixed_buffers}, register_files {register_files}");
@@ -445,6 +503,11 @@ mod tests {
                 !register_files,
                 "{case}: {d}"
             );
+            assert_eq!(
+                d.contains("up to 16 completion polls before sleeping"),
+                register_files,
+                "{case}: {d}"
+            );
             for slot in 0..4u32 {
                 let io = Io {
                     op: Op::Read,
@@ -468,5 +531,88 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Polls before sleeping back off while they find nothing (a read from a pipe that stays
+    /// empty for 30 ms: 16 polls, then the reap sleeps; the next sleeping reap skips polling,
+    /// the one after polls again and doubles the back-off), and reset when they find a
+    /// completion (a tmpfs read, done within the polls).
+    #[test]
+    fn completion_polls_back_off_while_they_find_nothing() {
+        let (rd, wr) = std::io::pipe().unwrap();
+        let setup = |fd| EngineSetup {
+            worker: 0,
+            fds: vec![fd],
+            iodepth: 1,
+            block: 8,
+            fsync: FsyncMode::Fdatasync,
+            memory_fs: false,
+            fixed_buffers: false,
+            register_files: false,
+            huge_pages: false,
+            spin_polls: 16,
+        };
+        let mut e = UringEngine::new(&setup(rd.as_raw_fd())).unwrap();
+        let io = Io {
+            op: Op::Read,
+            file: 0,
+            offset: 0,
+            len: 8,
+            slot: 0,
+        };
+        let mut out = Vec::new();
+        // (backoff after the reap, skip after the reap, polls made by the reap)
+        for (round, (backoff, skip, polls)) in [(1, 1, 16), (1, 0, 0), (2, 2, 16), (2, 1, 0)]
+            .into_iter()
+            .enumerate()
+        {
+            assert_eq!(e.queue(&io), Queued::Queued);
+            let writer = std::thread::spawn({
+                let mut w = wr.try_clone().unwrap();
+                move || {
+                    std::thread::sleep(std::time::Duration::from_millis(30));
+                    w.write_all(b"12345678").unwrap();
+                }
+            });
+            let before = e.calls().syscalls;
+            out.clear();
+            e.reap(1, 1, &mut out).unwrap();
+            writer.join().unwrap();
+            assert_eq!(out.len(), 1, "round {round}");
+            assert_eq!(out[0].result, 8, "round {round}");
+            // one enter submits, `polls` poll, at least one sleeps until the write
+            let made = e.calls().syscalls - before;
+            assert!(
+                made > 1 + polls && made <= 3 + polls,
+                "round {round}: {made} system calls"
+            );
+            assert_eq!(
+                (e.spin_backoff, e.spin_skip),
+                (backoff, skip),
+                "round {round}"
+            );
+        }
+        drop((rd, wr));
+
+        // A read from tmpfs goes to an io-wq worker and completes within the polls (as many
+        // as it takes: the first one waits for the worker thread to start): the back-off
+        // resets to nothing.
+        let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+        let path = dir.path().join("data");
+        std::fs::write(&path, [7u8; 4096]).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let mut e = UringEngine::new(&EngineSetup {
+            spin_polls: 1_000_000,
+            ..setup(file.as_raw_fd())
+        })
+        .unwrap();
+        e.spin_backoff = 8;
+        for _ in 0..4 {
+            assert_eq!(e.queue(&io), Queued::Queued);
+            out.clear();
+            e.reap(1, 1, &mut out).unwrap();
+            assert_eq!(out[0].result, 8);
+        }
+        assert_eq!((e.spin_backoff, e.spin_skip), (0, 0));
     }
 }

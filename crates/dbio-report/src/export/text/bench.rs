@@ -142,6 +142,9 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
         if spec.huge_pages {
             depth.push_str(", buffers in huge pages");
         }
+        if spec.spin_polls > 0 {
+            let _ = write!(depth, ", {} polls before sleeping", spec.spin_polls);
+        }
     }
     let _ = writeln!(
         s,

@@ -100,6 +100,12 @@ pub struct WorkloadArgs {
     /// virtual disk 4 scattered pages per request made reads much slower (issue 17).
     #[arg(long)]
     pub no_huge_pages: bool,
+    /// io_uring: poll for completions up to N times (io_uring_enter without waiting, about
+    /// 0.2 us each) before sleeping; while polls find nothing (a disk) it polls only every 1, 2,
+    /// 4 ... 64 sleeps. Waking a sleeping thread costs more than a tmpfs read; 0 sleeps at once,
+    /// as fio does.
+    #[arg(long, default_value_t = options::DEFAULT_SPIN_POLLS, value_name = "N")]
+    pub spin_polls: u32,
     /// Open with O_DIRECT (the default): bypass the page cache as InnoDB does.
     #[arg(long, overrides_with = "buffered")]
     pub direct: bool,
@@ -195,6 +201,7 @@ impl WorkloadArgs {
             fixed_buffers: self.fixed_buffers,
             register_files: self.register_files,
             no_huge_pages: self.no_huge_pages,
+            spin_polls: self.spin_polls,
             buffered: self.buffered,
             dsync: self.dsync,
             sync: self.sync,
