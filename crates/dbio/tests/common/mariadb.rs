@@ -71,7 +71,10 @@ impl Server {
     /// `extra` options. Drop the server before `root`'s directory.
     pub fn new(root: &Path, name: &'static str, server_id: u32, extra: &[String]) -> Server {
         let dir = root.join(name);
-        std::fs::create_dir_all(&dir).unwrap();
+        // Its own tmpdir: the servers' internal temporary tables (#sql-temptable-*) stay out of
+        // the shared /tmp, where a CI run once lost one mid-query ("Error on delete of
+        // '/tmp/#sql-temptable-...MAI' (Errcode: 2)").
+        std::fs::create_dir_all(dir.join("tmp")).unwrap();
         let out = Command::new("mariadb-install-db")
             .arg("--no-defaults")
             .arg(format!("--datadir={}", dir.join("data").display()))
@@ -121,6 +124,7 @@ impl Server {
                 .arg(format!("--datadir={}", self.dir.join("data").display()))
                 .arg(format!("--socket={}", self.dir.join("sock").display()))
                 .arg(format!("--pid-file={}", self.dir.join("pid").display()))
+                .arg(format!("--tmpdir={}", self.dir.join("tmp").display()))
                 .arg(format!("--log-error={}", self.error_log_path().display()))
                 .arg(format!("--port={}", self.port))
                 .arg("--bind-address=127.0.0.1")
