@@ -8,6 +8,10 @@
 # leg alike. For each leg it prints the median, p90 and max of per-round IOPS, the rounds above
 # FAST IOPS, and what the kernel saw over the leg (/proc/diskstats of the disk under the files:
 # r_await = ms spent on reads / reads, aqu-sz = weighted ms in queue / ms the disk was busy).
+# Latency is given two ways: the median over the rounds of each round's p50/p99, and the p50/p99
+# of every I/O of every round pooled (fio's json+ latency bins, ~1.6% wide, and dbio's
+# histogram, 2 significant digits, merged per leg): the per-round median shrugs off one bad
+# round, the pooled figure is the tail a user of the whole run would see.
 #
 #   scripts/bench-fastlevel.sh                        # 40 rounds of the default legs
 #                                                     # (fio, fio_huge, dbio, small)
@@ -145,7 +149,9 @@ run_leg() {
         fi
         fio --name=fastlevel --filename="$target" --rw="$FIO_RW" --bs=16k --direct=1 \
             --ioengine="$FIO_ENGINE" --iodepth="$QD" --runtime="$LEG" --time_based "${extra[@]}" \
-            --output-format=json --output="$out" >/dev/null
+            --output-format=json+ --output="$out" >/dev/null
+        jq -r --arg op "$OP" '.jobs[0][$op].clat_ns.bins | to_entries[] | "\(.key) \(.value)"' "$out" |
+            awk -v l="$leg" '{ print l, $1, $2 }' >>"$OUT/hist.tsv"
         jq -r --arg op "$OP" '.jobs[0][$op] | "\(.iops) \(.clat_ns.percentile["50.000000"] / 1000) \(.clat_ns.percentile["99.000000"] / 1000)"' "$out"
         ;;
     dbio* | *=*)
@@ -166,6 +172,8 @@ run_leg() {
             --block-size 16k --file-num 4 --file-total-size 1G --threads 1 --warmup 0s \
             --time "${LEG}s" "${opts[@]}" --format json --output "$out" >/dev/null 2>"$OUT/leg.log" ||
             { cat "$OUT/leg.log" >&2; exit 1; }
+        jq -r --arg op "$OP" '.summary[$op].histogram.buckets[] | "\(.[0]) \(.[1])"' "$out" |
+            awk -v l="${leg%%=*}" '{ print l, $1, $2 }' >>"$OUT/hist.tsv"
         jq -r --arg op "$OP" '.summary[$op] | "\(.iops) \(.lat_ns.p50 / 1000) \(.lat_ns.p99 / 1000)"' "$out"
         ;;
     *) log "unknown leg $leg"; exit 2 ;;
@@ -176,6 +184,7 @@ read -r -a legs <<<"$LEGS"
 n=${#legs[@]}
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$OUT/legs.tsv"
+: >"$OUT/hist.tsv"
 for ((r = 1; r <= ROUNDS; r++)); do
     load=$(cut -d' ' -f1 /proc/loadavg)
     for ((i = 0; i < n; i++)); do
@@ -198,11 +207,21 @@ echo
 echo "dbio $("$DBIO" --version | awk '{print $2}'), $(fio --version), kernel $(uname -r), $(nproc) CPUs;" \
     "$MODE, $ROUNDS rounds x ${LEG}s legs on ${DEV:+/dev/}${DEV:-$(stat -f -c %T "$SET")}, leg order rotating;" \
     "load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-printf '%-28s %8s %8s %8s %8s %9s %8s %8s %9s %7s\n' leg median p90 max "> ${FAST}" "p50 us" "p99 us" r_await aqu-sz load
+# pooled LEG: "P50_US P99_US" over every I/O of every round of the leg (its latency histograms
+# merged; a percentile is the smallest bucket value that many I/Os reach)
+pooled() {
+    awk -v l="$1" '$1 == l { c[$2] += $3 } END { for (v in c) print v, c[v] }' "$OUT/hist.tsv" | sort -n |
+        awk '{ v[NR] = $1; c[NR] = $2; t += $2 }
+            END { if (!t) { print "0 0"; exit }
+                  for (i = 1; i <= NR; i++) { s += c[i]; if (!a && s >= 0.5 * t) a = v[i]; if (!b && s >= 0.99 * t) b = v[i] }
+                  printf "%.1f %.1f\n", a / 1000, b / 1000 }'
+}
+printf '%-28s %8s %8s %8s %8s %9s %8s %8s %8s %8s %9s %7s\n' leg median p90 max "> ${FAST}" "p50 us" "p99 us" "pool p50" "pool p99" r_await aqu-sz load
 for leg in "${legs[@]}"; do
     leg=${leg%%=*}
+    read -r pp50 pp99 <<<"$(pooled "$leg")"
     awk -v leg="$leg" -v fast="$FAST" '$2 == leg { print $3, $4, $5, $6, $7, $8 }' "$OUT/legs.tsv" |
-        sort -n | awk -v leg="$leg" -v fast="$FAST" '
+        sort -n | awk -v leg="$leg" -v fast="$FAST" -v pp50="$pp50" -v pp99="$pp99" '
         function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
         function sorted(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
         function k(x) { return x >= 10000 ? sprintf("%.1fk", x / 1000) : sprintf("%.0f", x) }
@@ -211,15 +230,17 @@ for leg in "${legs[@]}"; do
             if (!n) exit
             p90 = io[int(0.9 * (n - 1)) + 1]
             sorted(p50, n); sorted(p99, n); sorted(ra, n); sorted(aq, n); sorted(ld, n)
-            printf "%-28s %8s %8s %8s %8d %9.0f %8.0f %8.3f %8.1f %7.1f\n", leg, k(med(io, n)), k(p90), k(io[n]), f, med(p50, n), med(p99, n), med(ra, n), med(aq, n), med(ld, n)
+            printf "%-28s %8s %8s %8s %8d %9.0f %8.0f %8.0f %8.0f %8.3f %8.1f %7.1f\n", leg, k(med(io, n)), k(p90), k(io[n]), f, med(p50, n), med(p99, n), pp50, pp99, med(ra, n), med(aq, n), med(ld, n)
         }'
 done
-echo "(median of rounds for p50, p99, r_await ms (w_await with MODE=rndwr), aqu-sz and the 1-minute load average at the round's start)"
+echo "(median of rounds for p50, p99, r_await ms (w_await with MODE=rndwr), aqu-sz and the 1-minute load average at the round's start; pool: every I/O of every round)"
 
 # like-for-like pairs: A against B, ratios of the medians over the rounds (and of the p90s)
 for pair in $PAIRS; do
     a=${pair%%:*} b=${pair#*:}
-    awk -v a="$a" -v b="$b" '
+    read -r pa50 pa99 <<<"$(pooled "$a")"
+    read -r pb50 pb99 <<<"$(pooled "$b")"
+    awk -v a="$a" -v b="$b" -v pa50="$pa50" -v pa99="$pa99" -v pb50="$pb50" -v pb99="$pb99" '
         function med(x, n) { return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
         function sorted(x, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t } }
         function within(r, g) { return (r - 1 <= g && 1 - r <= g) ? "met" : "NOT met" }
@@ -233,5 +254,9 @@ for pair in $PAIRS; do
             l50 = med(pa, na) / med(pb, nb); l99 = med(qa, na) / med(qb, nb)
             printf "%-22s median IOPS %.3f (within 3%%: %s), p90 IOPS %.3f (within 5%%: %s), p50 %.3f, p99 %.3f (within 10%%: %s, %s)\n",
                 a " / " b, m, within(m, 0.03), p, within(p, 0.05), l50, l99, within(l50, 0.10), within(l99, 0.10)
+            if (pb50 > 0 && pb99 > 0) {
+                q50 = pa50 / pb50; q99 = pa99 / pb99
+                printf "%-22s pooled p50 %.3f, p99 %.3f (within 10%%: %s, %s)\n", "", q50, q99, within(q50, 0.10), within(q99, 0.10)
+            }
         }' "$OUT/legs.tsv"
 done

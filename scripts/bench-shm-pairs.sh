@@ -9,7 +9,8 @@
 #
 # Legs: fio (io_uring, plain reads, nothing registered), fiofix (--fixedbufs --registerfiles),
 # dN (dbio --spin-polls N, plain reads), dfN (dbio --fixed-buffers --register-files
-# --spin-polls N). Environment: DBIO (a dbio binary; default: this tree's release build),
+# --spin-polls N), xN (the dN leg with the binary DBIO_X: two builds compared in the same
+# rounds). Environment: DBIO (a dbio binary; default: this tree's release build), DBIO_X,
 # SHM_BASE (default /dev/shm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,9 @@ fio_leg() {
         --randrepeat=0 --sqthread_poll=0 --hipri=0 "$@" --output-format=json | jq -r '.jobs[0].read.iops'
 }
 dbio_leg() {
-    "$DBIO" bench run --dir "$DIR/set" --mode rndrd --engine uring --iodepth 32 --direct \
+    local bin=$DBIO
+    if [ "$1" = x ]; then bin=$DBIO_X; shift; fi
+    "$bin" bench run --dir "$DIR/set" --mode rndrd --engine uring --iodepth 32 --direct \
         --block-size 4k --file-num 1 --file-total-size 1G --threads 1 "$@" --time "${LEG}s" \
         --warmup 1s --seed 1 --format json 2>/dev/null | jq -r '.summary.read.iops'
 }
@@ -44,6 +47,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
         fiofix) v=$(fio_leg --fixedbufs=1 --registerfiles=1) ;;
         df[0-9]*) v=$(dbio_leg --fixed-buffers --register-files --spin-polls "${leg#df}") ;;
         d[0-9]*) v=$(dbio_leg --spin-polls "${leg#d}") ;;
+        x[0-9]*) v=$(dbio_leg x --spin-polls "${leg#x}") ;;
         *) echo "bench-shm-pairs: unknown leg $leg" >&2; exit 2 ;;
         esac
         echo "$r $leg $v" >>"$OUT"
