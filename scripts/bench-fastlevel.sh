@@ -33,7 +33,8 @@
 #   small=--no-huge-pages   dbio with its buffers in 4 KiB pages (4 scattered pages per 16 KiB
 #                request: on a virtual disk, the slow level; see issue 17)
 #   NAME=SPEC    dbio with extra options or environment (comma separated), shown as NAME,
-#                e.g. "dbio_atime=--atime" or "both=--fixed-buffers,--register-files"
+#                e.g. "dbio_atime=--atime" or "both=--fixed-buffers,--register-files"; a word
+#                bin=PATH runs another dbio binary (two builds in the same rounds)
 #
 # Environment: ENGINE (uring: io_uring at QD 32, fio --ioengine=io_uring; sync: one pread/pwrite
 # at a time, fio --ioengine=psync; the fio_fixed leg needs uring),
@@ -155,7 +156,7 @@ run_leg() {
         jq -r --arg op "$OP" '.jobs[0][$op] | "\(.iops) \(.clat_ns.percentile["50.000000"] / 1000) \(.clat_ns.percentile["99.000000"] / 1000)"' "$out"
         ;;
     dbio* | *=*)
-        local opts=() envs=()
+        local opts=() envs=() bin=$DBIO
         case $leg in
         dbio) ;;
         dbio_fixed) opts=(--fixed-buffers) ;;
@@ -163,12 +164,12 @@ run_leg() {
         *=*)
             local spec=${leg#*=} w
             for w in ${spec//,/ }; do
-                if [[ $w == --* ]]; then opts+=("$w"); else envs+=("$w"); fi
+                if [[ $w == --* ]]; then opts+=("$w"); elif [[ $w == bin=* ]]; then bin=${w#bin=}; else envs+=("$w"); fi
             done
             ;;
         *) log "unknown leg $leg"; exit 2 ;;
         esac
-        env "${envs[@]}" "$DBIO" bench run --dir "$SET" --mode "$MODE" --engine "$ENGINE" --iodepth "$QD" \
+        env "${envs[@]}" "$bin" bench run --dir "$SET" --mode "$MODE" --engine "$ENGINE" --iodepth "$QD" \
             --block-size 16k --file-num 4 --file-total-size 1G --threads 1 --warmup 0s \
             --time "${LEG}s" "${opts[@]}" --format json --output "$out" >/dev/null 2>"$OUT/leg.log" ||
             { cat "$OUT/leg.log" >&2; exit 1; }
