@@ -245,8 +245,8 @@ for pair in $PAIRS; do
         function med(x, n) { return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
         function sorted(x, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t } }
         function within(r, g) { return (r - 1 <= g && 1 - r <= g) ? "met" : "NOT met" }
-        $2 == a { na++; ia[na] = $3; pa[na] = $4; qa[na] = $5 }
-        $2 == b { nb++; ib[nb] = $3; pb[nb] = $4; qb[nb] = $5 }
+        $2 == a { na++; ia[na] = $3; pa[na] = $4; qa[na] = $5; ra[$1] = $3 }
+        $2 == b { nb++; ib[nb] = $3; pb[nb] = $4; qb[nb] = $5; rb[$1] = $3 }
         END {
             if (!na || !nb) { printf "%s vs %s: no rounds for %s\n", a, b, na ? b : a; exit }
             sorted(ia, na); sorted(ib, nb); sorted(pa, na); sorted(pb, nb); sorted(qa, na); sorted(qb, nb)
@@ -258,6 +258,16 @@ for pair in $PAIRS; do
             if (pb50 > 0 && pb99 > 0) {
                 q50 = pa50 / pb50; q99 = pa99 / pb99
                 printf "%-22s pooled p50 %.3f, p99 %.3f (within 10%%: %s, %s)\n", "", q50, q99, within(q50, 0.10), within(q99, 0.10)
+            }
+            # the same-round IOPS ratios: their median and its distribution-free 95% confidence
+            # interval (order statistics k and n+1-k, k the largest with P(Bin(n, 1/2) < k) <= 2.5%)
+            for (r in ra) if (r in rb && rb[r] > 0) { nr++; x[nr] = ra[r] / rb[r] }
+            if (nr >= 6) {
+                sorted(x, nr)
+                k = 0; cum = 0; pk = 0.5 ^ nr
+                for (j = 0; j < nr; j++) { cum += pk; if (cum > 0.025) break; k = j + 1; pk = pk * (nr - j) / (j + 1) }
+                if (k >= 1)
+                    printf "%-22s same-round IOPS ratio: median %.3f, 95%% CI %.3f-%.3f over %d rounds\n", "", med(x, nr), x[k], x[nr + 1 - k], nr
             }
         }' "$OUT/legs.tsv"
 done
