@@ -46,8 +46,8 @@ fn decode(name: &str, paths: &[PathBuf]) -> (Vec<String>, Summary) {
     run_def(paths, &definition(name).1).unwrap()
 }
 
-/// The server's rows, as the script kept them.
-fn server(name: &str) -> Vec<String> {
+/// The server's rows, as the script kept them (in id order).
+pub(crate) fn server(name: &str) -> Vec<String> {
     std::fs::read_to_string(fixture(&format!("{name}.tsv")))
         .unwrap()
         .lines()

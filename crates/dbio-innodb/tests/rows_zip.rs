@@ -4,6 +4,7 @@
 //! tablespace: `.tsv` after the DELETE, `_deleted.tsv` the deleted rows before it.
 
 use crate::rows::{fixture, scan};
+use crate::rows_formats::server;
 use dbio_innodb::page::be16;
 use dbio_innodb::recover::Source;
 use dbio_innodb::rows::def::{self, TableDef};
@@ -40,15 +41,6 @@ fn decode(paths: &[PathBuf], d: &TableDef, deleted: Deleted) -> (Vec<String>, Su
 fn definition(name: &str) -> TableDef {
     let sql = std::fs::read_to_string(fixture(&format!("{name}.sql"))).unwrap();
     def::parse(&sql, None, name).unwrap()
-}
-
-/// The server's rows, as the script kept them (in id order).
-fn server(name: &str) -> Vec<String> {
-    std::fs::read_to_string(fixture(&format!("{name}.tsv")))
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
 
 /// Compares row by row and value by value, naming the first value that differs.
