@@ -24,9 +24,9 @@
 #
 # Environment: LEGS (two of fio_huge, dbio, dbio_b; default "fio_huge dbio"; dbio_b is dbio again,
 # to show how far two legs of the same tool differ), ROUNDS (8), LEG seconds (2), MODE (rndrd,
-# rndwr), DIR (scratch directory on the
-# disk, default /var/tmp; the file set is made there and removed at exit), DBIO (the binary;
-# default: build target/release/dbio). Needs root (bpftrace, hugetlb pages for fio).
+# rndwr), DIR (scratch directory on the disk, default /var/tmp; the file set is made there and
+# removed at exit), DBIO (the binary; default: build target/release/dbio). Needs root
+# (bpftrace, hugetlb pages for fio).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
