@@ -35,7 +35,8 @@ read -r -a legs <<<"${LEGS:-fio_huge dbio}"
 for l in "${legs[@]}"; do
     case $l in fio_huge | dbio | dbio_b) ;; *) echo "bench-iopath: unknown leg '$l' (fio_huge, dbio, dbio_b)" >&2; exit 2 ;; esac
 done
-[ ${#legs[@]} -eq 2 ] || { echo "bench-iopath: LEGS names two legs, not '${legs[*]}'" >&2; exit 2; }
+[ ${#legs[@]} -eq 2 ] && [ "${legs[0]}" != "${legs[1]}" ] ||
+    { echo "bench-iopath: LEGS names two different legs, not '${legs[*]}'" >&2; exit 2; }
 A=${legs[0]} B=${legs[1]}
 LEG=${LEG:-2}
 MODE=${MODE:-rndrd}
@@ -185,17 +186,23 @@ done
 
 echo "dbio $("$DBIO" --version | awk '{print $2}'), $(fio --version), kernel $(uname -r), $(nproc) CPUs;" \
     "sync QD1 $MODE, $ROUNDS rounds x ${LEG}s legs, traced; median over legs, us per I/O"
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-printf '%-10s %10s %10s %14s\n' part "$A" "$B" "$B-$A"
-col=3
-for p in iops $PARTS; do
-    f=$(awk -v c=$col -v l="$A" '$2 == l { print $c }' "$OUT/legs.tsv" | median)
-    d=$(awk -v c=$col -v l="$B" '$2 == l { print $c }' "$OUT/legs.tsv" | median)
-    if [ "$p" = iops ]; then
-        printf '%-10s %10.0f %10.0f %13.3fx\n' "IOPS" "$f" "$d" "$(echo "$d $f" | awk '{ print $1 / $2 }')"
-    else
-        printf '%-10s %10.2f %10.2f %+14.2f\n' "$p" "$(echo "$f" | awk '{ print $1 / 1000 }')" \
-            "$(echo "$d" | awk '{ print $1 / 1000 }')" "$(echo "$d $f" | awk '{ print ($1 - $2) / 1000 }')"
-    fi
-    col=$((col + 1))
-done
+# per leg and column the median over its legs, then A, B and B against A (IOPS as a ratio, the
+# parts as a difference in us)
+awk -v a="$A" -v b="$B" -v parts="iops $PARTS" '
+    function med(x, n,   i, j, t) {
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+        return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+    }
+    $2 == a { na++; for (c = 3; c <= NF; c++) va[c, na] = $c }
+    $2 == b { nb++; for (c = 3; c <= NF; c++) vb[c, nb] = $c }
+    END {
+        printf "%-10s %10s %10s %14s\n", "part", a, b, b "-" a
+        np = split(parts, name, " ")
+        for (k = 1; k <= np; k++) {
+            c = k + 2
+            delete x; for (i = 1; i <= na; i++) x[i] = va[c, i]; ma = med(x, na)
+            delete x; for (i = 1; i <= nb; i++) x[i] = vb[c, i]; mb = med(x, nb)
+            if (name[k] == "iops") printf "%-10s %10.0f %10.0f %13.3fx\n", "IOPS", ma, mb, mb / ma
+            else printf "%-10s %10.2f %10.2f %+14.2f\n", name[k], ma / 1000, mb / 1000, (mb - ma) / 1000
+        }
+    }' "$OUT/legs.tsv"
