@@ -2,15 +2,52 @@
 //! OUTFILE`'s escaping) or SQL `INSERT`s, and flushed to disk (fdatasync) before the DELETE
 //! of the same chunk commits. A new archive is created O_EXCL|O_NOFOLLOW (an existing file is
 //! never overwritten); a resumed job reopens it and cuts it back to the length its checkpoint
-//! recorded, dropping the rows of a chunk that never committed.
+//! recorded, dropping the rows of a chunk that never committed, but only once the file is
+//! shown to be the one the checkpoint describes ([`ArchiveIdentity`]: the same path, format,
+//! device and inode, at least as long, and the same hash of its last checkpointed bytes).
 
+use crate::state::ArchiveIdentity;
 use crate::value::{push_sql, push_tsv, ColumnKind};
 use crate::Error;
 use mysql::Value;
+use sha2::{Digest, Sha256};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+
+/// How many bytes before a checkpointed length [`tail_hash`] covers.
+pub const TAIL_BYTES: u64 = 64 * 1024;
+
+/// SHA-256 of the `TAIL_BYTES` (or fewer) bytes of `file` that end at `len`, and of `len`
+/// itself, as hex: what a checkpoint records of the archive's content.
+pub fn tail_hash(file: &File, len: u64) -> std::io::Result<String> {
+    let start = len.saturating_sub(TAIL_BYTES);
+    let mut buf = vec![0u8; (len - start) as usize];
+    file.read_exact_at(&mut buf, start)?;
+    let mut h = Sha256::new();
+    h.update(len.to_le_bytes());
+    h.update(&buf);
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+impl Format {
+    /// `tsv` or `sql`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Tsv => "tsv",
+            Format::Sql => "sql",
+        }
+    }
+}
+
+/// `path` made absolute (not resolving symlinks: the path as the user gave it).
+fn absolute(path: &Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
 
 /// The archive's format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,22 +109,65 @@ impl Archive {
     }
 
     /// Reopens an archive for a resumed job and cuts it to `len` bytes (the length after the
-    /// last committed chunk). Refused when the file is shorter than that: it is not this
-    /// job's archive, or it lost data.
-    pub fn reopen(path: &Path, format: Format, table: &str, len: u64) -> Result<Archive, Error> {
+    /// last committed chunk). Refused, with nothing changed, unless the file is the one
+    /// `identity` describes (same absolute path, format, device and inode), holds at least
+    /// `len` bytes, and its bytes before `len` hash to `tail` ([`tail_hash`]).
+    pub fn reopen(
+        path: &Path,
+        format: Format,
+        table: &str,
+        len: u64,
+        identity: &ArchiveIdentity,
+        tail: &str,
+    ) -> Result<Archive, Error> {
+        let refuse = |reason: String| Error::ArchiveIdentity {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let abs = absolute(path);
+        if abs != identity.path {
+            return Err(refuse(format!(
+                "the checkpoint's archive is {}, this run names {abs}: resume with --archive {}",
+                identity.path, identity.path
+            )));
+        }
+        if format.name() != identity.format {
+            return Err(refuse(format!(
+                "the archive is in {} format, this run asks for --archive-format {}: one file never mixes formats; resume with --archive-format {}",
+                identity.format,
+                format.name(),
+                identity.format
+            )));
+        }
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(path)
             .map_err(io(path, "cannot reopen it to resume"))?;
-        let have = file.metadata().map_err(io(path, "cannot stat it"))?.len();
+        let meta = file.metadata().map_err(io(path, "cannot stat it"))?;
+        if (meta.dev(), meta.ino()) != (identity.device, identity.inode) {
+            return Err(refuse(format!(
+                "it is not the file this job wrote (device {} inode {}, the checkpoint recorded device {} inode {}): it was replaced, copied or restored since",
+                meta.dev(),
+                meta.ino(),
+                identity.device,
+                identity.inode
+            )));
+        }
+        let have = meta.len();
         if have < len {
             return Err(Error::ArchiveShort {
                 path: path.to_path_buf(),
                 have,
                 want: len,
             });
+        }
+        let now = tail_hash(&file, len).map_err(io(path, "cannot read it"))?;
+        if now != tail {
+            return Err(refuse(format!(
+                "its bytes before offset {len} (the checkpoint's length) are not those the job wrote: it was changed since"
+            )));
         }
         file.set_len(len)
             .map_err(io(path, "cannot cut it back to the checkpoint"))?;
@@ -102,6 +182,25 @@ impl Archive {
             table: table.to_string(),
             len,
         })
+    }
+
+    /// What a checkpoint records of this archive.
+    pub fn identity(&self) -> Result<ArchiveIdentity, Error> {
+        let meta = self
+            .file
+            .metadata()
+            .map_err(io(&self.path, "cannot stat it"))?;
+        Ok(ArchiveIdentity {
+            path: absolute(&self.path),
+            format: self.format.name().to_string(),
+            device: meta.dev(),
+            inode: meta.ino(),
+        })
+    }
+
+    /// [`tail_hash`] of the archive as written so far.
+    pub fn tail(&self) -> Result<String, Error> {
+        tail_hash(&self.file, self.len).map_err(io(&self.path, "cannot read it back"))
     }
 
     /// The length written and flushed so far.
@@ -121,6 +220,18 @@ impl Archive {
 
     /// The bytes of one chunk's rows in this archive's format.
     pub fn render(&self, columns: &[String], kinds: &[ColumnKind], rows: &[Vec<Value>]) -> Vec<u8> {
+        self.render_for(&self.table, columns, kinds, rows)
+    }
+
+    /// [`Archive::render`] for rows of another table (`--archive-children`, SQL only: the
+    /// INSERT names that table).
+    pub fn render_for(
+        &self,
+        table: &str,
+        columns: &[String],
+        kinds: &[ColumnKind],
+        rows: &[Vec<Value>],
+    ) -> Vec<u8> {
         let mut out = Vec::new();
         if rows.is_empty() {
             return out;
@@ -141,7 +252,7 @@ impl Archive {
                 let cols: Vec<String> =
                     columns.iter().map(|c| crate::key::quote_ident(c)).collect();
                 out.extend_from_slice(
-                    format!("INSERT INTO {} ({}) VALUES\n", self.table, cols.join(", ")).as_bytes(),
+                    format!("INSERT INTO {table} ({}) VALUES\n", cols.join(", ")).as_bytes(),
                 );
                 for (r, row) in rows.iter().enumerate() {
                     out.push(b'(');
@@ -211,6 +322,8 @@ mod tests {
         let b = a.render(&cols, &kinds, &rows);
         a.append(&b).unwrap();
         let committed = a.len();
+        let id = a.identity().unwrap();
+        let tail = a.tail().unwrap();
         a.append(&a.render(&cols, &kinds, &rows[..1])).unwrap();
         drop(a);
         assert_eq!(
@@ -221,16 +334,44 @@ mod tests {
             Archive::create(&p, Format::Tsv, "t", &cols),
             Err(Error::Archive { .. })
         ));
-        let a = Archive::reopen(&p, Format::Tsv, "t", committed).unwrap();
+        let full = std::fs::read(&p).unwrap();
+        // Another format, another path, a longer length or another hash: refused, untouched.
+        let other = dir.path().join("other.tsv");
+        std::fs::write(&other, &full).unwrap();
+        for (path, format, len) in [
+            (&p, Format::Sql, committed),
+            (&other, Format::Tsv, committed),
+            (&p, Format::Tsv, committed + 1),
+            (&p, Format::Tsv, committed - 1),
+        ] {
+            let e = Archive::reopen(path, format, "t", len, &id, &tail)
+                .err()
+                .unwrap();
+            assert!(
+                matches!(
+                    e,
+                    Error::ArchiveIdentity { .. } | Error::ArchiveShort { .. }
+                ),
+                "{e}"
+            );
+            assert_eq!(std::fs::read(&p).unwrap(), full);
+        }
+        // The same path replaced by a copy with the same bytes: another inode, refused.
+        let moved = dir.path().join("moved.tsv");
+        std::fs::rename(&p, &moved).unwrap();
+        std::fs::write(&p, &full).unwrap();
+        let e = Archive::reopen(&p, Format::Tsv, "t", committed, &id, &tail)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("not the file this job wrote"), "{e}");
+        std::fs::remove_file(&p).unwrap();
+        std::fs::rename(&moved, &p).unwrap();
+        let a = Archive::reopen(&p, Format::Tsv, "t", committed, &id, &tail).unwrap();
         assert_eq!(a.len(), committed);
         assert_eq!(
             std::fs::read_to_string(&p).unwrap(),
             "id\tnote\n1\tx\\ty\n2\t\\N\n"
         );
-        assert!(matches!(
-            Archive::reopen(&p, Format::Tsv, "t", committed + 1),
-            Err(Error::ArchiveShort { .. })
-        ));
     }
 
     #[test]

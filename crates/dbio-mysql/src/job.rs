@@ -11,15 +11,17 @@
 //! same range again finds nothing.
 
 use crate::archive::{Archive, Format};
+use crate::fk::{self, Edge};
 use crate::guard::{Cause, Decision, Guard, GuardConfig};
 use crate::key::{self, Key};
+use crate::marker::{self, Marker};
 use crate::server::{self, Replica};
 use crate::sizer::{ChunkSizer, SizerConfig};
 use crate::state::{self, Checkpoint, Pending, Totals};
 use crate::value::{ColumnKind, KeyValue};
 use crate::window::Window;
 use crate::Error;
-use dbio_report::mysql_chunk::{ChunkPlan, ChunkResult, ChunkRun, Pause};
+use dbio_report::mysql_chunk::{Cascade, ChunkPlan, ChunkResult, ChunkRun, Pause};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Value};
 use std::path::PathBuf;
@@ -59,7 +61,8 @@ impl Action {
     }
 }
 
-/// What to do with an update chunk that was committing when the last run died.
+/// What to do with a chunk that was committing when the last run died, when its commit
+/// marker cannot be read (the marker table was dropped).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PendingPolicy {
     /// Refuse to resume (say what to check).
@@ -120,6 +123,14 @@ pub struct Options {
     pub run_time: Option<Duration>,
     /// How often the guard samples while paused.
     pub check_interval: Duration,
+    /// Archive the rows that ON DELETE CASCADE removes from child tables, in each chunk's
+    /// transaction, parents first (an SQL archive).
+    pub archive_children: bool,
+    /// Let the server delete or change child rows through foreign keys, unarchived.
+    pub allow_cascade: bool,
+    /// The commit marker table (`NAME` or `DB.NAME`; none: `dbio_chunk_marker` in the job's
+    /// schema).
+    pub marker_table: Option<String>,
 }
 
 /// One committed chunk, for a progress display.
@@ -200,7 +211,30 @@ struct Job {
     condition: Option<String>,
     set: Option<String>,
     columns: Vec<String>,
-    key_pos: Vec<usize>,
+    /// The columns written to the archive (generated ones are left out).
+    keep: Vec<usize>,
+    /// Child tables archived with their parents (--archive-children), breadth first.
+    children: Vec<Child>,
+}
+
+/// A child table whose rows ON DELETE CASCADE removes with the chunk's, archived first.
+struct Child {
+    edge: Edge,
+    /// `db`.`table`.
+    table: String,
+    /// Every column, in table order (the SELECT's).
+    columns: Vec<String>,
+    /// The columns written to the archive.
+    keep: Vec<usize>,
+    /// Where the referenced columns are in the parent's selected columns.
+    ref_pos: Vec<usize>,
+    /// The child whose rows are this one's parents (none: the job's table).
+    from: Option<usize>,
+}
+
+/// The values of `row` at `keep`.
+fn kept(row: &[Value], keep: &[usize]) -> Vec<Value> {
+    keep.iter().map(|&i| row[i].clone()).collect()
 }
 
 impl Job {
@@ -267,7 +301,6 @@ pub fn run(
             opts.table.clone(),
         ),
     };
-    let qualified = key::qualified(&db, &table);
     if let Some(c) = &opts.condition {
         key::check_condition(c)?;
     }
@@ -278,6 +311,10 @@ pub fn run(
     ))
     .map_err(sql("setting innodb_lock_wait_timeout"))?;
     let info = server::table_info(&mut conn, &db, &table)?;
+    // The names as the server stores them: the job's identity and its lock do not depend on
+    // how the table was spelled (`db.t` or `t` with the DSN's database).
+    let (db, table) = (info.schema.clone(), info.name.clone());
+    let qualified = key::qualified(&db, &table);
     if !info.engine.eq_ignore_ascii_case("InnoDB") {
         return Err(Error::Engine {
             table: format!("{db}.{table}"),
@@ -293,20 +330,134 @@ pub fn run(
         Action::Update { set } => Some(key::check_update(set, &k)?),
         _ => None,
     };
-    let key_pos = k
-        .columns
-        .iter()
-        .map(|c| info.columns.iter().position(|x| x == c).unwrap_or(0))
-        .collect();
+    let deletes = matches!(
+        opts.action,
+        Action::Delete | Action::Archive { delete: true, .. }
+    );
+
+    // Foreign keys that reach the table: what a DELETE of its rows also does elsewhere.
+    let edges = if deletes {
+        fk::tree((&db, &table), |d, t| server::referencing(&mut conn, d, t))?
+    } else {
+        vec![]
+    };
+    let cascading = edges.iter().any(|e| e.deletes() || e.changes());
+    if opts.archive_children {
+        match &opts.action {
+            Action::Archive {
+                delete: true,
+                format: Format::Sql,
+                ..
+            } => {}
+            Action::Archive {
+                delete: true,
+                format: Format::Tsv,
+                ..
+            } => {
+                return Err(Error::ArchiveChildren(
+                    "a TSV archive holds one table's rows: give --archive-format sql (one file that restores parents before children)".into(),
+                ))
+            }
+            _ => {
+                return Err(Error::ArchiveChildren(
+                    "it archives the rows a DELETE cascades to: give it with --archive FILE --delete".into(),
+                ))
+            }
+        }
+        if let Some(why) = fk::archive_children_refusal((&db, &table), &edges) {
+            return Err(Error::ArchiveChildren(why));
+        }
+    }
+    let mut cascades = Vec::new();
+    let mut children = Vec::new();
+    for e in &edges {
+        let child = server::table_info(&mut conn, &e.fk.schema, &e.fk.table)?;
+        let handling = if !(e.deletes() || e.changes()) {
+            "none"
+        } else if opts.archive_children {
+            "archived"
+        } else if opts.allow_cascade {
+            "allowed"
+        } else {
+            "refused"
+        };
+        cascades.push(Cascade {
+            table: e.child(),
+            parent: match e.parent {
+                None => format!("{db}.{table}"),
+                Some(p) => edges[p].child(),
+            },
+            constraint: e.fk.constraint.clone(),
+            delete_rule: e.fk.delete_rule.clone(),
+            columns: e.fk.columns.clone(),
+            depth: e.depth,
+            rows_estimate: child.rows_estimate,
+            handling: handling.into(),
+        });
+        if opts.archive_children && e.deletes() {
+            let from = e.parent.map(|p| {
+                children
+                    .iter()
+                    .position(|c: &Child| c.edge == edges[p])
+                    .expect("a parent edge comes first")
+            });
+            let parent_cols = match from {
+                None => &info.columns,
+                Some(i) => &children[i].columns,
+            };
+            let ref_pos =
+                e.fk.references
+                    .iter()
+                    .map(|r| parent_cols.iter().position(|x| x == r).unwrap_or(0))
+                    .collect();
+            children.push(Child {
+                edge: e.clone(),
+                table: key::qualified(&e.fk.schema, &e.fk.table),
+                keep: (0..child.columns.len())
+                    .filter(|&i| !child.generated[i])
+                    .collect(),
+                columns: child.columns,
+                ref_pos,
+                from,
+            });
+        }
+    }
+    if opts.execute && cascading && !opts.archive_children && !opts.allow_cascade {
+        let list: Vec<String> = cascades
+            .iter()
+            .filter(|c| c.handling == "refused")
+            .map(|c| {
+                let what = if c.delete_rule.eq_ignore_ascii_case("CASCADE") {
+                    "deletes"
+                } else {
+                    "changes"
+                };
+                format!(
+                    "{what} rows of {} (about {} rows, {} ON DELETE {})",
+                    c.table, c.rows_estimate, c.constraint, c.delete_rule
+                )
+            })
+            .collect();
+        return Err(Error::Cascade {
+            table: format!("{db}.{table}"),
+            children: list.join("; "),
+        });
+    }
+
     let job = Job {
         table: qualified.clone(),
         key: k.clone(),
         condition: opts.condition.clone(),
         set: set.clone(),
         columns: info.columns.clone(),
-        key_pos,
+        keep: (0..info.columns.len())
+            .filter(|&i| !info.generated[i])
+            .collect(),
+        children,
     };
-    let server_id = format!("{}:{}", o.get_ip_or_hostname(), o.get_tcp_port());
+    // The job's identity: the server as it names itself (not the DSN's spelling of it), the
+    // table, the condition and the action.
+    let server_id = server::identity(&mut conn)?;
     let action_id = format!(
         "{}|{}|{}",
         opts.action.name(),
@@ -317,7 +468,7 @@ pub fn run(
         &server_id,
         &db,
         &table,
-        opts.condition.as_deref().unwrap_or(""),
+        opts.condition.as_deref().unwrap_or("").trim(),
         &action_id,
     );
     let state_path = opts
@@ -326,7 +477,15 @@ pub fn run(
         .unwrap_or_else(|| opts.state_dir.join(state_file_name(&db, &table, &id)));
 
     if opts.execute {
-        server::lock(&mut conn, &format!("dbio_chunk_{id}"))?;
+        // One job per table, whatever its condition or action: two jobs walking one table
+        // would lock each other's chunks and race on the same rows.
+        server::lock(&mut conn, &lock_name(&db, &table))?;
+        // Temporaries a killed run left of its checkpoint (see dbio_sys::atomic).
+        dbio_sys::atomic::remove_stale_temporaries(&state_path).map_err(|source| Error::State {
+            path: state_path.clone(),
+            what: "cannot remove the temporary files a killed run left beside it",
+            source: Box::new(source),
+        })?;
     }
 
     // The checkpoint: resumed, or new.
@@ -360,14 +519,21 @@ pub fn run(
             .map(|r| keyvals(&r.unwrap())),
     };
 
-    // Settle a chunk that was committing when the last run died.
+    // Settle a chunk that was committing when the last run died, from the commit marker
+    // (read before the table is created: a marker table dropped since must not read as "no
+    // commit"). The checkpoint is saved only once the archive is shown to be the job's.
+    let marker = matches!(
+        opts.action,
+        Action::Update { .. } | Action::Archive { delete: true, .. }
+    )
+    .then(|| Marker::new(opts.marker_table.as_deref(), &db));
     if let Some(c) = ck.as_mut() {
         if let Some(p) = c.pending.take() {
-            settle_pending(&mut conn, &job, opts, c, p)?;
-            if opts.execute {
-                c.save(&state_path)?;
-            }
+            settle_pending(&mut conn, marker.as_ref(), &id, opts, c, p)?;
         }
+    }
+    if let (Some(m), true) = (&marker, opts.execute) {
+        m.ensure(&mut conn)?;
     }
     let lower: Option<Vec<KeyValue>> = ck.as_ref().and_then(|c| c.last.clone());
     let finished_before = ck.as_ref().is_some_and(|c| c.finished);
@@ -392,12 +558,30 @@ pub fn run(
         let (s, r) = job.statement(&opts.action, lv.is_some());
         explain = server::explain(&mut conn, &s, bind(&r, lv.as_deref(), &upper))?;
         if !bounded(&explain, &k.name) {
-            return Err(Error::NotRange {
-                access: explain.access.clone(),
-                key: explain.key.clone().unwrap_or_else(|| "NULL".into()),
-                want: k.name.clone(),
-                rows: explain.rows.map_or("?".into(), |r| r.to_string()),
-            });
+            // A table small enough that a full scan reads no more than one chunk may be
+            // scanned (the optimizer prefers it there, FORCE INDEX or not); anything bigger
+            // is refused, with the facts that tell stale statistics from a bad condition.
+            let cap = sizer.current().max(1000);
+            let counted: u64 = conn
+                .exec_first(
+                    format!(
+                        "SELECT COUNT(*) FROM (SELECT 1 FROM {qualified} LIMIT {}) AS t",
+                        cap + 1
+                    ),
+                    (),
+                )
+                .map_err(sql("counting the table's rows (at most one chunk's)"))?
+                .unwrap_or(0);
+            if counted > cap {
+                let walked = ck.as_ref().map_or(0, |c| c.totals.rows_walked);
+                return Err(Error::NotRange {
+                    hint: not_range_hint(&db, &table, info.rows_estimate, cap, walked),
+                    access: explain.access.clone(),
+                    key: explain.key.clone().unwrap_or_else(|| "NULL".into()),
+                    want: k.name.clone(),
+                    rows: explain.rows.map_or("?".into(), |r| r.to_string()),
+                });
+            }
         }
     }
     let matching = match &opts.condition {
@@ -434,6 +618,15 @@ pub fn run(
         end_key: end.as_deref().map(show).unwrap_or_default(),
         resume_after: lower.as_deref().map(show),
         state_file: state_path.display().to_string(),
+        marker_table: marker.as_ref().map(Marker::display),
+        generated_columns: info
+            .columns
+            .iter()
+            .zip(&info.generated)
+            .filter(|(_, g)| **g)
+            .map(|(c, _)| c.clone())
+            .collect(),
+        cascades,
     };
     let mut result = ChunkResult {
         database: db.clone(),
@@ -449,35 +642,54 @@ pub fn run(
     }
     obs.plan(&result.plan);
 
-    // The archive.
+    // The archive: a resumed job's is checked against its checkpoint before it is cut back.
+    let archived_columns: Vec<String> = job.keep.iter().map(|&i| info.columns[i].clone()).collect();
     let mut archive = match &opts.action {
         Action::Archive { path, format, .. } => Some(match &ck {
-            Some(c) => Archive::reopen(path, *format, &qualified, c.archive_bytes)?,
+            Some(c) => {
+                let (Some(identity), Some(tail)) = (&c.archive, &c.archive_tail) else {
+                    return Err(Error::ArchiveIdentity {
+                        path: path.clone(),
+                        reason: format!(
+                            "checkpoint {} records no archive for this job",
+                            state_path.display()
+                        ),
+                    });
+                };
+                Archive::reopen(path, *format, &qualified, c.archive_bytes, identity, tail)?
+            }
             None => {
-                Archive::create(path, *format, &qualified, &info.columns).map_err(|e| match e {
-                    Error::Archive { source, .. }
-                        if source.kind() == std::io::ErrorKind::AlreadyExists =>
-                    {
-                        Error::ArchiveExists(path.clone())
-                    }
-                    e => e,
-                })?
+                Archive::create(path, *format, &qualified, &archived_columns).map_err(
+                    |e| match e {
+                        Error::Archive { source, .. }
+                            if source.kind() == std::io::ErrorKind::AlreadyExists =>
+                        {
+                            Error::ArchiveExists(path.clone())
+                        }
+                        e => e,
+                    },
+                )?
             }
         }),
         _ => None,
     };
-    let mut ck = ck.unwrap_or_else(|| Checkpoint {
-        version: state::VERSION,
-        job: id.clone(),
-        table: format!("{db}.{table}"),
-        key: k.clone(),
-        end: end.clone().unwrap_or_default(),
-        last: None,
-        pending: None,
-        archive_bytes: archive.as_ref().map_or(0, Archive::len),
-        totals: Totals::default(),
-        finished: end.is_none(),
-    });
+    let mut ck = match ck {
+        Some(c) => c,
+        None => Checkpoint {
+            version: state::VERSION,
+            job: id.clone(),
+            table: format!("{db}.{table}"),
+            key: k.clone(),
+            end: end.clone().unwrap_or_default(),
+            last: None,
+            pending: None,
+            archive_bytes: archive.as_ref().map_or(0, Archive::len),
+            archive: archive.as_ref().map(Archive::identity).transpose()?,
+            archive_tail: archive.as_ref().map(Archive::tail).transpose()?,
+            totals: Totals::default(),
+            finished: end.is_none(),
+        },
+    };
     ck.save(&state_path)?;
 
     let mut walk = Walk {
@@ -488,8 +700,15 @@ pub fn run(
         ck: &mut ck,
         state_path: &state_path,
         committing: false,
+        marker: marker.as_ref(),
+        id: &id,
     };
     let run = walk.run(&mut sizer, stop, obs, left)?;
+    if let (Some(m), true) = (&marker, ck.finished) {
+        // The finished job's row is no longer needed; one left behind (this fails) is
+        // harmless: a later job of the same id writes new tokens over it.
+        let _ = m.clear(&mut conn, &id);
+    }
     result.run = Some(ChunkRun {
         archive_file: archive.as_ref().map(|a| a.path().display().to_string()),
         archive_bytes: archive.as_ref().map(Archive::len),
@@ -498,6 +717,35 @@ pub fn run(
         ..run
     });
     Ok(result)
+}
+
+/// The job lock's name: one per table (GET_LOCK names are the server's own, at most 64
+/// characters).
+pub fn lock_name(db: &str, table: &str) -> String {
+    format!("dbio_chunk_{}", state::job_id("", db, table, "", ""))
+}
+
+/// What to say when a chunk's EXPLAIN is not a range of the key and the table holds more
+/// than `cap` rows.
+fn not_range_hint(db: &str, table: &str, estimate: u64, cap: u64, walked: u64) -> String {
+    let analyze = format!(
+        "ANALYZE TABLE {} (on InnoDB it samples a few pages; it does not rebuild the table), then run the job again",
+        key::qualified(db, table)
+    );
+    if estimate <= cap || walked > estimate {
+        let seen = if walked > estimate {
+            format!(", and this job alone walked {walked} of them")
+        } else {
+            String::new()
+        };
+        format!(
+            "The table's statistics look stale: they estimate {estimate} rows, but it holds more than {cap}{seen}; with so few rows estimated the optimizer prefers a full scan. Run {analyze}."
+        )
+    } else {
+        format!(
+            "Check --where: a function over a key column defeats the range, and a condition on another indexed column can win over the key (walk that index with --key if it is unique and NOT NULL). If the table's statistics are stale ({estimate} rows estimated), run {analyze}."
+        )
+    }
 }
 
 /// The default checkpoint's file name: `chunk-DB.TABLE-ID.json`, every character of the names
@@ -540,48 +788,38 @@ fn boundary(
     Ok(row.map(mysql::Row::unwrap))
 }
 
-/// Decides whether the chunk of a pending record committed, and updates the checkpoint.
+/// Decides whether the chunk of a pending record committed, from the commit marker its
+/// transaction wrote (the token there: it committed; another or none: it rolled back), and
+/// updates the checkpoint in memory. A marker that cannot be read (its table dropped) is
+/// decided by `--pending`, or refused.
 fn settle_pending(
     conn: &mut Conn,
-    job: &Job,
+    marker: Option<&Marker>,
+    id: &str,
     opts: &Options,
     c: &mut Checkpoint,
     p: Pending,
 ) -> Result<(), Error> {
-    let committed = match &opts.action {
-        Action::Update { .. } => match opts.pending {
-            PendingPolicy::Refuse => {
-                return Err(Error::PendingUpdate {
-                    after: show_opt(c.last.as_ref()),
-                    upper: show_opt(Some(&p.upper)),
-                })
-            }
-            PendingPolicy::Redo => false,
-            PendingPolicy::Skip => true,
-        },
-        _ => match &p.probe {
-            // The DELETE removed this row: present means the chunk did not commit.
-            Some(probe) => {
-                let cond: Vec<String> = job
-                    .key
-                    .columns
-                    .iter()
-                    .map(|c| format!("{} = ?", key::quote_ident(c)))
-                    .collect();
-                let found: Option<i64> = conn
-                    .exec_first(
-                        format!("SELECT 1 FROM {} WHERE {}", job.table, cond.join(" AND ")),
-                        values(probe),
-                    )
-                    .map_err(sql("checking whether the last chunk committed"))?;
-                found.is_none()
-            }
-            None => false,
-        },
+    let read = match marker {
+        Some(m) => m.read(conn, id).map_err(|e| e.to_string()),
+        None => Err("this action writes no marker".to_string()),
+    };
+    let committed = match (read, opts.pending) {
+        (Ok(token), _) => token == Some(p.token),
+        (Err(_), PendingPolicy::Redo) => false,
+        (Err(_), PendingPolicy::Skip) => true,
+        (Err(why), PendingPolicy::Refuse) => {
+            return Err(Error::PendingUnknown {
+                after: show_opt(c.last.as_ref()),
+                upper: show_opt(Some(&p.upper)),
+                why,
+            })
+        }
     };
     if committed {
         c.last = Some(p.upper);
         c.archive_bytes = p.archive_after;
+        c.archive_tail = p.archive_after_tail;
         c.totals.chunks += 1;
         c.totals.rows_walked += p.walked;
         c.totals.rows_affected += p.rows;
@@ -594,12 +832,50 @@ fn settle_pending(
     Ok(())
 }
 
+/// The rows of child table `c` whose foreign key references one of `parents` (rows of its
+/// parent table, in that table's column order), locked FOR UPDATE, and their column kinds.
+fn child_rows(
+    conn: &mut Conn,
+    c: &Child,
+    parents: &[Vec<Value>],
+) -> Result<(Vec<Vec<Value>>, Vec<ColumnKind>), Error> {
+    // Each referenced tuple once; a NULL never matches a foreign key.
+    let mut seen = std::collections::HashSet::new();
+    let tuples: Vec<Vec<Value>> = parents
+        .iter()
+        .map(|r| kept(r, &c.ref_pos))
+        .filter(|t| !t.contains(&Value::NULL))
+        .filter(|t| seen.insert(format!("{t:?}")))
+        .collect();
+    let mut rows = Vec::new();
+    let mut kinds = Vec::new();
+    // At most 1000 tuples a statement: far below the 65,535 placeholders a prepared
+    // statement may have.
+    for batch in tuples.chunks(1000) {
+        let what = format!(
+            "reading the rows of {} that cascade from the chunk",
+            c.table
+        );
+        let params: Vec<Value> = batch.iter().flatten().cloned().collect();
+        let mut res = conn
+            .exec_iter(fk::child_select(&c.edge, &c.columns, batch.len()), params)
+            .map_err(sql(what.clone()))?;
+        kinds = res.columns().as_ref().iter().map(ColumnKind::of).collect();
+        for row in res.by_ref() {
+            rows.push(row.map_err(sql(what.clone()))?.unwrap());
+        }
+    }
+    Ok((rows, kinds))
+}
+
 /// The outcome of one chunk.
 struct Done {
     upper: Vec<Value>,
     walked: u64,
     affected: u64,
     archived: u64,
+    /// Rows of child tables archived (--archive-children).
+    children: u64,
     last: bool,
 }
 
@@ -613,6 +889,10 @@ struct Walk<'a> {
     /// Set while COMMIT is in flight: a failure then leaves the chunk's outcome unknown, so
     /// the archive and the pending record are kept for the resumed run to settle.
     committing: bool,
+    /// The commit marker (archive+delete and update jobs).
+    marker: Option<&'a Marker>,
+    /// The job's id (its marker row).
+    id: &'a str,
 }
 
 /// A pause in progress.
@@ -767,6 +1047,7 @@ impl Walk<'_> {
             r.rows_walked += d.walked;
             r.rows_affected += d.affected;
             r.rows_archived += d.archived;
+            r.child_rows_archived += d.children;
             if d.walked > 0 {
                 r.chunk_rows_min = r.chunk_rows_min.min(d.walked);
                 r.chunk_rows_max = r.chunk_rows_max.max(d.walked);
@@ -830,6 +1111,7 @@ impl Walk<'_> {
                     self.ck.last = Some(keyvals(&d.upper));
                     self.ck.pending = None;
                     self.ck.archive_bytes = self.archive.as_ref().map_or(0, |a| a.len());
+                    self.ck.archive_tail = self.archive.as_ref().map(|a| a.tail()).transpose()?;
                     self.ck.totals.chunks += 1;
                     self.ck.totals.rows_walked += d.walked;
                     self.ck.totals.rows_affected += d.affected;
@@ -895,8 +1177,7 @@ impl Walk<'_> {
         self.conn
             .query_drop("START TRANSACTION")
             .map_err(sql("START TRANSACTION"))?;
-        let (mut affected, mut archived) = (0u64, 0u64);
-        let mut probe = None;
+        let (mut affected, mut archived, mut children) = (0u64, 0u64, 0u64);
         if let Some(a) = self.archive.as_mut() {
             let delete = matches!(self.opts.action, Action::Archive { delete: true, .. });
             let mut res = self
@@ -911,15 +1192,28 @@ impl Walk<'_> {
             }
             drop(res);
             archived = rows.len() as u64;
-            if let Some(first) = rows.first() {
-                probe = Some(
-                    job.key_pos
-                        .iter()
-                        .map(|&i| KeyValue::from_value(&first[i]))
-                        .collect(),
-                );
+            let names: Vec<String> = job.keep.iter().map(|&i| job.columns[i].clone()).collect();
+            let kinds_kept: Vec<ColumnKind> = job.keep.iter().map(|&i| kinds[i].clone()).collect();
+            let out: Vec<Vec<Value>> = rows.iter().map(|r| kept(r, &job.keep)).collect();
+            let mut bytes = a.render(&names, &kinds_kept, &out);
+            // The rows ON DELETE CASCADE will remove with these, parents before children,
+            // locked so they cannot change before the DELETE.
+            let mut read: Vec<Vec<Vec<Value>>> = Vec::with_capacity(job.children.len());
+            for c in &job.children {
+                let source = match c.from {
+                    None => &rows,
+                    Some(i) => &read[i],
+                };
+                let (crows, ckinds) = child_rows(self.conn, c, source)?;
+                children += crows.len() as u64;
+                if !crows.is_empty() {
+                    let names: Vec<String> = c.keep.iter().map(|&i| c.columns[i].clone()).collect();
+                    let ck: Vec<ColumnKind> = c.keep.iter().map(|&i| ckinds[i].clone()).collect();
+                    let out: Vec<Vec<Value>> = crows.iter().map(|r| kept(r, &c.keep)).collect();
+                    bytes.extend(a.render_for(&c.table, &names, &ck, &out));
+                }
+                read.push(crows);
             }
-            let bytes = a.render(&job.columns, &kinds, &rows);
             a.append(&bytes)?;
         }
         let dml = match &self.opts.action {
@@ -949,13 +1243,26 @@ impl Walk<'_> {
             Action::Update { .. } | Action::Archive { delete: true, .. }
         );
         if needs_pending && (affected > 0 || archived > 0) {
+            // The marker row in the chunk's own transaction, then the pending record with its
+            // token: a resumed job finds the token in the marker table only if this commits.
+            let token = marker::token();
+            if let Some(m) = self.marker {
+                m.write(
+                    self.conn,
+                    self.id,
+                    token,
+                    self.ck.totals.chunks + 1,
+                    &show(&keyvals(&upper)).join(", "),
+                )?;
+            }
             self.ck.pending = Some(Pending {
                 upper: keyvals(&upper),
                 archive_before: before,
                 archive_after: self.archive.as_ref().map_or(0, |a| a.len()),
                 rows: affected,
                 walked,
-                probe,
+                token,
+                archive_after_tail: self.archive.as_ref().map(|a| a.tail()).transpose()?,
             });
             self.ck.save(self.state_path)?;
         }
@@ -969,6 +1276,7 @@ impl Walk<'_> {
             walked,
             affected,
             archived,
+            children,
             last,
         })
     }
@@ -986,6 +1294,21 @@ mod tests {
             rows: Some(10),
             extra: extra.map(Into::into),
         }
+    }
+
+    #[test]
+    fn a_full_scan_is_blamed_on_stale_statistics_when_the_facts_say_so() {
+        // 13 rows estimated, more than 1000 counted: stale.
+        let h = not_range_hint("d", "t", 13, 1000, 0);
+        assert!(h.starts_with("The table's statistics look stale: they estimate 13 rows, but it holds more than 1000;"), "{h}");
+        assert!(h.contains("ANALYZE TABLE `d`.`t`"), "{h}");
+        // A resumed job that walked more than the estimate.
+        let h = not_range_hint("d", "t", 5000, 1000, 120_000);
+        assert!(h.contains("this job alone walked 120000"), "{h}");
+        // Plausible statistics: the condition is the suspect, ANALYZE still offered.
+        let h = not_range_hint("d", "t", 2_000_000, 1000, 0);
+        assert!(h.starts_with("Check --where"), "{h}");
+        assert!(h.contains("2000000 rows estimated"), "{h}");
     }
 
     #[test]

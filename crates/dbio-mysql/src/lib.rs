@@ -11,9 +11,11 @@
 #![deny(missing_docs)]
 
 pub mod archive;
+pub mod fk;
 pub mod guard;
 pub mod job;
 pub mod key;
+pub mod marker;
 pub mod server;
 pub mod sizer;
 pub mod state;
@@ -86,8 +88,10 @@ pub enum Error {
     #[error(transparent)]
     SqlText(#[from] key::SqlTextError),
     /// EXPLAIN shows the chunk's statement is not a range scan of the key.
-    #[error("EXPLAIN of one chunk's statement shows access type '{access}' on index {key} ({rows} rows estimated), not a range scan of the walked key {want}: the chunks would not be bounded by the key range, so nothing was done. Check --where: a function over a key column defeats the range, and a condition on another indexed column can win over the key (walk that index with --key if it is unique and NOT NULL)")]
+    #[error("EXPLAIN of one chunk's statement shows access type '{access}' on index {key} ({rows} rows estimated), not a range scan of the walked key {want}: the chunks would not be bounded by the key range, so nothing was done. {hint}")]
     NotRange {
+        /// What the facts point at, and what to do.
+        hint: String,
         /// EXPLAIN's type.
         access: String,
         /// EXPLAIN's key.
@@ -98,7 +102,7 @@ pub enum Error {
         rows: String,
     },
     /// Another copy of the job holds its lock.
-    #[error("another copy of this job is running (it holds the server lock '{0}'): not starting a second one")]
+    #[error("another dbio mysql chunk job on this table is running (it holds the server lock '{0}'): one job per table at a time, not starting a second one")]
     Locked(String),
     /// The archive file.
     #[error("archive {path}: {what}")]
@@ -133,7 +137,7 @@ pub enum Error {
         source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A checkpoint of another format version.
-    #[error("checkpoint {path} has format version {version}; this dbio reads version 1")]
+    #[error("checkpoint {path} has format version {version}; this dbio reads version 2 (version 1, before the archive identity and the commit marker, is not resumed: finish that job with the dbio that started it, or remove the checkpoint and start the job anew)")]
     StateVersion {
         /// The file.
         path: PathBuf,
@@ -156,14 +160,44 @@ pub enum Error {
     /// The archive exists but no checkpoint says it is this job's.
     #[error("archive {0} exists: dbio does not overwrite a file; choose another --archive path (or --resume the job that wrote it)")]
     ArchiveExists(PathBuf),
-    /// An update chunk was in flight when the last run died: whether it committed cannot be
-    /// told from the rows.
-    #[error("the last run died while committing the update of the chunk after {after} up to {upper}: it may or may not have committed; check those rows, then resume with --pending redo or --pending skip")]
-    PendingUpdate {
+    /// A chunk was in flight when the last run died and its commit marker cannot be read:
+    /// whether it committed cannot be told from the rows.
+    #[error("the last run died while committing the chunk after {after} up to {upper}, and its commit marker cannot be read ({why}): whether it committed cannot be told; check those rows (and the archive's last chunk), then resume with --pending redo or --pending skip")]
+    PendingUnknown {
         /// The lower bound.
         after: String,
         /// The upper bound.
         upper: String,
+        /// Why the marker cannot be read.
+        why: String,
+    },
+    /// A resume names another archive than the checkpoint's, or the file changed.
+    #[error("archive {path}: {reason}; not resuming (nothing was changed, the file is untouched)")]
+    ArchiveIdentity {
+        /// The archive named.
+        path: PathBuf,
+        /// What does not match.
+        reason: String,
+    },
+    /// Deleting from the table would also delete or change rows of other tables through
+    /// foreign keys.
+    #[error("deleting rows of {table} also {children} (foreign keys ON DELETE CASCADE / SET NULL), and nothing would archive or report them: give --archive-children to archive the cascaded rows in each chunk's transaction (SQL archive), or --allow-cascade to let the server delete them unarchived; the dry run lists them")]
+    Cascade {
+        /// The table.
+        table: String,
+        /// What happens to which tables.
+        children: String,
+    },
+    /// --archive-children where it cannot be done.
+    #[error("--archive-children: {0}")]
+    ArchiveChildren(String),
+    /// The commit marker table exists but is not dbio's.
+    #[error("commit marker table {table}: {what}: it must be dbio's own InnoDB table (job, token, chunks, upper_key, updated); name another with --marker-table")]
+    MarkerTable {
+        /// The table.
+        table: String,
+        /// What is wrong.
+        what: String,
     },
     /// The archive's row count and the DELETE's differ.
     #[error("chunk up to {upper}: archived {archived} rows but the DELETE removed {deleted}; rolled back (another session changed rows in the range)")]

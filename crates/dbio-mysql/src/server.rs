@@ -101,12 +101,18 @@ pub fn connect_tls(dsn: &str, tls: &Tls) -> Result<Conn, Error> {
 /// What the job needs to know about its table.
 #[derive(Clone, Debug)]
 pub struct TableInfo {
+    /// The schema's name as the server stores it.
+    pub schema: String,
+    /// The table's name as the server stores it.
+    pub name: String,
     /// ENGINE.
     pub engine: String,
     /// TABLE_ROWS (InnoDB's estimate).
     pub rows_estimate: u64,
     /// Column names in table order.
     pub columns: Vec<String>,
+    /// Per column: generated (VIRTUAL or STORED/PERSISTENT); an INSERT must leave it out.
+    pub generated: Vec<bool>,
     /// Index columns.
     pub index_columns: Vec<IndexColumn>,
 }
@@ -114,21 +120,28 @@ pub struct TableInfo {
 /// Reads the table's engine, row estimate, columns and indexes.
 pub fn table_info(conn: &mut Conn, db: &str, table: &str) -> Result<TableInfo, Error> {
     let what = format!("reading the metadata of {db}.{table}");
-    let row: Option<(Option<String>, Option<u64>)> = conn
+    let row: Option<(String, String, Option<String>, Option<u64>)> = conn
         .exec_first(
-            "SELECT ENGINE, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND TABLE_TYPE = 'BASE TABLE'",
+            "SELECT TABLE_SCHEMA, TABLE_NAME, ENGINE, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND TABLE_TYPE = 'BASE TABLE'",
             (db, table),
         )
         .map_err(sql(what.clone()))?;
-    let Some((engine, rows)) = row else {
+    let Some((schema, name, engine, rows)) = row else {
         return Err(Error::NoTable(format!("{db}.{table}")));
     };
-    let columns: Vec<String> = conn
+    // EXTRA says `VIRTUAL GENERATED` / `STORED GENERATED` (MySQL 5.7+, MariaDB 10.2+) or
+    // `VIRTUAL` / `PERSISTENT` (older MariaDB); MySQL 8's `DEFAULT_GENERATED` (an expression
+    // default) is an ordinary column.
+    let cols: Vec<(String, String)> = conn
         .exec(
-            "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+            "SELECT COLUMN_NAME, EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
             (db, table),
         )
         .map_err(sql(what.clone()))?;
+    let (columns, generated) = cols
+        .into_iter()
+        .map(|(c, extra)| (c, is_generated(&extra)))
+        .unzip();
     let idx: Vec<(String, u32, String, i64, String, Option<i64>)> = conn
         .exec(
             "SELECT INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, NON_UNIQUE, NULLABLE, SUB_PART FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY INDEX_NAME, SEQ_IN_INDEX",
@@ -136,9 +149,12 @@ pub fn table_info(conn: &mut Conn, db: &str, table: &str) -> Result<TableInfo, E
         )
         .map_err(sql(what))?;
     Ok(TableInfo {
+        schema,
+        name,
         engine: engine.unwrap_or_default(),
         rows_estimate: rows.unwrap_or(0),
         columns,
+        generated,
         index_columns: idx
             .into_iter()
             .map(
@@ -153,6 +169,82 @@ pub fn table_info(conn: &mut Conn, db: &str, table: &str) -> Result<TableInfo, E
             )
             .collect(),
     })
+}
+
+/// Whether information_schema.COLUMNS.EXTRA marks a generated column.
+pub fn is_generated(extra: &str) -> bool {
+    extra.split_whitespace().any(|w| {
+        matches!(
+            w.to_ascii_uppercase().as_str(),
+            "GENERATED" | "VIRTUAL" | "PERSISTENT" | "STORED"
+        )
+    })
+}
+
+/// The server's own identity, whatever name or address reached it: `@@server_uuid` where the
+/// server has one (MySQL), else `@@hostname:@@port` (MariaDB).
+pub fn identity(conn: &mut Conn) -> Result<String, Error> {
+    if let Ok(Some(Some(uuid))) = conn.query_first::<Option<String>, _>("SELECT @@server_uuid") {
+        if !uuid.is_empty() {
+            return Ok(uuid);
+        }
+    }
+    let r: Option<(String, u64)> = conn
+        .query_first("SELECT @@hostname, @@port")
+        .map_err(sql("reading the server's identity (@@hostname, @@port)"))?;
+    let (h, p) = r.unwrap_or_default();
+    Ok(format!("{h}:{p}"))
+}
+
+/// One foreign key that references a table: a child's columns and the parent's columns they
+/// reference, and what a DELETE of the parent does to the child.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForeignKey {
+    /// The child's schema.
+    pub schema: String,
+    /// The child table.
+    pub table: String,
+    /// The constraint's name.
+    pub constraint: String,
+    /// `CASCADE`, `SET NULL`, `RESTRICT`, `NO ACTION`, `SET DEFAULT`.
+    pub delete_rule: String,
+    /// The child's columns, in order.
+    pub columns: Vec<String>,
+    /// The parent's columns they reference, in order.
+    pub references: Vec<String>,
+}
+
+/// The foreign keys whose parent is `db`.`table`.
+pub fn referencing(conn: &mut Conn, db: &str, table: &str) -> Result<Vec<ForeignKey>, Error> {
+    let rows: Vec<(String, String, String, String, String, String)> = conn
+        .exec(
+            "SELECT k.TABLE_SCHEMA, k.TABLE_NAME, k.CONSTRAINT_NAME, rc.DELETE_RULE, k.COLUMN_NAME, k.REFERENCED_COLUMN_NAME \
+             FROM information_schema.KEY_COLUMN_USAGE k \
+             JOIN information_schema.REFERENTIAL_CONSTRAINTS rc \
+               ON rc.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND rc.CONSTRAINT_NAME = k.CONSTRAINT_NAME AND rc.TABLE_NAME = k.TABLE_NAME \
+             WHERE k.REFERENCED_TABLE_SCHEMA = ? AND k.REFERENCED_TABLE_NAME = ? \
+             ORDER BY k.TABLE_SCHEMA, k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION",
+            (db, table),
+        )
+        .map_err(sql(format!("reading the foreign keys that reference {db}.{table}")))?;
+    let mut out: Vec<ForeignKey> = Vec::new();
+    for (schema, child, constraint, rule, col, refcol) in rows {
+        match out.last_mut() {
+            Some(f) if f.schema == schema && f.table == child && f.constraint == constraint => {
+                f.columns.push(col);
+                f.references.push(refcol);
+            }
+            _ => out.push(ForeignKey {
+                schema,
+                table: child,
+                constraint,
+                delete_rule: rule,
+                columns: vec![col],
+                references: vec![refcol],
+            }),
+        }
+    }
+    Ok(out)
 }
 
 /// EXPLAIN of `stmt` with `params` (the first row: a single-table statement has one).

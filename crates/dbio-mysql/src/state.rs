@@ -8,8 +8,9 @@ use crate::Error;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The checkpoint format's version.
-pub const VERSION: u32 = 1;
+/// The checkpoint format's version. Version 2 records the archive's identity and settles a
+/// chunk in flight by the commit marker; a version 1 checkpoint (a probe key) is refused.
+pub const VERSION: u32 = 2;
 
 /// A chunk whose transaction was about to commit when the checkpoint was written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -24,9 +25,26 @@ pub struct Pending {
     pub rows: u64,
     /// Key rows walked.
     pub walked: u64,
-    /// The key of one row the chunk deletes: still there after a crash means the chunk did
-    /// not commit.
-    pub probe: Option<Vec<KeyValue>>,
+    /// The token the chunk's transaction wrote into the commit marker table: found there on
+    /// resume means the chunk committed (see [`crate::marker`]).
+    pub token: u64,
+    /// [`crate::archive::tail_hash`] of the archive at `archive_after`.
+    pub archive_after_tail: Option<String>,
+}
+
+/// What a checkpoint records of its archive, so that a resume onto another file (another
+/// path, a file replaced since, another format, bytes changed before the checkpoint's length)
+/// is refused before anything is touched.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArchiveIdentity {
+    /// The archive's absolute path.
+    pub path: String,
+    /// `tsv` or `sql`.
+    pub format: String,
+    /// st_dev of the file.
+    pub device: u64,
+    /// st_ino of the file.
+    pub inode: u64,
 }
 
 /// Totals over the job's runs.
@@ -61,6 +79,10 @@ pub struct Checkpoint {
     pub pending: Option<Pending>,
     /// The archive's length after the last committed chunk.
     pub archive_bytes: u64,
+    /// The archive (none: the job writes none).
+    pub archive: Option<ArchiveIdentity>,
+    /// [`crate::archive::tail_hash`] of the archive at `archive_bytes`.
+    pub archive_tail: Option<String>,
     /// Totals so far.
     pub totals: Totals,
     /// The walk reached the end.
@@ -93,17 +115,23 @@ impl Checkpoint {
             what: "cannot read it",
             source: Box::new(source),
         })?;
-        let c: Checkpoint = serde_json::from_slice(&bytes).map_err(|source| Error::State {
+        let bad = |source| Error::State {
             path: path.to_path_buf(),
             what: "it is not a dbio mysql chunk checkpoint",
             source: Box::new(source),
-        })?;
-        if c.version != VERSION {
-            return Err(Error::StateVersion {
-                path: path.to_path_buf(),
-                version: c.version,
-            });
+        };
+        // The version first: an older checkpoint lacks fields, and "missing field" would
+        // hide why it is refused.
+        let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(bad)?;
+        if let Some(version) = v.get("version").and_then(serde_json::Value::as_u64) {
+            if version != u64::from(VERSION) {
+                return Err(Error::StateVersion {
+                    path: path.to_path_buf(),
+                    version: u32::try_from(version).unwrap_or(u32::MAX),
+                });
+            }
         }
+        let c: Checkpoint = serde_json::from_value(v).map_err(bad)?;
         Ok(c)
     }
 }
@@ -178,6 +206,8 @@ mod tests {
             last: Some(vec![KeyValue::Int(10)]),
             pending: None,
             archive_bytes: 7,
+            archive: None,
+            archive_tail: None,
             totals: Totals {
                 chunks: 1,
                 rows_walked: 10,

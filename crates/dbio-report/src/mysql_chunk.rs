@@ -53,6 +53,39 @@ pub struct ChunkPlan {
     pub resume_after: Option<Vec<String>>,
     /// The checkpoint file.
     pub state_file: String,
+    /// The commit marker table (`db.name`) each archive or update chunk's transaction writes
+    /// its token into, so a resumed job can tell whether a chunk in flight committed (absent:
+    /// the job needs none).
+    pub marker_table: Option<String>,
+    /// Generated columns: read, but left out of the archive (the server computes them again
+    /// when the rows are loaded back).
+    pub generated_columns: Vec<String>,
+    /// Tables a DELETE of the job's rows also deletes or changes rows of, through foreign
+    /// keys, breadth first.
+    pub cascades: Vec<Cascade>,
+}
+
+/// A foreign key through which a DELETE of the job's rows reaches another table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cascade {
+    /// The child table, `db.table`.
+    pub table: String,
+    /// The table whose rows it references, `db.table`.
+    pub parent: String,
+    /// The constraint's name.
+    pub constraint: String,
+    /// ON DELETE: `CASCADE` (the child's rows are deleted), `SET NULL`/`SET DEFAULT` (changed),
+    /// `RESTRICT`/`NO ACTION` (the DELETE fails while they exist).
+    pub delete_rule: String,
+    /// The child's columns.
+    pub columns: Vec<String>,
+    /// 1: references the job's table; 2: references a depth-1 table; ...
+    pub depth: u32,
+    /// The server's estimate of the child's rows (information_schema.TABLES).
+    pub rows_estimate: u64,
+    /// What the job does about it: `archived` (--archive-children), `allowed`
+    /// (--allow-cascade), `refused` (the job will not run), `none` (the rule changes nothing).
+    pub handling: String,
 }
 
 /// One row of EXPLAIN.
@@ -117,6 +150,8 @@ pub struct ChunkRun {
     pub archive_file: Option<String>,
     /// The archive's size after the last committed chunk.
     pub archive_bytes: Option<u64>,
+    /// Rows of child tables archived with their parents (--archive-children).
+    pub child_rows_archived: u64,
 }
 
 /// One pause.

@@ -26,6 +26,9 @@ fn plan() -> ChunkPlan {
         end_key: vec!["1000000".into()],
         resume_after: None,
         state_file: "/root/.local/state/dbio/chunk-shop.orders-0123456789abcdef.json".into(),
+        marker_table: None,
+        generated_columns: vec![],
+        cascades: vec![],
     }
 }
 
@@ -47,6 +50,18 @@ fn executed() -> ChunkResult {
         action: "archive+delete".into(),
         plan: ChunkPlan {
             resume_after: Some(vec!["250000".into()]),
+            marker_table: Some("shop.dbio_chunk_marker".into()),
+            generated_columns: vec!["total".into()],
+            cascades: vec![Cascade {
+                table: "shop.order_lines".into(),
+                parent: "shop.orders".into(),
+                constraint: "fk_lines_order".into(),
+                delete_rule: "CASCADE".into(),
+                columns: vec!["order_id".into()],
+                depth: 1,
+                rows_estimate: 1_868_300,
+                handling: "archived".into(),
+            }],
             ..plan()
         },
         run: Some(ChunkRun {
@@ -91,6 +106,7 @@ fn executed() -> ChunkResult {
             job_rows_affected: 498_100,
             archive_file: Some("/backup/orders-2019.tsv".into()),
             archive_bytes: Some(41_234_567),
+            child_rows_archived: 1_868_300,
         }),
         ..dry()
     }

@@ -139,11 +139,53 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     f.commit()
 }
 
-/// Creates a new file at `path` for writing, `O_CREAT|O_EXCL|O_NOFOLLOW`: whatever is there
+/// Removes the temporaries that writes of `path` left when their process was killed between
+/// creating and renaming them (`.NAME.XXXXXXXXXX.dbio-tmp`, ten letters or digits, in `path`'s
+/// directory): regular files only, never a symlink or anything of another name. Call it only
+/// while no other process writes `path` (a job holding its lock). Returns how many went; a
+/// missing directory has none.
+pub fn remove_stale_temporaries(path: &Path) -> std::io::Result<usize> {
+    let Some(name) = path.file_name() else {
+        return Ok(0);
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let entries = match std::fs::read_dir(dir_of(path)) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry?;
+        let file = entry.file_name();
+        let Some(f) = file.to_str() else { continue };
+        let Some(middle) = f
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(".dbio-tmp"))
+        else {
+            continue;
+        };
+        if middle.len() != 10 || !middle.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            continue;
+        }
+        if !std::fs::symlink_metadata(entry.path())?
+            .file_type()
+            .is_file()
+        {
+            continue;
+        }
+        std::fs::remove_file(entry.path())?;
+        removed += 1;
+    }
+    Ok(removed)
+}
+
+/// Creates a new file at `path` for writing (and reading back), `O_CREAT|O_EXCL|O_NOFOLLOW`: whatever is there
 /// already (a file, a symlink, even a dangling one) makes it fail with `AlreadyExists`, so
 /// nothing that dbio did not create is truncated, written through or followed.
 pub fn create_new(path: &Path) -> std::io::Result<File> {
     OpenOptions::new()
+        .read(true)
         .write(true)
         .create_new(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
@@ -162,6 +204,42 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn stale_temporaries_of_one_file_are_removed_and_nothing_else() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let p = d.join("s.json");
+        write_atomic(&p, b"{}").unwrap();
+        for f in [
+            ".s.json.Ab3dE6gH9k.dbio-tmp",
+            ".s.json.0123456789.dbio-tmp",
+            ".s.json.short.dbio-tmp",
+            ".other.json.Ab3dE6gH9k.dbio-tmp",
+            "s.json.Ab3dE6gH9k.dbio-tmp",
+            ".s.json.Ab3dE6gH9k.dbio-tmp.keep",
+        ] {
+            std::fs::write(d.join(f), b"x").unwrap();
+        }
+        let victim = d.join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        std::os::unix::fs::symlink(&victim, d.join(".s.json.SyMlInK123.dbio-tmp")).unwrap();
+        assert_eq!(remove_stale_temporaries(&p).unwrap(), 2);
+        assert_eq!(
+            entries(d),
+            [
+                ".other.json.Ab3dE6gH9k.dbio-tmp",
+                ".s.json.Ab3dE6gH9k.dbio-tmp.keep",
+                ".s.json.SyMlInK123.dbio-tmp",
+                ".s.json.short.dbio-tmp",
+                "s.json",
+                "s.json.Ab3dE6gH9k.dbio-tmp",
+                "victim"
+            ]
+        );
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        assert_eq!(remove_stale_temporaries(&d.join("none/x.json")).unwrap(), 0);
     }
 
     #[test]

@@ -147,6 +147,8 @@ const UNITLESS: &[&str] = &[
     "rows_walked",
     "rows_affected",
     "rows_archived",
+    "child_rows_archived",
+    "rows_estimate",
     "job_rows_affected",
     "retries",
     "chunk_rows_min",

@@ -108,6 +108,13 @@ fn render_run(s: &mut String, r: &ChunkRun, archive_only: bool) {
             "archive     {f} ({b} bytes, flushed before each DELETE committed)"
         );
     }
+    if r.child_rows_archived > 0 {
+        let _ = writeln!(
+            s,
+            "children    {} rows of child tables archived before their parents' DELETE",
+            r.child_rows_archived
+        );
+    }
     if r.job_rows_affected != r.rows_affected {
         let _ = writeln!(
             s,
@@ -197,6 +204,36 @@ fn render_text(r: &ChunkResult) -> String {
         let _ = writeln!(s, "resume      after {}", key(k));
     }
     let _ = writeln!(s, "checkpoint  {}", p.state_file);
+    if let Some(m) = &p.marker_table {
+        let _ = writeln!(
+            s,
+            "marker      {m} (written in each chunk's transaction: tells a resume whether a chunk in flight committed)"
+        );
+    }
+    if !p.generated_columns.is_empty() {
+        let _ = writeln!(
+            s,
+            "generated   {} (left out of the archive: the server computes them on restore)",
+            p.generated_columns.join(", ")
+        );
+    }
+    for c in &p.cascades {
+        let _ = writeln!(
+            s,
+            "foreign key {} ({}) references {}: ON DELETE {}, about {} rows, {}",
+            c.table,
+            c.constraint,
+            c.parent,
+            c.delete_rule,
+            c.rows_estimate,
+            match c.handling.as_str() {
+                "archived" => "archived with their parents (--archive-children)",
+                "allowed" => "deleted or changed by the server, not archived (--allow-cascade)",
+                "refused" => "refused: give --archive-children or --allow-cascade",
+                _ => "no rows change (the DELETE fails while children exist)",
+            }
+        );
+    }
     if let Some(run) = &r.run {
         render_run(&mut s, run, r.action == "archive");
     }

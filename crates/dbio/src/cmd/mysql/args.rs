@@ -98,9 +98,21 @@ pub struct ChunkArgs {
     /// Continue the job after its last committed chunk.
     #[arg(long)]
     resume: bool,
-    /// With --resume of an --update whose last chunk died committing: redo or skip it.
+    /// With --resume, when the last run died committing a chunk and its commit marker cannot
+    /// be read (the marker table was dropped): redo the chunk or take it as committed.
     #[arg(long, value_parser = ["redo", "skip"])]
     pending: Option<String>,
+    /// Archive the rows ON DELETE CASCADE removes from child tables, in each chunk's
+    /// transaction, parents first (with --archive --delete --archive-format sql).
+    #[arg(long, conflicts_with = "allow_cascade")]
+    archive_children: bool,
+    /// Let the server delete (ON DELETE CASCADE) or change (SET NULL) child rows, unarchived.
+    #[arg(long)]
+    allow_cascade: bool,
+    /// The commit marker table, NAME or DB.NAME (default: dbio_chunk_marker in the table's
+    /// database): dbio's own InnoDB table, one row per running archive or update job.
+    #[arg(long, value_name = "TABLE")]
+    marker_table: Option<String>,
     /// Run chunks only between these local times (01:00-05:00; 22:00-04:00 wraps).
     #[arg(long, value_name = "HH:MM-HH:MM")]
     window: Option<String>,
@@ -192,6 +204,9 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
         },
         run_time: a.run_time,
         check_interval: a.check_interval.max(Duration::from_millis(10)),
+        archive_children: a.archive_children,
+        allow_cascade: a.allow_cascade,
+        marker_table: a.marker_table.clone(),
     })
 }
 

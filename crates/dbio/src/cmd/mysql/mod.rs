@@ -94,7 +94,12 @@ fn chunk(a: ChunkArgs) -> anyhow::Result<u8> {
                 | E::StateMismatch(_)
                 | E::NoState(_)
                 | E::ArchiveExists(_)
-                | E::PendingUpdate { .. }
+                | E::PendingUnknown { .. }
+                | E::ArchiveIdentity { .. }
+                | E::Cascade { .. }
+                | E::ArchiveChildren(_)
+                | E::MarkerTable { .. }
+                | E::StateVersion { .. }
                 | E::Dsn { .. }
                 | E::NoDatabase
                 | E::NoTable(_)
