@@ -181,7 +181,7 @@ pub enum Error {
     },
     /// Deleting from the table would also delete or change rows of other tables through
     /// foreign keys.
-    #[error("deleting rows of {table} also {children} (foreign keys ON DELETE CASCADE / SET NULL), and nothing would archive or report them: give --archive-children to archive the cascaded rows in each chunk's transaction (SQL archive), or --allow-cascade to let the server delete them unarchived; the dry run lists them")]
+    #[error("deleting rows of {table} also {children}, and nothing would archive or report them: give --archive-children to archive the cascaded rows in each chunk's transaction (SQL archive), or --allow-cascade to let the server delete them unarchived; the dry run lists them")]
     Cascade {
         /// The table.
         table: String,
