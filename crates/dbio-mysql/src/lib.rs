@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod archive;
+pub mod conn;
 pub mod guard;
 pub mod job;
 pub mod key;
@@ -24,7 +25,7 @@ use std::path::PathBuf;
 
 /// The client's error as a person reads it: the mysql crate shows I/O and TLS failures as
 /// `CodecError { IO error: `...' }`; the message inside is what matters.
-fn client_error(e: &mysql::Error) -> String {
+pub(crate) fn client_error(e: &mysql::Error) -> String {
     match e {
         mysql::Error::IoError(io) => io.to_string(),
         mysql::Error::CodecError(c) => match std::error::Error::source(c) {
@@ -54,6 +55,9 @@ pub enum Error {
         /// The client's error.
         cause: mysql::Error,
     },
+    /// The server stopped answering: nothing came for `--net-timeout` (see [`conn`]).
+    #[error(transparent)]
+    NotAnswering(Box<conn::Stalled>),
     /// A statement failed.
     #[error("{what} failed")]
     Sql {

@@ -267,16 +267,19 @@ pub struct Replica {
     pub name: String,
     dsn: String,
     tls: Tls,
+    net: crate::conn::Net,
     conn: Option<Conn>,
 }
 
 impl Replica {
-    /// A replica at `dsn` (not connected yet), connected to as `tls` says.
-    pub fn new(dsn: &str, tls: &Tls) -> Replica {
+    /// A replica at `dsn` (not connected yet), connected to as `tls` says, with `net`'s
+    /// timeouts (a replica that stops answering reads as a lag that cannot be read).
+    pub fn new(dsn: &str, tls: &Tls, net: &crate::conn::Net) -> Replica {
         Replica {
             name: redact(dsn),
             dsn: dsn.to_string(),
             tls: tls.clone(),
+            net: *net,
             conn: None,
         }
     }
@@ -287,7 +290,7 @@ impl Replica {
     /// not a replica, or replication is stopped (NULL).
     pub fn lag(&mut self) -> Option<f64> {
         if self.conn.is_none() {
-            self.conn = connect_tls(&self.dsn, &self.tls).ok();
+            self.conn = crate::conn::open(&self.dsn, &self.tls, &self.net).ok();
         }
         let conn = self.conn.as_mut()?;
         let rows: Result<Vec<mysql::Row>, _> = match conn.query("SHOW REPLICA STATUS") {
