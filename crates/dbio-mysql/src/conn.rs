@@ -210,7 +210,7 @@ pub fn held(ck: &Checkpoint, path: &Path, update: bool, session: Option<u32>) ->
                 s += " (for an update it asks for --pending redo or --pending skip)";
             }
         }
-        None => s += "; the chunk in flight had not been committed: the server rolls it back when it sees the connection closed, and --resume runs it again",
+        None => s += "; the chunk in flight is not in it, and --resume runs it again (what it did not commit the server rolls back once it sees the connection closed; rows a delete did remove are not found again)",
     }
     if let Some(id) = session {
         s += &format!(". Should --resume find the job's lock still held, the server has not yet ended that session: KILL {id}");
