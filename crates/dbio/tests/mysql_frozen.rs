@@ -561,3 +561,57 @@ fn a_net_timeout_a_lock_wait_could_outlast_is_refused_before_connecting() {
         "{err}"
     );
 }
+
+/// A listener on 127.0.0.1 that accepts connections and never sends a byte (a stopped server:
+/// the kernel completes the TCP handshake for it), for as long as it lives.
+fn silent_listener() -> (std::net::TcpListener, u16) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    (l, port)
+}
+
+fn silent_job(port: u16, net_timeout: &str) -> Job {
+    Job::spawn(&args(&[
+        "mysql",
+        "chunk",
+        "--dsn",
+        &format!("mysql://root@127.0.0.1:{port}/db"),
+        "--table",
+        "t",
+        "--delete",
+        "--execute",
+        "--net-timeout",
+        net_timeout,
+    ]))
+}
+
+#[test]
+fn a_server_silent_from_the_start_ends_the_job_after_net_timeout() {
+    let (_l, port) = silent_listener();
+    let (code, out, err) = silent_job(port, "2s").finish(60);
+    assert_eq!(code, Some(1), "{err}\n{out}");
+    assert!(
+        err.contains(&format!(
+            "the server at 127.0.0.1:{port} sent nothing for 2s (--net-timeout) while connecting"
+        )) && err.contains("No chunk of this run had started."),
+        "{err}"
+    );
+}
+
+#[test]
+fn ctrl_c_ends_a_job_waiting_on_a_silent_server_at_once() {
+    let (_l, port) = silent_listener();
+    let mut j = silent_job(port, "10m");
+    // The job is connecting (its read waits for the server's greeting).
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(j.child.try_wait().unwrap().is_none(), "{}", j.stderr());
+    j.signal(libc::SIGINT);
+    let (code, out, err) = j.finish(60);
+    assert_eq!(code, Some(130), "{err}\n{out}");
+    assert!(
+        err.contains(&format!(
+            "dbio: interrupted while connecting and planning: the server at 127.0.0.1:{port} has kept it waiting"
+        )) && err.contains("No chunk of this run had started."),
+        "{err}"
+    );
+}
