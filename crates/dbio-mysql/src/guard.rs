@@ -153,6 +153,14 @@ pub enum Cause {
         /// The limit.
         max: u64,
     },
+    /// The server stopped answering the guard's sampling (between chunks): the job
+    /// reconnects with back-off, for at most `--reconnect-for`.
+    NotAnswering {
+        /// `host:port`.
+        server: String,
+        /// What the last attempt saw.
+        error: String,
+    },
     /// Outside the `--window`.
     Window {
         /// The window as given (`01:00-05:00`).
@@ -196,6 +204,10 @@ impl std::fmt::Display for Cause {
             Cause::Window { window, now } => {
                 write!(f, "{now} is outside the window {window}")
             }
+            Cause::NotAnswering { server, error } => write!(
+                f,
+                "the server at {server} is not answering ({error}): reconnecting (--reconnect-for)"
+            ),
         }
     }
 }

@@ -11,6 +11,7 @@
 //! same range again finds nothing.
 
 use crate::archive::{Archive, Format};
+use crate::conn::{self, Reconnect};
 use crate::fk::{self, Edge};
 use crate::guard::{Cause, Decision, Guard, GuardConfig};
 use crate::key::{self, Key};
@@ -105,6 +106,8 @@ pub struct Options {
     pub replicas: Vec<String>,
     /// How the connections to the server and the replicas are secured.
     pub tls: server::Tls,
+    /// Their timeouts, and how long the guard reconnects (see [`conn`]).
+    pub net: conn::Net,
     /// innodb_lock_wait_timeout of the job's session, seconds.
     pub lock_wait_timeout: u32,
     /// Retries of a chunk after a lock wait timeout or deadlock.
@@ -162,6 +165,8 @@ pub trait Observer {
     fn pause(&mut self, _cause: &Cause) {}
     /// The pause ended after `_paused`.
     fn resumed(&mut self, _paused: Duration) {}
+    /// A wait on the server began (what it is for) or ended (`None`), during the walk.
+    fn in_flight(&mut self, _what: Option<&str>) {}
 }
 
 /// An observer that ignores everything.
@@ -304,7 +309,7 @@ pub fn run(
     if let Some(c) = &opts.condition {
         key::check_condition(c)?;
     }
-    let mut conn = server::connect_tls(&opts.dsn, &opts.tls)?;
+    let mut conn = conn::open(&opts.dsn, &opts.tls, &opts.net)?;
     conn.query_drop(format!(
         "SET SESSION innodb_lock_wait_timeout = {}",
         opts.lock_wait_timeout.max(1)
@@ -702,6 +707,11 @@ pub fn run(
         committing: false,
         marker: marker.as_ref(),
         id: &id,
+        // The lock server::lock took above, taken again after a reconnect.
+        session: conn::Session {
+            lock_wait_timeout: opts.lock_wait_timeout,
+            lock: Some(lock_name(&db, &table)),
+        },
     };
     let run = walk.run(&mut sizer, stop, obs, left)?;
     if let (Some(m), true) = (&marker, ck.finished) {
@@ -893,6 +903,7 @@ struct Walk<'a> {
     marker: Option<&'a Marker>,
     /// The job's id (its marker row).
     id: &'a str,
+    session: conn::Session,
 }
 
 /// A pause in progress.
@@ -927,6 +938,7 @@ fn pause_record(cause: &Cause, at: Duration, lasted: Duration) -> Pause {
             Some(*max as f64),
         ),
         Cause::Window { window, .. } => ("window", window.clone(), None, None),
+        Cause::NotAnswering { server, .. } => ("server_not_answering", server.clone(), None, None),
     };
     Pause {
         cause: kind.into(),
@@ -966,7 +978,7 @@ impl Walk<'_> {
             .opts
             .replicas
             .iter()
-            .map(|d| Replica::new(d, &self.opts.tls))
+            .map(|d| Replica::new(d, &self.opts.tls, &self.opts.net))
             .collect();
         let mut r = ChunkRun {
             chunk_rows_min: u64::MAX,
@@ -1010,12 +1022,56 @@ impl Walk<'_> {
                 }
             }
             if cause.is_none() {
-                let s = server::sample(
+                obs.in_flight(Some("sampling the load guard's status"));
+                let s = match server::sample(
                     self.conn,
                     &variables,
                     &mut replicas,
                     self.opts.guard.max_history.is_some(),
-                )?;
+                ) {
+                    // Between chunks: no transaction is open; pause, reconnect, sample again.
+                    Err(e) if conn::connection_lost(&e) => {
+                        // A pause in progress ends here (not resumed: its cause changed).
+                        if let Some(o) = open.take() {
+                            paused += o.began.elapsed();
+                            r.pauses
+                                .push(pause_record(&o.cause, o.at, o.began.elapsed()));
+                        }
+                        let c = Cause::NotAnswering {
+                            server: conn::server_of(&self.opts.dsn),
+                            error: conn::describe(&e, &self.opts.net),
+                        };
+                        obs.pause(&c);
+                        open = Some(Open {
+                            cause: c,
+                            began: Instant::now(),
+                            at: t0.elapsed(),
+                        });
+                        obs.in_flight(Some("reconnecting to the server"));
+                        let old = self.conn.connection_id();
+                        let o = self.opts;
+                        match conn::reconnect(
+                            &o.dsn,
+                            &o.tls,
+                            &o.net,
+                            &self.session,
+                            old,
+                            Instant::now(),
+                            stop,
+                        )? {
+                            Reconnect::Connected(c) => *self.conn = c,
+                            Reconnect::Interrupted => break "interrupted",
+                            Reconnect::GaveUp { attempts, last } => {
+                                r.stop_reason = Some(conn::gave_up(&e, o, attempts, &last));
+                                break "stopped";
+                            }
+                        }
+                        close(&mut open, &mut r, &mut paused, obs);
+                        continue;
+                    }
+                    s => s?,
+                };
+                obs.in_flight(None);
                 match guard.decide(&s, t0.elapsed()) {
                     Decision::Run => {}
                     Decision::Pause(c) => cause = Some(c),
@@ -1040,7 +1096,18 @@ impl Walk<'_> {
             close(&mut open, &mut r, &mut paused, obs);
 
             let started = Instant::now();
-            let d = self.chunk(sizer, &mut r.retries)?;
+            let doing = format!(
+                "running the chunk after {}",
+                show_opt(self.ck.last.as_ref())
+            );
+            obs.in_flight(Some(&doing));
+            let d = self.chunk(sizer, &mut r.retries).map_err(|e| {
+                let update = matches!(self.opts.action, Action::Update { .. });
+                let id = self.conn.connection_id();
+                let held = conn::held(self.ck, self.state_path, update, Some(id));
+                conn::explain(e, &self.opts.dsn, &self.opts.net, Some(&doing), &held)
+            })?;
+            obs.in_flight(None);
             let took = started.elapsed();
             working += took;
             r.chunks += 1;
@@ -1122,7 +1189,11 @@ impl Walk<'_> {
                 }
                 Err(e) if self.committing => return Err(e),
                 Err(e) => {
-                    let _ = self.conn.query_drop("ROLLBACK");
+                    // A lost connection's transaction ends with its session; a ROLLBACK on
+                    // it would wait out another --net-timeout.
+                    if !conn::connection_lost(&e) {
+                        let _ = self.conn.query_drop("ROLLBACK");
+                    }
                     if let Some(a) = self.archive.as_mut() {
                         a.truncate(before)?;
                     }

@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod archive;
+pub mod conn;
 pub mod fk;
 pub mod guard;
 pub mod job;
@@ -26,7 +27,7 @@ use std::path::PathBuf;
 
 /// The client's error as a person reads it: the mysql crate shows I/O and TLS failures as
 /// `CodecError { IO error: `...' }`; the message inside is what matters.
-fn client_error(e: &mysql::Error) -> String {
+pub(crate) fn client_error(e: &mysql::Error) -> String {
     match e {
         mysql::Error::IoError(io) => io.to_string(),
         mysql::Error::CodecError(c) => match std::error::Error::source(c) {
@@ -56,6 +57,9 @@ pub enum Error {
         /// The client's error.
         cause: mysql::Error,
     },
+    /// The server stopped answering: nothing came for `--net-timeout` (see [`conn`]).
+    #[error(transparent)]
+    NotAnswering(Box<conn::Stalled>),
     /// A statement failed.
     #[error("{what} failed")]
     Sql {

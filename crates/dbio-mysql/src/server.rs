@@ -323,7 +323,7 @@ pub fn sample(
         .iter_mut()
         .map(|r| (r.name.clone(), r.lag()))
         .collect();
-    let history = if history { history_length(conn) } else { None };
+    let history = if history { history_length(conn)? } else { None };
     Ok(Sample {
         status,
         lag,
@@ -332,24 +332,33 @@ pub fn sample(
 }
 
 /// The InnoDB history list length: MariaDB's `Innodb_history_list_length` status variable, or
-/// `information_schema.INNODB_METRICS` `trx_rseg_history_len`; `None` when neither reads.
-pub fn history_length(conn: &mut Conn) -> Option<u64> {
+/// `information_schema.INNODB_METRICS` `trx_rseg_history_len`; `None` when neither reads. A
+/// lost or silent connection is an error: its reply may still come and must not be read as the
+/// answer to the next statement.
+pub fn history_length(conn: &mut Conn) -> Result<Option<u64>, Error> {
+    fn keep<T>(e: mysql::Error) -> Result<Option<T>, Error> {
+        if crate::conn::lost(&e) {
+            Err(sql("reading the InnoDB history list length")(e))
+        } else {
+            Ok(None)
+        }
+    }
     let v: Option<Option<String>> = conn
         .query_first(
             "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_HISTORY_LIST_LENGTH'",
         )
-        .ok();
+        .map_or_else(keep, |v| Ok(Some(v)))?;
     if let Some(Some(s)) = v {
         if let Ok(n) = s.trim().parse() {
-            return Some(n);
+            return Ok(Some(n));
         }
     }
-    conn.query_first::<Option<u64>, _>(
-        "SELECT `COUNT` FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'",
-    )
-    .ok()
-    .flatten()
-    .flatten()
+    let n: Option<Option<Option<u64>>> = conn
+        .query_first::<Option<u64>, _>(
+            "SELECT `COUNT` FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'",
+        )
+        .map_or_else(keep, |v| Ok(Some(v)))?;
+    Ok(n.flatten().flatten())
 }
 
 /// A replica whose lag the guard watches. The connection is opened on first use and again
@@ -359,16 +368,19 @@ pub struct Replica {
     pub name: String,
     dsn: String,
     tls: Tls,
+    net: crate::conn::Net,
     conn: Option<Conn>,
 }
 
 impl Replica {
-    /// A replica at `dsn` (not connected yet), connected to as `tls` says.
-    pub fn new(dsn: &str, tls: &Tls) -> Replica {
+    /// A replica at `dsn` (not connected yet), connected to as `tls` says, with `net`'s
+    /// timeouts (a replica that stops answering reads as a lag that cannot be read).
+    pub fn new(dsn: &str, tls: &Tls, net: &crate::conn::Net) -> Replica {
         Replica {
             name: redact(dsn),
             dsn: dsn.to_string(),
             tls: tls.clone(),
+            net: *net,
             conn: None,
         }
     }
@@ -379,7 +391,7 @@ impl Replica {
     /// not a replica, or replication is stopped (NULL).
     pub fn lag(&mut self) -> Option<f64> {
         if self.conn.is_none() {
-            self.conn = connect_tls(&self.dsn, &self.tls).ok();
+            self.conn = crate::conn::open(&self.dsn, &self.tls, &self.net).ok();
         }
         let conn = self.conn.as_mut()?;
         let rows: Result<Vec<mysql::Row>, _> = match conn.query("SHOW REPLICA STATUS") {

@@ -76,6 +76,7 @@ fn options(dsn: &str, table: &str, cond: Option<&str>, action: Action, state: &P
         },
         replicas: vec![],
         tls: dbio_mysql::server::Tls::Dsn,
+        net: dbio_mysql::conn::Net::default(),
         lock_wait_timeout: 1,
         retries: 3,
         state: Some(state.to_path_buf()),

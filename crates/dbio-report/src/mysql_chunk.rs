@@ -157,7 +157,7 @@ pub struct ChunkRun {
 /// One pause.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pause {
-    /// `load`, `critical_load`, `replica_lag`, `history` or `window`.
+    /// `load`, `critical_load`, `replica_lag`, `history`, `window` or `server_not_answering`.
     pub cause: String,
     /// What was seen (`Threads_running=31 >= max-load 25 (resumes below 12.5)`).
     pub message: String,

@@ -45,6 +45,23 @@ pub fn install() -> &'static AtomicBool {
     &STOP
 }
 
+/// Runs `check` on a thread of its own once SIGINT or SIGTERM arrived and `grace` has passed
+/// since, then every 50 ms until it returns `true` (or exits the process). For a command whose
+/// work can block in a call that a signal does not interrupt (a read from a server that stopped
+/// answering: the read resumes after the handler): `check` decides whether the work is still
+/// blocked, says what was in flight and exits.
+pub fn after_stop(grace: std::time::Duration, mut check: impl FnMut() -> bool + Send + 'static) {
+    std::thread::spawn(move || {
+        while !STOP.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(grace);
+        while !check() {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+}
+
 /// The file being read through a memory map, for the SIGBUS message: a leaked, never freed
 /// byte string (one per mapped source), so the handler can read it at any time.
 static MAPPED_PATH: std::sync::atomic::AtomicPtr<u8> =

@@ -18,6 +18,7 @@ mod iostat;
 mod json_schema;
 mod model;
 mod mysql_chunk;
+mod mysql_frozen;
 mod mysql_replica;
 mod mysql_tls;
 mod packaging;

@@ -191,6 +191,11 @@ impl Server {
         std::fs::read_to_string(self.error_log_path()).unwrap_or_default()
     }
 
+    /// mariadbd's process id (none while it is not running).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Kills the server with SIGKILL (a crash) and waits for it.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

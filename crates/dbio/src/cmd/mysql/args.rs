@@ -4,6 +4,7 @@ use super::ChunkFormats;
 use crate::cli::{parse_duration_arg, usage};
 use crate::output::OutputArgs;
 use dbio_mysql::archive::Format as ArchiveFormat;
+use dbio_mysql::conn::Net;
 use dbio_mysql::guard::{parse_thresholds, GuardConfig};
 use dbio_mysql::job::{Action, Options, PendingPolicy};
 use dbio_mysql::server::Tls;
@@ -86,6 +87,14 @@ pub struct ChunkArgs {
     /// The CA (PEM) the server's certificate must chain to (alone: --ssl-mode verify-ca).
     #[arg(long, value_name = "FILE")]
     ssl_ca: Option<PathBuf>,
+    /// The longest wait for the server or a replica to accept a connection or send a reply
+    /// (at least twice --lock-wait-timeout); a server silent that long is not answering.
+    #[arg(long, default_value = "60s", value_parser = parse_duration_arg)]
+    net_timeout: Duration,
+    /// How long to keep reconnecting (back-off 1s, 2s, 4s ... 30s) to a server that stopped
+    /// answering between chunks before stopping the job (0: stop at once).
+    #[arg(long, default_value = "5m", value_parser = parse_duration_arg)]
+    reconnect_for: Duration,
     /// innodb_lock_wait_timeout of the job's session, in seconds.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     lock_wait_timeout: u32,
@@ -153,6 +162,17 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
     if a.chunk_time.is_zero() {
         return Err(usage("--chunk-time 0: give a positive time, e.g. 500ms"));
     }
+    // A chunk's statement may wait --lock-wait-timeout for a row lock and then do its work:
+    // a server silent for less than twice that may just be slow.
+    let lock_wait = Duration::from_secs(u64::from(a.lock_wait_timeout));
+    if a.net_timeout < lock_wait * 2 {
+        return Err(usage(format!(
+            "--net-timeout {} is shorter than twice --lock-wait-timeout {}s: a chunk's statement may wait that long for a row lock and then do its work, so a slow chunk would be taken for a server that stopped answering; give --net-timeout {}s or more",
+            dbio_report::units::format_duration(a.net_timeout),
+            a.lock_wait_timeout,
+            2 * u64::from(a.lock_wait_timeout)
+        )));
+    }
     let action = match (&a.archive, &a.update) {
         (Some(path), _) => Action::Archive {
             path: path.clone(),
@@ -188,6 +208,10 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
         },
         replicas: a.replica.clone(),
         tls: tls(a)?,
+        net: Net {
+            timeout: a.net_timeout,
+            reconnect_for: a.reconnect_for,
+        },
         lock_wait_timeout: a.lock_wait_timeout,
         retries: a.retries,
         state: a.state.clone(),

@@ -14,7 +14,9 @@ use dbio_mysql::job;
 use dbio_report::export::{text, Format};
 use dbio_report::mysql_chunk::{ChunkPlan, ChunkResult};
 use dbio_report::{Document, Exporter, JsonExporter};
-use std::time::Duration;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 crate::formats!(ChunkFormats: Text, Json);
 
@@ -42,11 +44,29 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 /// Draws the progress bar and prints pauses on stderr.
 struct Show {
     bar: Option<Progress>,
+    flight: Arc<Mutex<Flight>>,
+}
+
+/// What the job waits on, for the watchdog (see [`watchdog`]).
+struct Flight {
+    /// A wait on the server and since when (before the plan: connecting and planning).
+    waiting: Option<(String, Instant)>,
+    /// The checkpoint, once the plan names it.
+    state_file: Option<PathBuf>,
+    /// The job returned: nothing to do.
+    done: bool,
 }
 
 impl job::Observer for Show {
     fn plan(&mut self, plan: &ChunkPlan) {
         self.bar = Some(Progress::rows("chunk: ", plan.table_rows_estimate.max(1)));
+        let mut f = self.flight.lock().unwrap_or_else(|p| p.into_inner());
+        f.waiting = None;
+        f.state_file = Some(PathBuf::from(&plan.state_file));
+    }
+    fn in_flight(&mut self, what: Option<&str>) {
+        let mut f = self.flight.lock().unwrap_or_else(|p| p.into_inner());
+        f.waiting = what.map(|w| (w.to_string(), Instant::now()));
     }
     fn chunk(&mut self, p: &job::Progress) {
         if let Some(b) = &self.bar {
@@ -82,9 +102,28 @@ impl Show {
 fn chunk(a: ChunkArgs) -> anyhow::Result<u8> {
     let opts = options(&a)?;
     let stop = crate::signals::install();
-    let mut show = Show { bar: None };
-    let result = job::run(&opts, stop, &mut show).map_err(|e| {
+    let flight = Arc::new(Mutex::new(Flight {
+        waiting: Some(("connecting and planning".into(), Instant::now())),
+        state_file: None,
+        done: false,
+    }));
+    let mut show = Show {
+        bar: None,
+        flight: flight.clone(),
+    };
+    watchdog(&opts, flight.clone());
+    let result = job::run(&opts, stop, &mut show);
+    flight.lock().unwrap_or_else(|p| p.into_inner()).done = true;
+    let result = result.map_err(|e| {
         use dbio_mysql::Error as E;
+        // A stall before the walk (the walk's own say what the checkpoint holds).
+        let e = dbio_mysql::conn::explain(
+            e,
+            &opts.dsn,
+            &opts.net,
+            None,
+            "No chunk of this run had started.",
+        );
         let refused = matches!(
             e,
             E::Key(_)
@@ -121,6 +160,41 @@ fn chunk(a: ChunkArgs) -> anyhow::Result<u8> {
         Some("stopped") => crate::cli::EXIT_FAILURE,
         _ => 0,
     })
+}
+
+/// The first Ctrl-C (or SIGTERM) ends the run after the chunk in progress; a job blocked on a
+/// server that stopped answering would wait out --net-timeout first (a blocked read resumes
+/// after the signal). So: once the signal is --lock-wait-timeout + 2 s old (time for a chunk
+/// to finish or roll back a lock wait) and the job still waits on the server, say what was in
+/// flight and what the checkpoint holds, and exit 130 (143 for SIGTERM) without waiting. The
+/// checkpoint is consistent at every moment (as after kill -9): --resume settles the chunk.
+fn watchdog(opts: &job::Options, flight: Arc<Mutex<Flight>>) {
+    let server = dbio_mysql::conn::server_of(&opts.dsn);
+    let update = matches!(opts.action, job::Action::Update { .. });
+    let grace = Duration::from_secs(u64::from(opts.lock_wait_timeout) + 2);
+    crate::signals::after_stop(grace, move || {
+        let f = flight.lock().unwrap_or_else(|p| p.into_inner());
+        if f.done {
+            return true;
+        }
+        let Some((what, since)) = &f.waiting else {
+            return false;
+        };
+        let held = match &f.state_file {
+            None => "No chunk of this run had started.".to_string(),
+            Some(p) => match dbio_mysql::state::Checkpoint::load(p) {
+                Ok(ck) => dbio_mysql::conn::held(&ck, p, update, None),
+                Err(e) => format!("The checkpoint cannot be read: {e}"),
+            },
+        };
+        to_stderr(&format!(
+            "\ndbio: interrupted while {what}: the server at {server} has kept it waiting {:.1}s; not waiting longer (no summary). {held}\n",
+            since.elapsed().as_secs_f64()
+        ));
+        std::process::exit(i32::from(crate::signals::exit_code(
+            crate::signals::EXIT_INTERRUPTED,
+        )));
+    });
 }
 
 fn render(out: &OutputArgs<ChunkFormats>, r: &ChunkResult) -> anyhow::Result<()> {
