@@ -1153,6 +1153,92 @@ fn a_full_bench_on_a_prepared_set_uses_it_and_keeps_it() {
     assert!(d.join(".dbio-fileset.json").exists(), "the set is kept");
 }
 
+/// `dbio bench run` with `args` on the set in `d`: exit code, stdout, stderr.
+fn run_on(d: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let o = dbio()
+        .args(["bench", "run", "--block-size", "16k"])
+        .args(args)
+        .arg("--dir")
+        .arg(d)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_truncated_or_holed_file_set_is_refused_before_the_run() {
+    let tmp = disk();
+    let d = tmp.path().join("set");
+    dbio()
+        .args([
+            "bench",
+            "prepare",
+            "--file-num",
+            "4",
+            "--file-total-size",
+            "16M",
+        ])
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .success();
+    let f1 = d.join("dbio-file.1");
+    let resize = |n: u64| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&f1)
+            .unwrap()
+            .set_len(n)
+            .unwrap()
+    };
+    // `truncate -s 1M dbio-file.1`: a read mode used to die mid-run on a short read, a write
+    // mode to refill a sparse file and report figures as usual. Both are refused before the
+    // run, naming the file, its size and the set's.
+    resize(1 << 20);
+    for mode in ["rndrd", "rndwr", "seqwr"] {
+        let (code, out, err) = run_on(&d, &["--mode", mode, "--time", "2s"]);
+        assert_eq!(code, Some(2), "{mode}: {out}{err}");
+        assert!(
+            err.contains(&format!("{} is 1048576 bytes with", f1.display()))
+                && err.contains("prepared with files of 4194304 bytes")
+                && err.contains("dbio bench prepare")
+                && err.contains("dbio bench cleanup"),
+            "{mode}: {err}"
+        );
+        assert!(
+            !out.contains("Summary") && !err.contains("Summary"),
+            "{out}"
+        );
+        assert_eq!(
+            std::fs::metadata(&f1).unwrap().len(),
+            1 << 20,
+            "not refilled"
+        );
+    }
+    // `truncate -s 4M` back: the size is right, the last 3 MiB are a hole.
+    resize(4 << 20);
+    let (code, out, err) = run_on(&d, &["--mode", "rndrd", "--time", "2s"]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("is 4194304 bytes with") && err.contains("a hole at offset 1048576"),
+        "{err}"
+    );
+    // Plain `dbio bench` completes the set, then runs on it and keeps it.
+    dbio()
+        .args(["bench", "--mode", "rndrd", "--events", "100"])
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .success();
+    let (code, out, err) = run_on(&d, &["--mode", "rndrd", "--events", "100"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("Summary"), "{out}");
+}
+
 #[test]
 fn ctrl_c_stops_and_still_writes_the_partial_result() {
     let tmp = shm();
