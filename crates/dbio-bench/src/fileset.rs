@@ -91,6 +91,11 @@ pub struct Marker {
     pub file_size_bytes: u64,
     /// Number of data files of the current set.
     pub file_num: u64,
+    /// The `dbio sweep` (its `--output-dir`, absolute) that prepared this set and removes it at
+    /// its end: a sweep killed (`kill -9`) and resumed still removes the set it made. `None`
+    /// for a set `dbio bench` prepared (the user's, kept by a sweep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepared_by_sweep: Option<PathBuf>,
     /// Every file dbio created here (data files and logs, also of earlier sets), each listed
     /// after it was created.
     pub files: Vec<Owned>,
@@ -398,6 +403,22 @@ pub fn prepare(
     stop: &AtomicBool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Prepared, BenchError> {
+    prepare_for(dir, file_num, file_size, seed, None, stop, progress)
+}
+
+/// [`prepare`] for the sweep whose `--output-dir` is `sweep` (absolute): the marker names it
+/// ([`Marker::prepared_by_sweep`]) from its first write, before any data file exists, so the
+/// sweep resumed after a `kill -9` (even one in prepare) knows the set is its own to remove.
+/// `None` (what [`prepare`] passes) makes the set nobody's sweep: the user's.
+pub fn prepare_for(
+    dir: &Path,
+    file_num: u64,
+    file_size: u64,
+    seed: u64,
+    sweep: Option<&Path>,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Prepared, BenchError> {
     let t0 = Instant::now();
     let created_dir = ensure_dir(dir)?;
     let fs = crate::env::fs_type_name(dir);
@@ -440,6 +461,7 @@ pub fn prepare(
     marker.version = env!("CARGO_PKG_VERSION").into();
     marker.file_size_bytes = file_size;
     marker.file_num = file_num;
+    marker.prepared_by_sweep = sweep.map(Path::to_path_buf);
     // The marker goes first (it says whether dbio created the directory), then each file is
     // created and recorded: the marker never lists a file dbio did not create.
     write_marker(dir, &marker)?;
@@ -853,6 +875,24 @@ mod tests {
         assert!(!m.is_complete(d));
         prepare(d, 3, 64 * 1024, 1, &stop, &|_| {}).unwrap();
         assert!(m.is_complete(d));
+    }
+
+    #[test]
+    fn the_marker_names_the_sweep_that_prepared_the_set_until_bench_prepares_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let stop = AtomicBool::new(true); // interrupted at once: the marker is written first
+        let sweep = Path::new("/srv/sweeps/a");
+        prepare_for(d, 2, 4096, 1, Some(sweep), &stop, &|_| {}).unwrap();
+        let m = read_marker(d).unwrap().unwrap();
+        assert_eq!(m.prepared_by_sweep.as_deref(), Some(sweep));
+        let stop = AtomicBool::new(false);
+        prepare(d, 2, 4096, 1, &stop, &|_| {}).unwrap();
+        let m = read_marker(d).unwrap().unwrap();
+        assert_eq!(
+            m.prepared_by_sweep, None,
+            "bench prepare makes it the user's"
+        );
     }
 
     fn open_rw(p: &Path) -> File {
