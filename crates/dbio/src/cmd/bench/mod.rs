@@ -53,6 +53,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     dbio_bench::spec::validate(&engine_spec(&spec)).map_err(bench_err)?;
     if matches!(args.phase, None | Some(Phase::Run)) {
         dbio_bench::spec::check_resources(&spec).map_err(bench_err)?;
+        // The result is written at the end: where it goes is checked now, not after the run.
+        args.out.check()?;
     }
     let console = Console {
         to_stdout: args.out.people_on_stdout(),

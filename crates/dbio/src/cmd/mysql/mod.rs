@@ -81,6 +81,8 @@ impl Show {
 
 fn chunk(a: ChunkArgs) -> anyhow::Result<u8> {
     let opts = options(&a)?;
+    // The result is written after the job: where it goes is checked now.
+    a.out.check()?;
     let stop = crate::signals::install();
     let mut show = Show { bar: None };
     let result = job::run(&opts, stop, &mut show).map_err(|e| {
