@@ -48,6 +48,14 @@ pub const PROBE_BYTES: usize = 64 * 1024;
 /// directory, a full filesystem, or a FILE that is a directory is an error (exit 1, as for
 /// any path that does not exist) that names the path. `None` or `-` (stdout) is always fine. FILE itself is not touched.
 pub fn check_output(path: Option<&Path>) -> anyhow::Result<()> {
+    check_output_under(path, None)
+}
+
+/// [`check_output`] for a command that creates directory `made` (with its missing parents)
+/// before it writes FILE: when FILE's directory is `made` or inside it and does not exist yet,
+/// the probe goes in the nearest directory above it that exists, where it will be created
+/// (`dbio sweep --output-dir new -o new/table.txt`).
+pub fn check_output_under(path: Option<&Path>, made: Option<&Path>) -> anyhow::Result<()> {
     let Some(path) = path.filter(|p| *p != Path::new("-")) else {
         return Ok(());
     };
@@ -61,7 +69,18 @@ pub fn check_output(path: Option<&Path>) -> anyhow::Result<()> {
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         return Err(fail("it is a directory: give a file name in it".into()));
     }
-    let mut probe = AtomicFile::create(path).map_err(|e| fail(format!("{e}: {}", e.source)))?;
+    // Where the probe goes: FILE's directory, or the directory that will hold it.
+    let mut at = path.to_path_buf();
+    if let (Some(made), Some(name)) = (made, path.file_name()) {
+        let mut dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        if dir.starts_with(made) {
+            while !dir.as_os_str().is_empty() && !dir.exists() {
+                dir.pop();
+            }
+            at = dir.join(name);
+        }
+    }
+    let mut probe = AtomicFile::create(&at).map_err(|e| fail(format!("{e}: {}", e.source)))?;
     probe
         .write_all(&[0u8; PROBE_BYTES])
         .and_then(|()| probe.sync())
@@ -246,6 +265,11 @@ impl<F: Formats> OutputArgs<F> {
     /// [`check_output`] of FILE: call it before a long run.
     pub fn check(&self) -> anyhow::Result<()> {
         check_output(self.file())
+    }
+
+    /// [`check_output_under`] of FILE, for a command that creates directory `made` first.
+    pub fn check_under(&self, made: &Path) -> anyhow::Result<()> {
+        check_output_under(self.file(), Some(made))
     }
 
     /// Writes the whole result: to FILE atomically, else to stdout.

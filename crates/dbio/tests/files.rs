@@ -338,7 +338,25 @@ fn output_into_a_missing_directory_or_a_file_is_refused_before_the_run() {
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v["schema"], "dbio.bench/1");
     assert_eq!(entries(t.path()), ["d", "plain", "res.json"]);
-    // -o may name a file in the --output-dir a sweep makes.
+    // -o may name a file in the --dir bench prepares, or in the --output-dir a sweep makes.
+    let set = t.path().join("set2");
+    dbio()
+        .args([
+            "bench",
+            "--time",
+            "100ms",
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "1M",
+        ])
+        .arg("--dir")
+        .arg(&set)
+        .arg("-o")
+        .arg(set.join("res.txt"))
+        .assert()
+        .success();
+    assert_eq!(entries(&set), ["res.txt"]);
     let sw = t.path().join("sw");
     dbio()
         .args([

@@ -8,7 +8,6 @@ use crate::cmd::bench::args::WorkloadArgs;
 use crate::output::{to_stderr, OutputArgs};
 use crate::progress::Progress;
 use crate::signals;
-use anyhow::Context;
 use dbio_bench::sweep::{Events, SweepOptions, Workload};
 use dbio_report::bench::{Interval, Mode};
 use dbio_report::export::{csv, text, Exporter, Format, JsonExporter};
@@ -170,18 +169,9 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
         e if e.is_usage() => usage(e.to_string()),
         e => anyhow::Error::msg(e.to_string()),
     };
-    // The result is written at the end: where it goes is checked now, not after the sweep.
-    // -o may name a file in --output-dir, which the sweep creates: once the plan is known to
-    // be good, that directory is made first.
-    dbio_bench::sweep::check_plan(&opts).map_err(sweep_err)?;
-    if let Some(f) = a.out.file() {
-        if f.parent().is_some_and(|d| d.starts_with(&opts.output_dir)) {
-            std::fs::create_dir_all(&opts.output_dir).with_context(|| {
-                format!("cannot create --output-dir {}", opts.output_dir.display())
-            })?;
-        }
-    }
-    a.out.check()?;
+    // The result is written at the end: where it goes is checked now, not after the sweep
+    // (-o may name a file in the --output-dir the sweep creates).
+    a.out.check_under(&opts.output_dir)?;
     let total = (opts.axes.len() * opts.repeat as usize) as u64;
     let mut show = Show {
         bar: Progress::steps("sweep: ", total),
