@@ -2019,30 +2019,46 @@ fn io_errors_name_the_file_and_offset_and_the_os_error_once() {
     assert!(err.contains("dbio-file.1"), "{err}");
     assert_eq!(err.matches("os error 1)").count(), 1, "{err}");
 
-    // A failed read: the second file cut to 8 KiB under dbio's feet. With 512 bytes of
-    // misalignment, the sequential reader's second block of it (offset 4608) comes back short.
+    // A failed read: the second file cut to 8 KiB under dbio's feet, once the run has started
+    // (a file cut before the run is refused before it starts). The sequential reader, going
+    // round both files, then reads past the new end: a short read at an offset where the
+    // block crosses 8192 (with 512 bytes of misalignment), or nothing at all beyond it.
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(["bench", "run", "--mode", "seqrd", "--time", "60s"])
+        .args(["--buffered", "--misalign", "512"])
+        .args(two)
+        .arg("--dir")
+        .arg(&d)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    // The header is printed once the files are open and checked, just before the run.
+    while !line.starts_with("dbio bench:") {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "no header");
+    }
     std::fs::OpenOptions::new()
         .write(true)
         .open(d.join("dbio-file.1"))
         .unwrap()
         .set_len(8192)
         .unwrap();
-    let o = dbio()
-        .args(["bench", "run", "--mode", "seqrd", "--events", "1000"])
-        .args(["--buffered", "--misalign", "512"])
-        .args(two)
-        .arg("--dir")
-        .arg(&d)
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
+    std::io::copy(&mut stdout, &mut std::io::sink()).unwrap();
+    let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    let want = format!(
-        "{}, offset 4608: short read: 3584 of 4096 bytes",
-        d.join("dbio-file.1").display()
-    );
-    assert!(err.contains(&want), "{err}");
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let at = format!("{}, offset ", d.join("dbio-file.1").display());
+    let rest = &err[err.find(&at).unwrap_or_else(|| panic!("{err}")) + at.len()..];
+    let (offset, rest) = rest.split_once(": short read: ").expect(&err);
+    let (got, rest) = rest.split_once(" of ").expect(&err);
+    let (offset, got): (u64, u64) = (offset.parse().unwrap(), got.parse().unwrap());
+    assert!(rest.starts_with("4096 bytes"), "{err}");
+    assert_eq!(offset % 4096, 512, "{err}");
+    assert_eq!(offset + got, offset.max(8192), "{err}");
 }
 
 /// Starts `dbio bench [phase]` preparing a big file set in `dir`, waits until the first data
