@@ -294,6 +294,73 @@ fn a_killed_sweep_resumed_to_the_end_removes_the_file_set_it_made() {
 }
 
 #[test]
+fn a_sweep_killed_in_its_prepare_and_resumed_removes_the_file_set_too() {
+    let t = shm();
+    let set = t.path().join("set");
+    // A set big enough for prepare to take a while: killed once its first file is there.
+    let args: Vec<String> = [
+        "sweep",
+        "--engine",
+        "uring",
+        "--file-num",
+        "4",
+        "--file-total-size",
+        "256M",
+        "--threads",
+        "1",
+        "--time",
+        "100ms",
+        "--dir",
+        set.to_str().unwrap(),
+        "--output-dir",
+        t.path().join("out").to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !set.join("dbio-file.0").exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "prepare never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let marker = json(&set.join(".dbio-fileset.json"));
+    assert_eq!(
+        marker["prepared_by_sweep"],
+        std::fs::canonicalize(t.path().join("out"))
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        "the mark is written before any data file"
+    );
+    let whole = (0..4).all(|i| {
+        std::fs::metadata(set.join(format!("dbio-file.{i}"))).is_ok_and(|m| m.len() == 64 << 20)
+    });
+    assert!(!whole, "killed in prepare, before every file was written");
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(&args)
+        .arg("--resume")
+        .assert()
+        .success();
+    assert_eq!(
+        json(&t.path().join("out/sweep.json"))["points"][0]["status"],
+        "done"
+    );
+    assert!(!set.exists(), "the set the sweep prepared is removed");
+}
+
+#[test]
 fn ctrl_c_ends_a_sweep_with_its_partial_result_and_exit_130() {
     let t = shm();
     let mut a = small(t.path());
