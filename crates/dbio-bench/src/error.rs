@@ -108,6 +108,21 @@ pub enum BenchError {
         /// The file.
         path: PathBuf,
     },
+    /// A data file of the set is not the size the marker records, or has holes: it was
+    /// truncated or punched since prepare wrote it.
+    #[error("{path} is {size} bytes with {allocated} bytes allocated on disk{}, but the file set was prepared with files of {expected} bytes, every byte written (see .dbio-fileset.json beside it): it was truncated or had holes punched in it since, so reads would fail mid-run and writes would fill a sparse file; prepare the set again (`dbio bench prepare` with the same --dir, or plain `dbio bench`, which completes it) or remove it (`dbio bench cleanup` with the same --dir)", match .hole { Some(h) => format!(" and a hole at offset {h}"), None => String::new() })]
+    NotWhole {
+        /// The file.
+        path: PathBuf,
+        /// Its size now.
+        size: u64,
+        /// Bytes allocated to it on disk (`st_blocks` x 512).
+        allocated: u64,
+        /// The offset of its first hole, if it has one.
+        hole: Option<u64>,
+        /// The size each file of the set was prepared with.
+        expected: u64,
+    },
     /// A marker written before dbio recorded the identity of the files it creates.
     #[error("{path} was written by dbio {version}, which did not record the identity (device, inode) of the files it created, so dbio cannot tell them from files put there since and will not delete or reuse them: remove the files it lists and the marker by hand, then run `dbio bench prepare` again")]
     OldMarker {
@@ -189,6 +204,7 @@ impl BenchError {
                 | BenchError::ForeignFile { .. }
                 | BenchError::Replaced { .. }
                 | BenchError::Incomplete { .. }
+                | BenchError::NotWhole { .. }
                 | BenchError::OldMarker { .. }
                 | BenchError::NoFileSet { .. }
                 | BenchError::FileSetMismatch { .. }

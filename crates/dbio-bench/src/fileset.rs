@@ -91,6 +91,11 @@ pub struct Marker {
     pub file_size_bytes: u64,
     /// Number of data files of the current set.
     pub file_num: u64,
+    /// The `dbio sweep` (its `--output-dir`, absolute) that prepared this set and removes it at
+    /// its end: a sweep killed (`kill -9`) and resumed still removes the set it made. `None`
+    /// for a set `dbio bench` prepared (the user's, kept by a sweep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepared_by_sweep: Option<PathBuf>,
     /// Every file dbio created here (data files and logs, also of earlier sets), each listed
     /// after it was created.
     pub files: Vec<Owned>,
@@ -127,16 +132,55 @@ impl Marker {
 
 impl Marker {
     /// Whether every data file of the current set is there, is the file dbio created, and has
-    /// its full size: false after an interrupted prepare or when a file was removed since.
+    /// its full size with no hole: false after an interrupted prepare, or when a file was
+    /// removed, truncated or punched with holes since.
     pub fn is_complete(&self, dir: &Path) -> bool {
         (0..self.file_num).all(|i| {
             let name = data_file(i);
-            match (self.entry(&name), fs::symlink_metadata(dir.join(&name))) {
-                (Some(o), Ok(md)) => o.is(&md) && md.len() == self.file_size_bytes,
+            let p = dir.join(&name);
+            match (self.entry(&name), fs::symlink_metadata(&p)) {
+                (Some(o), Ok(md)) if o.is(&md) => File::options()
+                    .read(true)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+                    .open(&p)
+                    .is_ok_and(|f| check_whole(&p, &f, self.file_size_bytes).is_ok()),
                 _ => false,
             }
         })
     }
+}
+
+/// The offset of the first hole in `f` (`lseek(SEEK_HOLE)`), `None` when it has none (the
+/// first hole is the implicit one at its end). Every filesystem answers SEEK_HOLE: those that
+/// do not track holes report the whole file as data. Unlike `st_blocks`, it is not fooled by
+/// compression, RAID-Z parity or allocation the filesystem accounts for late (ZFS).
+fn first_hole(f: &File, size: u64) -> Option<u64> {
+    // SAFETY: lseek on an open descriptor; it only moves the file offset, which no one else
+    // uses (the engines use pread/pwrite and io_uring with explicit offsets).
+    let at = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_HOLE) };
+    // An error (ENXIO: the file is empty) means there is no byte, so no hole either.
+    u64::try_from(at).ok().filter(|&h| h < size)
+}
+
+/// Checks that data file `path`, opened as `f`, is whole: `expected` bytes (the size of each
+/// file in the set's marker), all of them written (no hole). A file someone truncated
+/// (`truncate -s 1M`) or punched holes in would make reads fail mid-run and writes fill a
+/// sparse file, whose figures are not those of the set: [`BenchError::NotWhole`].
+pub fn check_whole(path: &Path, f: &File, expected: u64) -> Result<(), BenchError> {
+    let md = f
+        .metadata()
+        .map_err(|e| BenchError::io("cannot stat", path, e))?;
+    let hole = first_hole(f, md.len());
+    if md.len() == expected && hole.is_none() {
+        return Ok(());
+    }
+    Err(BenchError::NotWhole {
+        path: path.to_path_buf(),
+        size: md.len(),
+        allocated: md.blocks().saturating_mul(512),
+        hole,
+        expected,
+    })
 }
 
 /// Reads the marker of `dir`, if there is one. A marker of a dbio that did not record file
@@ -359,6 +403,22 @@ pub fn prepare(
     stop: &AtomicBool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Prepared, BenchError> {
+    prepare_for(dir, file_num, file_size, seed, None, stop, progress)
+}
+
+/// [`prepare`] for the sweep whose `--output-dir` is `sweep` (absolute): the marker names it
+/// ([`Marker::prepared_by_sweep`]) from its first write, before any data file exists, so the
+/// sweep resumed after a `kill -9` (even one in prepare) knows the set is its own to remove.
+/// `None` (what [`prepare`] passes) makes the set nobody's sweep: the user's.
+pub fn prepare_for(
+    dir: &Path,
+    file_num: u64,
+    file_size: u64,
+    seed: u64,
+    sweep: Option<&Path>,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Prepared, BenchError> {
     let t0 = Instant::now();
     let created_dir = ensure_dir(dir)?;
     let fs = crate::env::fs_type_name(dir);
@@ -401,6 +461,7 @@ pub fn prepare(
     marker.version = env!("CARGO_PKG_VERSION").into();
     marker.file_size_bytes = file_size;
     marker.file_num = file_num;
+    marker.prepared_by_sweep = sweep.map(Path::to_path_buf);
     // The marker goes first (it says whether dbio created the directory), then each file is
     // created and recorded: the marker never lists a file dbio did not create.
     write_marker(dir, &marker)?;
@@ -752,7 +813,10 @@ mod tests {
             .unwrap();
         f.set_len(4096).unwrap();
         assert!(!m.is_complete(d));
+        // grown back to its size, it has a hole where the data was cut: still not complete
         f.set_len(8192).unwrap();
+        assert!(!m.is_complete(d));
+        prepare(d, 3, 8192, 1, &stop, &|_| {}).unwrap();
         assert!(m.is_complete(d));
         fs::remove_file(d.join("dbio-file.2")).unwrap();
         assert!(!m.is_complete(d));
@@ -761,6 +825,78 @@ mod tests {
         assert!(p.interrupted);
         let m = read_marker(&d.join("new")).unwrap().unwrap();
         assert!(!m.is_complete(&d.join("new")));
+    }
+
+    #[test]
+    fn a_truncated_or_holed_file_is_not_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let stop = AtomicBool::new(false);
+        prepare(d, 3, 64 * 1024, 1, &stop, &|_| {}).unwrap();
+        let m = read_marker(d).unwrap().unwrap();
+        let open = |n: &str| File::open(d.join(n)).unwrap();
+        check_whole(&d.join("dbio-file.0"), &open("dbio-file.0"), 64 * 1024).unwrap();
+        // Truncated (`truncate -s 16K`): short.
+        open_rw(&d.join("dbio-file.1")).set_len(16 * 1024).unwrap();
+        let e = check_whole(&d.join("dbio-file.1"), &open("dbio-file.1"), 64 * 1024).unwrap_err();
+        match &e {
+            BenchError::NotWhole { size, expected, .. } => {
+                assert_eq!((*size, *expected), (16 * 1024, 64 * 1024))
+            }
+            e => panic!("{e}"),
+        }
+        assert!(e.is_usage());
+        // Truncated and grown back to its size (`truncate -s 16K; truncate -s 64K`): the size
+        // is right, but the last 48 KiB are a hole.
+        open_rw(&d.join("dbio-file.2")).set_len(16 * 1024).unwrap();
+        open_rw(&d.join("dbio-file.2")).set_len(64 * 1024).unwrap();
+        let e = check_whole(&d.join("dbio-file.2"), &open("dbio-file.2"), 64 * 1024).unwrap_err();
+        match &e {
+            BenchError::NotWhole {
+                size,
+                hole,
+                allocated,
+                ..
+            } => {
+                assert_eq!((*size, *hole), (64 * 1024, Some(16 * 1024)), "{e}");
+                assert!(*allocated < 64 * 1024, "{e}");
+            }
+            e => panic!("{e}"),
+        }
+        let msg = e.to_string();
+        assert!(
+            msg.contains("dbio-file.2")
+                && msg.contains("a hole at offset 16384")
+                && msg.contains("65536 bytes")
+                && msg.contains("dbio bench prepare"),
+            "{msg}"
+        );
+        // Neither counts as a complete set, so plain `dbio bench` prepares it again.
+        assert!(!m.is_complete(d));
+        prepare(d, 3, 64 * 1024, 1, &stop, &|_| {}).unwrap();
+        assert!(m.is_complete(d));
+    }
+
+    #[test]
+    fn the_marker_names_the_sweep_that_prepared_the_set_until_bench_prepares_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let stop = AtomicBool::new(true); // interrupted at once: the marker is written first
+        let sweep = Path::new("/srv/sweeps/a");
+        prepare_for(d, 2, 4096, 1, Some(sweep), &stop, &|_| {}).unwrap();
+        let m = read_marker(d).unwrap().unwrap();
+        assert_eq!(m.prepared_by_sweep.as_deref(), Some(sweep));
+        let stop = AtomicBool::new(false);
+        prepare(d, 2, 4096, 1, &stop, &|_| {}).unwrap();
+        let m = read_marker(d).unwrap().unwrap();
+        assert_eq!(
+            m.prepared_by_sweep, None,
+            "bench prepare makes it the user's"
+        );
+    }
+
+    fn open_rw(p: &Path) -> File {
+        OpenOptions::new().write(true).open(p).unwrap()
     }
 
     #[test]

@@ -195,9 +195,13 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                 .collect();
             let files = (0..spec.file_num)
                 .map(|i| {
-                    fileset::open_owned(dir, &marker, &fileset::data_file(i), |p| {
+                    let name = fileset::data_file(i);
+                    let f = fileset::open_owned(dir, &marker, &name, |p| {
                         open_one(p, write, flags | libc::O_NOFOLLOW, &fs)
-                    })
+                    })?;
+                    // Every file whole, as prepare left it: checked on what was opened.
+                    fileset::check_whole(&dir.join(&name), &f, want_size)?;
+                    Ok(f)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let mut names = names;

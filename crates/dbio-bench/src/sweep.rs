@@ -367,9 +367,20 @@ pub fn run(
     let needs_set =
         o.base.device.is_none() && o.base.engine != dbio_report::bench::EngineKind::Null;
     let dir = o.base.dir.clone();
+    // Whether the set is this sweep's, removed at its end (unless --keep): one it prepares now
+    // where there was none, or (--resume) the one it prepared before it was killed, as its
+    // marker says. A set prepared by `dbio bench` (or another sweep) is used and kept, also
+    // when it has to be completed first.
     let mut created = false;
     let mut prepared = None;
     if needs_set {
+        let me = std::fs::canonicalize(&o.output_dir).map_err(|e| {
+            BenchError::Failed(format!("cannot resolve {}: {e}", o.output_dir.display()))
+        })?;
+        created = match &set {
+            None => true,
+            Some(m) => o.resume && m.prepared_by_sweep.as_deref() == Some(me.as_path()),
+        };
         match set {
             Some(m) if m.is_complete(&dir) => ev.prepared(None),
             _ => {
@@ -380,12 +391,14 @@ pub fn run(
                 } else {
                     spec.file_num
                 };
-                let p = fileset::prepare(&dir, files, size, spec.seed, stop, &|_| {})?;
-                created = true;
+                let owner = created.then_some(me.as_path());
+                let p = fileset::prepare_for(&dir, files, size, spec.seed, owner, stop, &|_| {})?;
                 if p.interrupted {
                     res.interrupted = true;
                     write_json(&sweep_file(&o.output_dir), &res)?;
-                    let _ = fileset::cleanup(&dir);
+                    if created {
+                        let _ = fileset::cleanup(&dir);
+                    }
                     return Ok(res);
                 }
                 ev.prepared(Some(&p));

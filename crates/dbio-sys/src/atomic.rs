@@ -91,6 +91,12 @@ impl AtomicFile {
         &self.path
     }
 
+    /// Flushes what was written so far to disk (fsync), without renaming: a filesystem that
+    /// accepts writes into its cache and reports a full disk only then (NFS) reports it here.
+    pub fn sync(&self) -> std::io::Result<()> {
+        self.tmp.as_file().sync_all()
+    }
+
     /// Flushes the temporary to disk and renames it over the target; the target may be a
     /// symlink, which is replaced, not followed. The directory is flushed too, so the rename
     /// survives a crash. On error the temporary is removed.

@@ -37,6 +37,62 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     })
 }
 
+/// Bytes [`check_output`] writes into its probe: a filesystem with less than this free is
+/// taken as full (a result with interval histograms is tens to hundreds of KiB).
+pub const PROBE_BYTES: usize = 64 * 1024;
+
+/// Checks, before a command runs for long, that its result can be written to `path` (`-o
+/// FILE`), so a benchmark never runs to its end to lose its result: creates a temporary in
+/// FILE's directory as the real write will (O_CREAT|O_EXCL|O_NOFOLLOW, an unpredictable name),
+/// writes [`PROBE_BYTES`] into it, flushes it to disk and removes it. A missing or read-only
+/// directory, a full filesystem, or a FILE that is a directory is an error (exit 1, as for
+/// any path that does not exist) that names the path. `None` or `-` (stdout) is always fine. FILE itself is not touched.
+pub fn check_output(path: Option<&Path>) -> anyhow::Result<()> {
+    check_output_under(path, None)
+}
+
+/// [`check_output`] for a command that creates directory `made` (with its missing parents)
+/// before it writes FILE: when FILE's directory is `made` or inside it and does not exist yet,
+/// the probe goes in the nearest directory above it that exists, where it will be created
+/// (`dbio sweep --output-dir new -o new/table.txt`).
+pub fn check_output_under(path: Option<&Path>, made: Option<&Path>) -> anyhow::Result<()> {
+    let Some(path) = path.filter(|p| *p != Path::new("-")) else {
+        return Ok(());
+    };
+    let fail = |why: String| {
+        anyhow::anyhow!(
+            "--output {}: {why}: check that its directory exists, is writable and has free \
+             space, or give another --output (checked before anything ran: nothing was run)",
+            path.display()
+        )
+    };
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(fail("it is a directory: give a file name in it".into()));
+    }
+    // Where the probe goes: FILE's directory, or the directory that will hold it.
+    let mut at = path.to_path_buf();
+    if let (Some(made), Some(name)) = (made, path.file_name()) {
+        let mut dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        if dir.starts_with(made) {
+            while !dir.as_os_str().is_empty() && !dir.exists() {
+                dir.pop();
+            }
+            at = dir.join(name);
+        }
+    }
+    let mut probe = AtomicFile::create(&at).map_err(|e| fail(format!("{e}: {}", e.source)))?;
+    probe
+        .write_all(&[0u8; PROBE_BYTES])
+        .and_then(|()| probe.sync())
+        .map_err(|e| {
+            fail(format!(
+                "writing {PROBE_BYTES} bytes into a temporary file beside it failed: {e}"
+            ))
+        })?;
+    // Dropped uncommitted: the temporary is removed.
+    Ok(())
+}
+
 /// Output written as it is produced (innodb grep's hits): stdout, or `--output FILE` streamed
 /// into an [`AtomicFile`] (a temporary created O_EXCL|O_NOFOLLOW under an unpredictable name)
 /// and renamed into place by [`Stream::finish`]; dropped unfinished, the temporary is removed.
@@ -74,8 +130,9 @@ impl Write for Stream {
 }
 
 impl Stream {
-    /// Opens stdout (`None` or `-`) or a temporary for `path`.
+    /// Opens stdout (`None` or `-`) or a temporary for `path`, after [`check_output`].
     pub fn open(path: Option<&Path>) -> anyhow::Result<Stream> {
+        check_output(path)?;
         let sink = match path.filter(|p| *p != Path::new("-")) {
             None => Sink::Stdout(std::io::stdout()),
             Some(path) => Sink::File(AtomicFile::create(path).with_context(|| {
@@ -203,6 +260,16 @@ impl<F: Formats> OutputArgs<F> {
     /// there and is for people.
     pub fn people_on_stdout(&self) -> bool {
         self.to_stdout() && !self.format.is_machine()
+    }
+
+    /// [`check_output`] of FILE: call it before a long run.
+    pub fn check(&self) -> anyhow::Result<()> {
+        check_output(self.file())
+    }
+
+    /// [`check_output_under`] of FILE, for a command that creates directory `made` first.
+    pub fn check_under(&self, made: &Path) -> anyhow::Result<()> {
+        check_output_under(self.file(), Some(made))
     }
 
     /// Writes the whole result: to FILE atomically, else to stdout.

@@ -1153,6 +1153,92 @@ fn a_full_bench_on_a_prepared_set_uses_it_and_keeps_it() {
     assert!(d.join(".dbio-fileset.json").exists(), "the set is kept");
 }
 
+/// `dbio bench run` with `args` on the set in `d`: exit code, stdout, stderr.
+fn run_on(d: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let o = dbio()
+        .args(["bench", "run", "--block-size", "16k"])
+        .args(args)
+        .arg("--dir")
+        .arg(d)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_truncated_or_holed_file_set_is_refused_before_the_run() {
+    let tmp = disk();
+    let d = tmp.path().join("set");
+    dbio()
+        .args([
+            "bench",
+            "prepare",
+            "--file-num",
+            "4",
+            "--file-total-size",
+            "16M",
+        ])
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .success();
+    let f1 = d.join("dbio-file.1");
+    let resize = |n: u64| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&f1)
+            .unwrap()
+            .set_len(n)
+            .unwrap()
+    };
+    // `truncate -s 1M dbio-file.1`: a read mode used to die mid-run on a short read, a write
+    // mode to refill a sparse file and report figures as usual. Both are refused before the
+    // run, naming the file, its size and the set's.
+    resize(1 << 20);
+    for mode in ["rndrd", "rndwr", "seqwr"] {
+        let (code, out, err) = run_on(&d, &["--mode", mode, "--time", "2s"]);
+        assert_eq!(code, Some(2), "{mode}: {out}{err}");
+        assert!(
+            err.contains(&format!("{} is 1048576 bytes with", f1.display()))
+                && err.contains("prepared with files of 4194304 bytes")
+                && err.contains("dbio bench prepare")
+                && err.contains("dbio bench cleanup"),
+            "{mode}: {err}"
+        );
+        assert!(
+            !out.contains("Summary") && !err.contains("Summary"),
+            "{out}"
+        );
+        assert_eq!(
+            std::fs::metadata(&f1).unwrap().len(),
+            1 << 20,
+            "not refilled"
+        );
+    }
+    // `truncate -s 4M` back: the size is right, the last 3 MiB are a hole.
+    resize(4 << 20);
+    let (code, out, err) = run_on(&d, &["--mode", "rndrd", "--time", "2s"]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("is 4194304 bytes with") && err.contains("a hole at offset 1048576"),
+        "{err}"
+    );
+    // Plain `dbio bench` completes the set, then runs on it and keeps it.
+    dbio()
+        .args(["bench", "--mode", "rndrd", "--events", "100"])
+        .arg("--dir")
+        .arg(&d)
+        .assert()
+        .success();
+    let (code, out, err) = run_on(&d, &["--mode", "rndrd", "--events", "100"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("Summary"), "{out}");
+}
+
 #[test]
 fn ctrl_c_stops_and_still_writes_the_partial_result() {
     let tmp = shm();
@@ -1933,30 +2019,46 @@ fn io_errors_name_the_file_and_offset_and_the_os_error_once() {
     assert!(err.contains("dbio-file.1"), "{err}");
     assert_eq!(err.matches("os error 1)").count(), 1, "{err}");
 
-    // A failed read: the second file cut to 8 KiB under dbio's feet. With 512 bytes of
-    // misalignment, the sequential reader's second block of it (offset 4608) comes back short.
+    // A failed read: the second file cut to 8 KiB under dbio's feet, once the run has started
+    // (a file cut before the run is refused before it starts). The sequential reader, going
+    // round both files, then reads past the new end: a short read at an offset where the
+    // block crosses 8192 (with 512 bytes of misalignment), or nothing at all beyond it.
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(["bench", "run", "--mode", "seqrd", "--time", "60s"])
+        .args(["--buffered", "--misalign", "512"])
+        .args(two)
+        .arg("--dir")
+        .arg(&d)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    // The header is printed once the files are open and checked, just before the run.
+    while !line.starts_with("dbio bench:") {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "no header");
+    }
     std::fs::OpenOptions::new()
         .write(true)
         .open(d.join("dbio-file.1"))
         .unwrap()
         .set_len(8192)
         .unwrap();
-    let o = dbio()
-        .args(["bench", "run", "--mode", "seqrd", "--events", "1000"])
-        .args(["--buffered", "--misalign", "512"])
-        .args(two)
-        .arg("--dir")
-        .arg(&d)
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
+    std::io::copy(&mut stdout, &mut std::io::sink()).unwrap();
+    let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    let want = format!(
-        "{}, offset 4608: short read: 3584 of 4096 bytes",
-        d.join("dbio-file.1").display()
-    );
-    assert!(err.contains(&want), "{err}");
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let at = format!("{}, offset ", d.join("dbio-file.1").display());
+    let rest = &err[err.find(&at).unwrap_or_else(|| panic!("{err}")) + at.len()..];
+    let (offset, rest) = rest.split_once(": short read: ").expect(&err);
+    let (got, rest) = rest.split_once(" of ").expect(&err);
+    let (offset, got): (u64, u64) = (offset.parse().unwrap(), got.parse().unwrap());
+    assert!(rest.starts_with("4096 bytes"), "{err}");
+    assert_eq!(offset % 4096, 512, "{err}");
+    assert_eq!(offset + got, offset.max(8192), "{err}");
 }
 
 /// Starts `dbio bench [phase]` preparing a big file set in `dir`, waits until the first data

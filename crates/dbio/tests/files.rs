@@ -194,7 +194,12 @@ struct Tmpfs {
 
 impl Tmpfs {
     fn mount(size: &str) -> Tmpfs {
-        require_root("mounting a tmpfs of a fixed size");
+        Tmpfs::mount_with(&format!("size={size}"))
+    }
+
+    /// A tmpfs mounted with `-o opts` (`size=64k`, `ro`).
+    fn mount_with(opts: &str) -> Tmpfs {
+        require_root("mounting a tmpfs");
         let dir = tempfile::Builder::new()
             .prefix("dbio-files-")
             .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
@@ -202,11 +207,11 @@ impl Tmpfs {
         let mnt = dir.path().join("mnt");
         std::fs::create_dir(&mnt).unwrap();
         let st = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
             .arg(&mnt)
             .status()
             .unwrap();
-        assert!(st.success(), "mount -t tmpfs -o size={size} failed");
+        assert!(st.success(), "mount -t tmpfs -o {opts} failed");
         Tmpfs { _dir: dir, mnt }
     }
 }
@@ -246,6 +251,157 @@ fn a_full_disk_leaves_no_temporary_and_names_the_output() {
     assert!(err.contains(&out.display().to_string()), "{err}");
     assert!(err.contains("No space left on device"), "{err}");
     assert_eq!(entries(&fs.mnt), ["filler"]);
+}
+
+/// Runs `dbio args -o out` and checks that it is refused before anything runs: exit 1 within a
+/// few seconds (the benchmark would take 60), the message names `out` and says `why`, and
+/// nothing was prepared in `work` (the bench --dir, or the sweep's --output-dir).
+fn refused_before_the_run(args: &[&str], work: &Path, out: &Path, why: &str) {
+    let t0 = std::time::Instant::now();
+    let o = dbio().args(args).arg("-o").arg(out).output().unwrap();
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("--output {}: ", out.display()))
+            && err.contains(why)
+            && err.contains("nothing was run"),
+        "{err}"
+    );
+    assert!(!work.exists(), "nothing was prepared: {err}");
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "refused after {took:?}, not at once"
+    );
+}
+
+/// A benchmark of 60 s in `dir` and a sweep of 60 s a point, for [`refused_before_the_run`].
+fn long_runs(t: &Path) -> [Vec<String>; 2] {
+    let set = t.join("set").display().to_string();
+    let bench = ["bench", "--time", "60s", "--format", "json", "--dir", &set];
+    let sweep_out = t.join("sweep").display().to_string();
+    let sweep = [
+        "sweep",
+        "--time",
+        "60s",
+        "--threads",
+        "1",
+        "--dir",
+        &set,
+        "--output-dir",
+        &sweep_out,
+    ];
+    [
+        bench.iter().map(|s| s.to_string()).collect(),
+        sweep.iter().map(|s| s.to_string()).collect(),
+    ]
+}
+
+fn check_long_runs(t: &Path, out: &Path, why: &str) {
+    for (args, work) in long_runs(t).iter().zip(["set", "sweep"]) {
+        let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        refused_before_the_run(&args, &t.join(work), out, why);
+    }
+}
+
+#[test]
+fn output_into_a_missing_directory_or_a_file_is_refused_before_the_run() {
+    let t = shm();
+    // The directory does not exist.
+    let out = t.path().join("no-such-dir/res.json");
+    check_long_runs(t.path(), &out, "No such file or directory");
+    // A file where the directory should be.
+    std::fs::write(t.path().join("plain"), b"x").unwrap();
+    check_long_runs(
+        t.path(),
+        &t.path().join("plain/res.json"),
+        "Not a directory",
+    );
+    // FILE is a directory: the rename at the end would fail.
+    std::fs::create_dir(t.path().join("d")).unwrap();
+    check_long_runs(t.path(), &t.path().join("d"), "it is a directory");
+    // Nothing was left behind by the check.
+    assert_eq!(entries(t.path()), ["d", "plain"]);
+    assert!(entries(&t.path().join("d")).is_empty());
+    // Where the output can go, the check leaves no trace and the run writes it.
+    let out = t.path().join("res.json");
+    dbio()
+        .args([
+            "bench", "--engine", "null", "--time", "100ms", "--format", "json",
+        ])
+        .arg("--dir")
+        .arg(t.path().join("set"))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["schema"], "dbio.bench/1");
+    assert_eq!(entries(t.path()), ["d", "plain", "res.json"]);
+    // -o may name a file in the --dir bench prepares, or in the --output-dir a sweep makes.
+    let set = t.path().join("set2");
+    dbio()
+        .args([
+            "bench",
+            "--time",
+            "100ms",
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "1M",
+        ])
+        .arg("--dir")
+        .arg(&set)
+        .arg("-o")
+        .arg(set.join("res.txt"))
+        .assert()
+        .success();
+    assert_eq!(entries(&set), ["res.txt"]);
+    let sw = t.path().join("sw");
+    dbio()
+        .args([
+            "sweep",
+            "--engine",
+            "null",
+            "--time",
+            "100ms",
+            "--threads",
+            "1,2",
+        ])
+        .arg("--output-dir")
+        .arg(&sw)
+        .arg("-o")
+        .arg(sw.join("table.txt"))
+        .assert()
+        .success();
+    assert_eq!(entries(&sw), ["points", "sweep.json", "table.txt"]);
+}
+
+#[test]
+#[ignore = "needs root to mount a read-only tmpfs (root ignores mode bits); scripts/test.sh runs it"]
+fn output_into_a_read_only_directory_is_refused_before_the_run() {
+    let fs = Tmpfs::mount_with("ro");
+    let t = shm();
+    check_long_runs(t.path(), &fs.mnt.join("res.json"), "Read-only file system");
+}
+
+#[test]
+#[ignore = "needs root to mount a tmpfs of a fixed size; scripts/test.sh runs it"]
+fn output_onto_a_full_filesystem_is_refused_before_the_run() {
+    let fs = Tmpfs::mount("64k");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(fs.mnt.join("filler")).unwrap();
+        let chunk = vec![0xA5u8; 4096];
+        while f.write_all(&chunk).is_ok() {}
+    }
+    let t = shm();
+    check_long_runs(
+        t.path(),
+        &fs.mnt.join("res.json"),
+        "No space left on device",
+    );
+    assert_eq!(entries(&fs.mnt), ["filler"], "the probe is removed");
 }
 
 const SMALL: [&str; 6] = [

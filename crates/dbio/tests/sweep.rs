@@ -180,6 +180,186 @@ fn a_sweep_killed_mid_way_resumes_where_it_stopped() {
     assert_eq!(std::fs::read_dir(&points).unwrap().count(), 4);
 }
 
+/// Starts `dbio sweep args` and kills it with SIGKILL (no chance to clean up) once
+/// `out/sweep.json` says a point is done.
+fn kill_after_one_point(args: &[String], out: &Path) {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let done_now = || {
+        std::fs::read(out.join("sweep.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .map_or(0, |v| {
+                v["points"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|p| p["status"] == "done")
+                    .count()
+            })
+    };
+    let t0 = Instant::now();
+    while done_now() < 1 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no point finished");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(done_now() < 4, "the sweep ended before it was killed");
+}
+
+#[test]
+fn a_killed_sweep_resumed_to_the_end_removes_the_file_set_it_made() {
+    let args = |t: &Path| {
+        let mut a = small(t);
+        a.extend(
+            ["--threads", "1,2,3,4", "--time", "300ms"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        a
+    };
+    let resume = |t: &Path| {
+        Command::cargo_bin("dbio")
+            .unwrap()
+            .args(args(t))
+            .arg("--resume")
+            .assert()
+            .success();
+        let s = json(&t.join("out/sweep.json"));
+        assert!(s["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["status"] == "done"));
+    };
+    let entries = |d: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+
+    // The sweep prepared the set (and its directory), was killed, and is resumed: at its end
+    // the set and the directory go, as they would after a sweep never killed.
+    let t = shm();
+    let set = t.path().join("set");
+    kill_after_one_point(&args(t.path()), &t.path().join("out"));
+    assert!(set.join(".dbio-fileset.json").exists(), "left by the kill");
+    resume(t.path());
+    assert!(
+        !set.exists(),
+        "the set and its directory: {:?}",
+        entries(&set)
+    );
+
+    // Only what dbio created goes: a file someone put beside the set stays, and so does the
+    // directory holding it.
+    let t = shm();
+    let set = t.path().join("set");
+    kill_after_one_point(&args(t.path()), &t.path().join("out"));
+    std::fs::write(set.join("notes.txt"), b"mine").unwrap();
+    resume(t.path());
+    assert_eq!(entries(&set), ["notes.txt"]);
+    assert_eq!(std::fs::read(set.join("notes.txt")).unwrap(), b"mine");
+
+    // A set prepared by `dbio bench prepare` is used and kept, by the killed sweep and the
+    // resumed one.
+    let t = shm();
+    let set = t.path().join("set");
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args([
+            "bench",
+            "prepare",
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "8M",
+        ])
+        .arg("--dir")
+        .arg(&set)
+        .assert()
+        .success();
+    let before = entries(&set);
+    kill_after_one_point(&args(t.path()), &t.path().join("out"));
+    resume(t.path());
+    assert_eq!(entries(&set), before, "the user's set is kept");
+}
+
+#[test]
+fn a_sweep_killed_in_its_prepare_and_resumed_removes_the_file_set_too() {
+    let t = shm();
+    let set = t.path().join("set");
+    // A set big enough for prepare to take a while: killed once its first file is there.
+    let args: Vec<String> = [
+        "sweep",
+        "--engine",
+        "uring",
+        "--file-num",
+        "4",
+        "--file-total-size",
+        "256M",
+        "--threads",
+        "1",
+        "--time",
+        "100ms",
+        "--dir",
+        set.to_str().unwrap(),
+        "--output-dir",
+        t.path().join("out").to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !set.join("dbio-file.0").exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "prepare never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let marker = json(&set.join(".dbio-fileset.json"));
+    assert_eq!(
+        marker["prepared_by_sweep"],
+        std::fs::canonicalize(t.path().join("out"))
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        "the mark is written before any data file"
+    );
+    let whole = (0..4).all(|i| {
+        std::fs::metadata(set.join(format!("dbio-file.{i}"))).is_ok_and(|m| m.len() == 64 << 20)
+    });
+    assert!(!whole, "killed in prepare, before every file was written");
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(&args)
+        .arg("--resume")
+        .assert()
+        .success();
+    assert_eq!(
+        json(&t.path().join("out/sweep.json"))["points"][0]["status"],
+        "done"
+    );
+    assert!(!set.exists(), "the set the sweep prepared is removed");
+}
+
 #[test]
 fn ctrl_c_ends_a_sweep_with_its_partial_result_and_exit_130() {
     let t = shm();

@@ -128,6 +128,9 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
             e => e.into(),
         },
     )?;
+    // The report is written after the scan: where it goes is checked now (after the output
+    // directory was made: -o may name a file beside it, in a directory made with it).
+    a.out.check()?;
     // Ctrl-C/SIGTERM: stop the scan, or finish the page being written and stop; the manifest
     // then lists what was written, marked interrupted. A second signal kills.
     let stop = crate::signals::install();

@@ -165,15 +165,19 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
         start_at: a.start_at.map(std::time::SystemTime::from),
         workload,
     };
+    let sweep_err = |e: dbio_bench::BenchError| match e {
+        e if e.is_usage() => usage(e.to_string()),
+        e => anyhow::Error::msg(e.to_string()),
+    };
+    // The result is written at the end: where it goes is checked now, not after the sweep
+    // (-o may name a file in the --output-dir the sweep creates).
+    a.out.check_under(&opts.output_dir)?;
     let total = (opts.axes.len() * opts.repeat as usize) as u64;
     let mut show = Show {
         bar: Progress::steps("sweep: ", total),
         current: String::new(),
     };
-    let res = dbio_bench::sweep::run(&opts, stop, &mut show).map_err(|e| match e {
-        e if e.is_usage() => usage(e.to_string()),
-        e => anyhow::Error::msg(e.to_string()),
-    })?;
+    let res = dbio_bench::sweep::run(&opts, stop, &mut show).map_err(sweep_err)?;
     show.bar.finish();
     let bytes = match a.out.format {
         Format::Json => JsonExporter.to_string(&res)?,

@@ -53,6 +53,12 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     dbio_bench::spec::validate(&engine_spec(&spec)).map_err(bench_err)?;
     if matches!(args.phase, None | Some(Phase::Run)) {
         dbio_bench::spec::check_resources(&spec).map_err(bench_err)?;
+        // The result is written at the end: where it goes is checked now, not after the run
+        // (-o may name a file in the --dir that prepare creates).
+        match &spec.target {
+            dbio_report::bench::Target::Dir(d) => args.out.check_under(d)?,
+            dbio_report::bench::Target::Device(_) => args.out.check()?,
+        }
     }
     let console = Console {
         to_stdout: args.out.people_on_stdout(),

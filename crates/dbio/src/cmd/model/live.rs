@@ -32,6 +32,8 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
     if a.interval.is_zero() {
         return Err(usage("--interval 0: measure over some time, e.g. 10s"));
     }
+    // The result is written after the measurement: where it goes is checked now.
+    a.out.check()?;
     let mut notes = Vec::new();
     let mut conn = a.mysql.as_deref().map(Server::connect).transpose()?;
     if let Some(c) = conn.as_ref().filter(|c| !c.local) {

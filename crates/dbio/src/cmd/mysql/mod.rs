@@ -101,6 +101,8 @@ impl Show {
 
 fn chunk(a: ChunkArgs) -> anyhow::Result<u8> {
     let opts = options(&a)?;
+    // The result is written after the job: where it goes is checked now.
+    a.out.check()?;
     let stop = crate::signals::install();
     let flight = Arc::new(Mutex::new(Flight {
         waiting: Some(("connecting and planning".into(), Instant::now())),
