@@ -13,6 +13,7 @@ mod innodb;
 mod innodb_dict;
 mod innodb_rows;
 mod innodb_rows_blobs;
+mod innodb_rows_fit;
 mod innodb_rows_purge;
 mod iostat;
 mod json_schema;
