@@ -284,6 +284,9 @@ pub struct Scanned {
     pub warnings: Vec<String>,
     /// `stop` was set during the scan: nothing is to be written.
     pub interrupted: bool,
+    /// Bytes scanned, over all sources: their length, or up to where a signal stopped the
+    /// scan.
+    pub bytes_scanned: u64,
 }
 
 /// The warning of a scan that found no page.
@@ -315,13 +318,19 @@ pub fn scan_sources<G>(
             r.interrupted = true;
             r.found.clear();
             r.sources.clear();
+            r.bytes_scanned = done_before + outcome.bytes_scanned;
             r.warnings.push(format!(
-                "interrupted while scanning {}: no page was written",
-                s.path.display()
+                "interrupted while scanning {} at byte {} of {} ({} of {} scanned over all sources): no page was written",
+                s.path.display(),
+                outcome.bytes_scanned,
+                s.len,
+                format_size(r.bytes_scanned),
+                format_size(sources.iter().map(|s| s.len).sum())
             ));
             break;
         }
         done_before += s.len;
+        r.bytes_scanned = done_before;
         for ScanWarning { offset, message } in outcome.warnings {
             r.warnings.push(format!(
                 "{} at offset {offset}: {message}",
@@ -825,9 +834,10 @@ pub fn recover(
     Ok(PagesReport {
         out_dir: out.display().to_string(),
         sources: scanned.sources,
-        bytes_scanned: total,
+        bytes_scanned: scanned.bytes_scanned,
+        source_bytes: total,
         elapsed_s,
-        bytes_per_s: total as f64 / elapsed_s.max(1e-9),
+        bytes_per_s: scanned.bytes_scanned as f64 / elapsed_s.max(1e-9),
         pages_found: found.len(),
         pages_written: written.pages,
         duplicates_dropped: plan.duplicates,

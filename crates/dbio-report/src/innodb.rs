@@ -221,9 +221,12 @@ pub struct PagesReport {
     pub out_dir: String,
     /// One row per source.
     pub sources: Vec<SourceRow>,
-    /// Bytes of all sources (JSON `scanned_bytes`).
+    /// Bytes scanned (JSON `scanned_bytes`): all of every source, or, when a signal stopped
+    /// the scan, up to where it stopped.
     #[serde(rename = "scanned_bytes")]
     pub bytes_scanned: u64,
+    /// Bytes of all sources.
+    pub source_bytes: u64,
     /// Scan time.
     pub elapsed_s: f64,
     /// Scan rate.

@@ -78,10 +78,19 @@ fn pages_text(r: &PagesReport) -> String {
             src.pages_found
         );
     }
+    let scanned = if r.bytes_scanned < r.source_bytes {
+        format!(
+            "{} of {} (interrupted: the rest was not read)",
+            format_size(r.bytes_scanned),
+            format_size(r.source_bytes)
+        )
+    } else {
+        format_size(r.bytes_scanned)
+    };
     let _ = writeln!(
         s,
         "scanned {} in {:.2}s ({}/s); {} pages found, {} written to {}, {} duplicates dropped",
-        format_size(r.bytes_scanned),
+        scanned,
         r.elapsed_s,
         format_size_approx(r.bytes_per_s),
         r.pages_found,
