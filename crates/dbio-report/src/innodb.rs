@@ -233,8 +233,11 @@ pub struct PagesReport {
     pub bytes_per_s: f64,
     /// Pages found (duplicates included).
     pub pages_found: usize,
-    /// Pages written.
+    /// Pages in the output directory (written by this run, or kept from a previous run into
+    /// the same directory).
     pub pages_written: usize,
+    /// Of them, pages a previous run had written, kept.
+    pub pages_kept: usize,
     /// Older copies not written.
     pub duplicates_dropped: usize,
     /// Kept pages per checksum algorithm (or status when none validates).
@@ -253,6 +256,9 @@ pub struct PagesReport {
     pub warnings: Vec<String>,
     /// SIGINT/SIGTERM stopped the run: what was written is listed, the rest was not done.
     pub interrupted: bool,
+    /// What stopped the writing (a full filesystem), when something did: the pages listed in
+    /// manifest.json are whole, and a run into the same directory continues after them.
+    pub write_error: Option<String>,
 }
 
 /// A search pattern of `innodb grep`.

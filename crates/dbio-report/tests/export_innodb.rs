@@ -79,6 +79,7 @@ fn pages_report() -> PagesReport {
         bytes_per_s: 5.6e9,
         pages_found: 186,
         pages_written: 180,
+        pages_kept: 0,
         duplicates_dropped: 6,
         checksum_algorithms: BTreeMap::from([
             ("crc32".to_string(), 12),
@@ -155,6 +156,7 @@ fn pages_report() -> PagesReport {
         ],
         warnings: vec!["/dev/sdb: 2 pages torn".into()],
         interrupted: false,
+        write_error: None,
     }
 }
 
@@ -173,6 +175,7 @@ fn empty_report() -> PagesReport {
         bytes_per_s: 1e8,
         pages_found: 0,
         pages_written: 0,
+        pages_kept: 0,
         duplicates_dropped: 0,
         checksum_algorithms: BTreeMap::new(),
         spaces: vec![],
@@ -182,6 +185,7 @@ fn empty_report() -> PagesReport {
         dictionary: vec![],
         warnings: vec!["no InnoDB pages found in the sources".into()],
         interrupted: true,
+        write_error: None,
     }
 }
 

@@ -94,7 +94,14 @@ fn pages_text(r: &PagesReport) -> String {
         r.elapsed_s,
         format_size_approx(r.bytes_per_s),
         r.pages_found,
-        r.pages_written,
+        if r.pages_kept > 0 {
+            format!(
+                "{} ({} kept from the previous run)",
+                r.pages_written, r.pages_kept
+            )
+        } else {
+            r.pages_written.to_string()
+        },
         r.out_dir,
         r.duplicates_dropped
     );
