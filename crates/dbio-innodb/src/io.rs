@@ -115,9 +115,10 @@ pub struct Chunk<'a> {
 }
 
 /// Runs `work` over every chunk of `file` on `threads` threads, each with its own state from
-/// `init`; returns the states. `progress(bytes_done)` is called after each chunk. Once
-/// `cancel` is set no further chunk is started (the caller tells from the flag that the
-/// states are partial).
+/// `init`; returns the states and the bytes of the chunks done. `progress(bytes_done)` is
+/// called after each chunk. Once `cancel` is set no further chunk is started (the caller
+/// tells from the flag that the states are partial); the chunks in progress are finished, so
+/// the chunks done are the first ones and the bytes done say where the work stopped.
 #[allow(clippy::too_many_arguments)]
 pub fn for_each_chunk<S: Send>(
     file: &File,
@@ -130,7 +131,7 @@ pub fn for_each_chunk<S: Send>(
     progress: &(dyn Fn(u64) + Sync),
     init: &(dyn Fn() -> S + Sync),
     work: &(dyn Fn(&mut S, Chunk<'_>) + Sync),
-) -> std::io::Result<Vec<S>> {
+) -> std::io::Result<(Vec<S>, u64)> {
     let map = if use_mmap {
         // SAFETY: not guaranteed here: `use_mmap` is the caller's word that nothing writes
         // or truncates the file while it is read (see the module comment for what happens
@@ -199,7 +200,10 @@ pub fn for_each_chunk<S: Send>(
     if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
-    Ok(states.into_inner().unwrap_or_else(|p| p.into_inner()))
+    Ok((
+        states.into_inner().unwrap_or_else(|p| p.into_inner()),
+        done.into_inner(),
+    ))
 }
 
 #[cfg(test)]

@@ -137,6 +137,27 @@ pub enum RecoverError {
     /// The manifest cannot be serialised.
     #[error("cannot serialise the manifest")]
     Json(#[from] serde_json::Error),
+    /// A page file of a previous run into the output directory holds other pages than this
+    /// run would write there (other sources, or sources that changed).
+    #[error("{file} in --output-dir {} holds other pages than this run finds in the sources (page {position} of the file: {found}): the previous run read other sources; choose an empty directory, or pass --force to write over it", .out.display())]
+    PreviousRun {
+        /// The file, relative to `out`.
+        file: String,
+        /// The output directory.
+        out: PathBuf,
+        /// The first page (0-based) that differs.
+        position: usize,
+        /// What differs.
+        found: String,
+    },
+    /// A page file of a previous run cannot be opened to continue it.
+    #[error("cannot continue {} written by the previous run (a regular file dbio wrote, not a link, is expected)", .path.display())]
+    Continue {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
 }
 
 /// A source opened read-only.
@@ -217,24 +238,111 @@ pub enum OutDirError {
         overlap: dbio_sys::inuse::Overlap,
     },
     /// The directory holds files and `force` was not given.
-    #[error("--output-dir {} is not empty: choose an empty directory, or pass --force to write into it", .out.display())]
+    #[error("--output-dir {} is not empty{}: choose an empty directory, or pass --force to write into it", .out.display(), .why)]
     NotEmpty {
         /// The output directory.
         out: PathBuf,
+        /// Why it is not taken for the directory of a previous run.
+        why: String,
     },
     /// Listing or creating the directory failed.
     #[error(transparent)]
     Io(#[from] RecoverError),
 }
 
+/// A page a previous run into the output directory wrote, as its manifest lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptPage {
+    /// Offset in its file.
+    pub file_offset: u64,
+    /// Source path.
+    pub source: String,
+    /// Offset in the source.
+    pub source_offset: u64,
+    /// Space id.
+    pub space_id: u32,
+    /// Page number.
+    pub page_no: u32,
+    /// Its LSN.
+    pub lsn: u64,
+    /// Page size.
+    pub page_size: u32,
+    /// Its entry in the manifest, as it was.
+    pub raw: serde_json::Value,
+}
+
+/// What a previous run left in the output directory: its manifest.json's pages by file, in
+/// file order. A run into the same directory keeps them (each is whole: the manifest lists
+/// only whole pages) and writes the rest.
+#[derive(Clone, Debug, Default)]
+pub struct PreviousRun {
+    /// Pages per file (relative to the output directory), by file offset.
+    pub files: BTreeMap<String, Vec<KeptPage>>,
+}
+
+impl PreviousRun {
+    /// The previous run described by the text of a manifest.json, or why it is not one that
+    /// `innodb pages` wrote.
+    pub fn parse(text: &str) -> Result<PreviousRun, String> {
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        if v["version"] != 1 || !v["interrupted"].is_boolean() {
+            return Err("no version 1 and interrupted keys".into());
+        }
+        if v.get("written_by").is_some_and(|w| w != WRITTEN_BY) {
+            return Err(format!("written by {}", v["written_by"]));
+        }
+        let pages = v["pages"].as_array().ok_or("no pages list")?;
+        let mut r = PreviousRun::default();
+        for (i, p) in pages.iter().enumerate() {
+            let n = |k: &str| p[k].as_u64().ok_or(format!("page {i}: no {k}"));
+            let s = |k: &str| {
+                p[k].as_str()
+                    .map(str::to_string)
+                    .ok_or(format!("page {i}: no {k}"))
+            };
+            let file = s("file")?;
+            if file.starts_with('/') || file.split('/').any(|c| c == ".." || c.is_empty()) {
+                return Err(format!("page {i}: file {file} is not inside the directory"));
+            }
+            let small = |k: &str| n(k).and_then(|x| u32::try_from(x).map_err(|e| e.to_string()));
+            r.files.entry(file).or_default().push(KeptPage {
+                file_offset: n("file_offset")?,
+                source: s("source")?,
+                source_offset: n("source_offset")?,
+                space_id: small("space_id")?,
+                page_no: small("page_no")?,
+                lsn: n("lsn")?,
+                page_size: small("page_size")?,
+                raw: p.clone(),
+            });
+        }
+        for list in r.files.values_mut() {
+            list.sort_by_key(|k| k.file_offset);
+        }
+        Ok(r)
+    }
+
+    /// Pages listed.
+    pub fn pages(&self) -> usize {
+        self.files.values().map(Vec::len).sum()
+    }
+}
+
+/// The `written_by` of every manifest.json: how a later run recognises the directory as one
+/// `innodb pages` wrote.
+pub const WRITTEN_BY: &str = "dbio innodb pages";
+
 /// Checks that `out` shares nothing with the whole device stack of any source (unless
-/// `allow_same`) and is empty (unless `force`), then creates it.
+/// `allow_same`) and is empty (unless `force`), then creates it. A non-empty `out` holding
+/// the manifest.json of an earlier `innodb pages` run (stopped by a full filesystem, a signal,
+/// or complete) is taken without `force`: the pages it lists are returned, to be kept.
 pub fn prepare_out_dir(
     sources: &[Source],
     out: &Path,
     allow_same: bool,
     force: bool,
-) -> Result<(), OutDirError> {
+) -> Result<Option<PreviousRun>, OutDirError> {
     if !allow_same {
         for s in sources {
             let overlap =
@@ -261,16 +369,39 @@ pub fn prepare_out_dir(
             .next()
             .is_some();
         if non_empty && !force {
-            return Err(OutDirError::NotEmpty {
+            let manifest = out.join("manifest.json");
+            let not_ours = |why: String| OutDirError::NotEmpty {
                 out: out.to_path_buf(),
-            });
+                why,
+            };
+            // Only a regular file, not a link, is read.
+            let text = match std::fs::symlink_metadata(&manifest) {
+                Ok(m) if m.is_file() => std::fs::read_to_string(&manifest)
+                    .map_err(|e| not_ours(format!(" (its manifest.json cannot be read: {e})")))?,
+                Ok(_) => {
+                    return Err(not_ours(
+                        " (its manifest.json is not a regular file)".into(),
+                    ))
+                }
+                Err(_) => {
+                    return Err(not_ours(
+                        " and holds no manifest.json of an earlier `innodb pages` run".into(),
+                    ))
+                }
+            };
+            let prev = PreviousRun::parse(&text).map_err(|why| {
+                not_ours(format!(
+                    " and its manifest.json is not one `innodb pages` wrote ({why})"
+                ))
+            })?;
+            return Ok(Some(prev));
         }
     }
     std::fs::create_dir_all(out).map_err(|source| RecoverError::CreateOutDir {
         path: out.to_path_buf(),
         source,
     })?;
-    Ok(())
+    Ok(None)
 }
 
 /// The pages found in every source.
@@ -284,6 +415,9 @@ pub struct Scanned {
     pub warnings: Vec<String>,
     /// `stop` was set during the scan: nothing is to be written.
     pub interrupted: bool,
+    /// Bytes scanned, over all sources: their length, or up to where a signal stopped the
+    /// scan.
+    pub bytes_scanned: u64,
 }
 
 /// The warning of a scan that found no page.
@@ -315,13 +449,19 @@ pub fn scan_sources<G>(
             r.interrupted = true;
             r.found.clear();
             r.sources.clear();
+            r.bytes_scanned = done_before + outcome.bytes_scanned;
             r.warnings.push(format!(
-                "interrupted while scanning {}: no page was written",
-                s.path.display()
+                "interrupted while scanning {} at byte {} of {} ({} of {} scanned over all sources): no page was written",
+                s.path.display(),
+                outcome.bytes_scanned,
+                s.len,
+                format_size(r.bytes_scanned),
+                format_size(sources.iter().map(|s| s.len).sum())
             ));
             break;
         }
         done_before += s.len;
+        r.bytes_scanned = done_before;
         for ScanWarning { offset, message } in outcome.warnings {
             r.warnings.push(format!(
                 "{} at offset {offset}: {message}",
@@ -394,10 +534,19 @@ pub struct ManifestEntry {
 pub struct Manifest {
     /// Format version (1).
     pub version: u32,
+    /// [`WRITTEN_BY`]: the directory is one `innodb pages` wrote.
+    pub written_by: &'static str,
+    /// Why the writing stopped before every page was written (a full filesystem): the pages
+    /// listed are whole, and a run into the same directory continues after them.
+    pub stopped_by: Option<String>,
     /// SIGINT/SIGTERM stopped the run: only the pages listed were written (each whole).
     pub interrupted: bool,
     /// Every page written.
     pub pages: Vec<ManifestEntry>,
+    /// Entries of a previous run's manifest whose files this run did not reach (it was
+    /// stopped): written after `pages`, as they were.
+    #[serde(skip)]
+    pub carried: Vec<serde_json::Value>,
 }
 
 /// The name of a page type, `TYPE_n` when unknown.
@@ -589,18 +738,26 @@ pub struct Written {
     pub indexes: Vec<IndexRow>,
     /// One row per directory of single-page files.
     pub page_files: Vec<PageFileRow>,
-    /// Every page written.
+    /// Every page written (or kept from the previous run).
     pub manifest: Manifest,
-    /// Pages written.
+    /// Pages written or kept.
     pub pages: usize,
+    /// Of them, pages a previous run had written and that were kept.
+    pub kept: usize,
+    /// The error that stopped the writing (a full filesystem): the pages listed are whole, the
+    /// page being written when it happened was removed.
+    pub failed: Option<RecoverError>,
 }
 
 impl Default for Manifest {
     fn default() -> Manifest {
         Manifest {
             version: 1,
+            written_by: WRITTEN_BY,
+            stopped_by: None,
             interrupted: false,
             pages: Vec::new(),
+            carried: Vec::new(),
         }
     }
 }
@@ -613,7 +770,49 @@ struct Writer<'a> {
     buf: Vec<u8>,
 }
 
+/// Whether the open `file` is still the entry at `path` (same device and inode, not a link).
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => b.is_file() && a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
 impl Writer<'_> {
+    /// The manifest entry of page `i` at `off` in `rel`.
+    fn entry(&self, i: usize, rel: &str, off: u64) -> ManifestEntry {
+        let (si, p) = &self.found[i];
+        ManifestEntry {
+            file: rel.to_string(),
+            file_offset: off,
+            source: self.sources[*si].name(),
+            source_offset: p.offset,
+            space_id: p.space_id,
+            page_no: p.page_no,
+            page_type: type_name(p.page_type),
+            index_id: p.index.map(|x| x.index_id),
+            level: p.index.map(|x| x.level),
+            page_size: p.page_size,
+            compressed_bytes: p.compressed_bytes,
+            lsn: p.lsn,
+            status: p.status,
+            checksum: p.checksum,
+            older_copies: self.kept.get(&i).cloned().unwrap_or_default(),
+        }
+    }
+
+    /// Whether page `i` is the page `k` a previous run wrote.
+    fn is_kept(&self, i: usize, k: &KeptPage) -> bool {
+        let (si, p) = &self.found[i];
+        self.sources[*si].name() == k.source
+            && (p.offset, p.space_id, p.page_no, p.lsn, p.page_size)
+                == (k.source_offset, k.space_id, k.page_no, k.lsn, k.page_size)
+    }
+
+    /// Appends page `i` to `file` (`rel` under the output directory) at `off`. When the write
+    /// fails (a full filesystem), the file is cut back to its whole pages, or removed when it
+    /// held none (it is then the file this run created): no part of a page is left.
     fn page(
         &mut self,
         file: &mut File,
@@ -641,29 +840,22 @@ impl Writer<'_> {
             }
             None => n,
         };
-        file.write_all(&self.buf[..n])
-            .map_err(|source| RecoverError::WritePage {
+        if let Err(source) = file.write_all(&self.buf[..n]) {
+            let path = self.out.join(rel);
+            if *off == 0 {
+                if same_file(file, &path) {
+                    let _ = std::fs::remove_file(&path);
+                }
+            } else {
+                let _ = file.set_len(*off);
+            }
+            return Err(RecoverError::WritePage {
                 file: rel.to_string(),
                 out: self.out.to_path_buf(),
                 source,
-            })?;
-        manifest.push(ManifestEntry {
-            file: rel.to_string(),
-            file_offset: *off,
-            source: src.name(),
-            source_offset: p.offset,
-            space_id: p.space_id,
-            page_no: p.page_no,
-            page_type: type_name(p.page_type),
-            index_id: p.index.map(|x| x.index_id),
-            level: p.index.map(|x| x.level),
-            page_size: p.page_size,
-            compressed_bytes: p.compressed_bytes,
-            lsn: p.lsn,
-            status: p.status,
-            checksum: p.checksum,
-            older_copies: self.kept.get(&i).cloned().unwrap_or_default(),
-        });
+            });
+        }
+        manifest.push(self.entry(i, rel, *off));
         *off += n as u64;
         Ok(())
     }
@@ -673,10 +865,59 @@ fn create_dir(path: PathBuf) -> Result<(), RecoverError> {
     std::fs::create_dir_all(&path).map_err(|source| RecoverError::CreateDir { path, source })
 }
 
+/// Opens the index file `rel` to write its pages after `kept` (those a previous run wrote):
+/// created when there are none, else opened (never through a link) and cut back to the end
+/// of the last kept page (a part of a page after it is dropped). Returns the file and where
+/// the next page goes.
+fn open_index_file(
+    out: &Path,
+    rel: &str,
+    kept: &[KeptPage],
+    force: bool,
+) -> Result<(File, u64), RecoverError> {
+    let path = out.join(rel);
+    let Some(last) = kept.last() else {
+        let f = create_page_file(&path, force)
+            .map_err(|source| RecoverError::CreateIndexFile { path, source })?;
+        return Ok((f, 0));
+    };
+    use std::io::Seek;
+    use std::os::unix::fs::OpenOptionsExt;
+    let err = |source| RecoverError::Continue {
+        path: path.clone(),
+        source,
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&path)
+        .map_err(err)?;
+    let len = f.metadata().map_err(err)?;
+    if !len.is_file() {
+        return Err(err(std::io::Error::other("not a regular file")));
+    }
+    // The last kept page is whole; a page cut short at the end of its source is shorter.
+    let end = (last.file_offset + last.page_size as u64).min(len.len());
+    if end < last.file_offset + 1 {
+        return Err(err(std::io::Error::other(format!(
+            "it is {} bytes long, shorter than its pages in manifest.json",
+            len.len()
+        ))));
+    }
+    f.set_len(end).map_err(err)?;
+    f.seek(std::io::SeekFrom::Start(end)).map_err(err)?;
+    Ok((f, end))
+}
+
 /// Writes the planned pages under `out`: one `SPACE/INDEX_ID.pages` file per index, one
 /// `SPACE/KIND/PAGE_NO.page` file per BLOB or page_compressed page. `stop()` is asked before
 /// each page but the first of a file (no empty file is left): once it says true, writing ends
-/// with every page written whole, and `manifest.interrupted` is set.
+/// with every page written whole, and `manifest.interrupted` is set. The pages `prev` (a
+/// previous run into `out`) lists are kept where they are and not written again; they must
+/// be the first pages this run puts in their file. An error while writing (a full
+/// filesystem) ends the writing too: the pages written are whole and listed, the error is in
+/// [`Written::failed`].
+#[allow(clippy::too_many_arguments)]
 pub fn write(
     plan: &Plan,
     found: &[(usize, FoundPage)],
@@ -684,6 +925,7 @@ pub fn write(
     dict: &Dictionary,
     out: &Path,
     force: bool,
+    prev: Option<&PreviousRun>,
     stop: &dyn Fn() -> bool,
 ) -> Result<Written, RecoverError> {
     let mut w = Writer {
@@ -693,30 +935,65 @@ pub fn write(
         out,
         buf: Vec::new(),
     };
+    let empty = PreviousRun::default();
+    let prev = prev.unwrap_or(&empty);
     let mut r = Written::default();
     let mut interrupted = false;
+    // Files of the previous run whose pages are in `r.manifest.pages` by now.
+    let mut visited: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (&(space, index_id), list) in &plan.index_groups {
         if stop() {
             interrupted = true;
             break;
         }
-        create_dir(out.join(space.to_string()))?;
         let rel = format!("{space}/{index_id}.pages");
-        let path = out.join(&rel);
-        let mut f = create_page_file(&path, force)
-            .map_err(|source| RecoverError::CreateIndexFile { path, source })?;
-        let mut off = 0u64;
+        let kept = prev.files.get(&rel).map_or(&[][..], Vec::as_slice);
+        if let Some(k) = (0..kept.len()).find(|&k| k >= list.len() || !w.is_kept(list[k], &kept[k]))
+        {
+            r.failed = Some(RecoverError::PreviousRun {
+                file: rel.clone(),
+                out: out.to_path_buf(),
+                position: k,
+                found: match list.get(k) {
+                    Some(&i) => format!(
+                        "manifest.json lists page {} of space {} at offset {} of {}, this run finds page {} of space {} at offset {} of {}",
+                        kept[k].page_no, kept[k].space_id, kept[k].source_offset, kept[k].source,
+                        found[i].1.page_no, found[i].1.space_id, found[i].1.offset, sources[found[i].0].name()
+                    ),
+                    None => format!("manifest.json lists {} pages, this run finds {}", kept.len(), list.len()),
+                },
+            });
+            break;
+        }
+        let opened = create_dir(out.join(space.to_string()))
+            .and_then(|()| open_index_file(out, &rel, kept, force));
+        let (mut f, mut off) = match opened {
+            Ok(x) => x,
+            Err(e) => {
+                r.failed = Some(e);
+                break;
+            }
+        };
+        visited.insert(rel.clone());
         let mut counts = StatusCounts::default();
         let (mut recs, mut deleted, mut max_level) = (0u64, 0u64, 0u16);
         let mut format = RowFormat::Compact;
         let mut n = 0;
-        for &i in list {
-            // The first page goes with the file just created (no empty file is left).
-            if n > 0 && stop() {
-                interrupted = true;
-                break;
+        for (k, &i) in list.iter().enumerate() {
+            if k < kept.len() {
+                r.manifest.pages.push(w.entry(i, &rel, kept[k].file_offset));
+                r.kept += 1;
+            } else {
+                // The first page goes with the file just created (no empty file is left).
+                if n > 0 && stop() {
+                    interrupted = true;
+                    break;
+                }
+                if let Err(e) = w.page(&mut f, &rel, &mut off, i, &mut r.manifest.pages) {
+                    r.failed = Some(e);
+                    break;
+                }
             }
-            w.page(&mut f, &rel, &mut off, i, &mut r.manifest.pages)?;
             n += 1;
             r.pages += 1;
             let p = &found[i].1;
@@ -730,44 +1007,68 @@ pub fn write(
                 format = ix.format;
             }
         }
-        let names = dict.name_of(space, index_id);
-        r.indexes.push(IndexRow {
-            space_id: space,
-            index_id,
-            table: names.as_ref().map(|n| n.0.clone()),
-            index: names.map(|n| n.1),
-            dropped: dict.is_dropped(index_id),
-            format,
-            pages: n,
-            records: recs,
-            levels: max_level + 1,
-            deleted_records: deleted,
-            checksum: counts,
-            file: rel,
-        });
-        if interrupted {
+        if n > 0 {
+            let names = dict.name_of(space, index_id);
+            r.indexes.push(IndexRow {
+                space_id: space,
+                index_id,
+                table: names.as_ref().map(|n| n.0.clone()),
+                index: names.map(|n| n.1),
+                dropped: dict.is_dropped(index_id),
+                format,
+                pages: n,
+                records: recs,
+                levels: max_level + 1,
+                deleted_records: deleted,
+                checksum: counts,
+                file: rel,
+            });
+        }
+        if interrupted || r.failed.is_some() {
             break;
         }
     }
     for (&(space, kind), list) in &plan.page_groups {
+        if r.failed.is_some() {
+            break;
+        }
         if interrupted || stop() {
             interrupted = true;
             break;
         }
         let reldir = format!("{space}/{kind}");
-        create_dir(out.join(&reldir))?;
+        if let Err(e) = create_dir(out.join(&reldir)) {
+            r.failed = Some(e);
+            break;
+        }
         let mut n = 0;
         for &i in list {
+            let rel = format!("{reldir}/{}.page", found[i].1.page_no);
+            if let Some([k]) = prev.files.get(&rel).map(Vec::as_slice) {
+                if w.is_kept(i, k) {
+                    visited.insert(rel.clone());
+                    r.manifest.pages.push(w.entry(i, &rel, 0));
+                    r.kept += 1;
+                    r.pages += 1;
+                    n += 1;
+                    continue;
+                }
+            }
             if n > 0 && stop() {
                 interrupted = true;
                 break;
             }
-            let rel = format!("{reldir}/{}.page", found[i].1.page_no);
             let path = out.join(&rel);
-            let mut f = create_page_file(&path, force)
-                .map_err(|source| RecoverError::CreatePageFile { path, source })?;
-            let mut off = 0;
-            w.page(&mut f, &rel, &mut off, i, &mut r.manifest.pages)?;
+            let written = create_page_file(&path, force)
+                .map_err(|source| RecoverError::CreatePageFile { path, source })
+                .and_then(|mut f| {
+                    let mut off = 0;
+                    w.page(&mut f, &rel, &mut off, i, &mut r.manifest.pages)
+                });
+            if let Err(e) = written {
+                r.failed = Some(e);
+                break;
+            }
             r.pages += 1;
             n += 1;
         }
@@ -779,13 +1080,38 @@ pub fn write(
         });
     }
     r.manifest.interrupted = interrupted;
+    r.manifest.stopped_by = r.failed.as_ref().map(error_chain);
+    // The pages of the previous run in files not reached stay listed: they are still there.
+    for (file, list) in &prev.files {
+        if !visited.contains(file) {
+            r.manifest
+                .carried
+                .extend(list.iter().map(|k| k.raw.clone()));
+        }
+    }
     Ok(r)
+}
+
+/// An error and its causes, one line.
+fn error_chain(e: &RecoverError) -> String {
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
 }
 
 /// Writes `manifest` as `out/manifest.json` (pretty JSON, whole, through a temporary renamed
 /// into place).
 pub fn write_manifest(out: &Path, manifest: &Manifest) -> Result<(), RecoverError> {
-    let mut bytes = serde_json::to_vec_pretty(manifest)?;
+    let mut v = serde_json::to_value(manifest)?;
+    if let Some(pages) = v["pages"].as_array_mut() {
+        pages.extend(manifest.carried.iter().cloned());
+    }
+    let mut bytes = serde_json::to_vec_pretty(&v)?;
     bytes.push(b'\n');
     let path = out.join("manifest.json");
     dbio_sys::atomic::write_atomic(&path, &bytes)
@@ -799,6 +1125,7 @@ pub fn recover(
     sources: &[Source],
     out: &Path,
     force: bool,
+    prev: Option<&PreviousRun>,
     elapsed_s: f64,
     stop: &dyn Fn() -> bool,
 ) -> Result<PagesReport, RecoverError> {
@@ -808,7 +1135,7 @@ pub fn recover(
     let mut warnings = scanned.warnings;
     warnings.extend(plan.warnings.iter().cloned());
     let dict = read_dictionary(&plan, found, sources)?;
-    let written = write(&plan, found, sources, &dict, out, force, stop)?;
+    let mut written = write(&plan, found, sources, &dict, out, force, prev, stop)?;
     let interrupted = scanned.interrupted || written.manifest.interrupted;
     if interrupted {
         warnings.push(format!(
@@ -817,19 +1144,50 @@ pub fn recover(
             plan.to_write()
         ));
     }
-    let mut manifest = written.manifest;
+    let mut manifest = std::mem::take(&mut written.manifest);
     manifest.interrupted = interrupted;
-    write_manifest(out, &manifest)?;
+    // On a full filesystem the manifest may not fit either: the pages written last are
+    // dropped again, one by one, until it does (the manifest lists whole pages only).
+    let mut dropped = 0;
+    loop {
+        match write_manifest(out, &manifest) {
+            Ok(()) => break,
+            Err(RecoverError::Manifest { source, .. })
+                if source.source.raw_os_error() == Some(libc::ENOSPC)
+                    && manifest.pages.len() > written.kept =>
+            {
+                let Some(last) = manifest.pages.pop() else {
+                    break;
+                };
+                drop_page(out, &last, &mut written);
+                dropped += 1;
+                if manifest.stopped_by.is_none() {
+                    manifest.stopped_by =
+                        Some(format!("manifest.json: {source}: {}", source.source));
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if dropped > 0 {
+        warnings.push(format!(
+            "{dropped} page(s) written last were removed again to make room for manifest.json"
+        ));
+    }
+    // Said by the caller (the binary: an error after the report).
+    let write_error = manifest.stopped_by.clone();
     let dictionary = dictionary_rows(&dict, &written.indexes);
     let total: u64 = sources.iter().map(|s| s.len).sum();
     Ok(PagesReport {
         out_dir: out.display().to_string(),
         sources: scanned.sources,
-        bytes_scanned: total,
+        bytes_scanned: scanned.bytes_scanned,
+        source_bytes: total,
         elapsed_s,
-        bytes_per_s: total as f64 / elapsed_s.max(1e-9),
+        bytes_per_s: scanned.bytes_scanned as f64 / elapsed_s.max(1e-9),
         pages_found: found.len(),
         pages_written: written.pages,
+        pages_kept: written.kept,
         duplicates_dropped: plan.duplicates,
         checksum_algorithms: plan.algorithms,
         spaces: plan.spaces.into_values().collect(),
@@ -839,7 +1197,32 @@ pub fn recover(
         dictionary,
         warnings,
         interrupted,
+        write_error,
     })
+}
+
+/// Removes page `e` (the last written to its file) from the output directory: its file is cut
+/// back to the page's offset, or removed when the page was its only one; the counts in
+/// `written` follow.
+fn drop_page(out: &Path, e: &ManifestEntry, written: &mut Written) {
+    let path = out.join(&e.file);
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        if e.file_offset == 0 {
+            let _ = std::fs::remove_file(&path);
+        } else if let Ok(f) = std::fs::OpenOptions::new().write(true).open(&path) {
+            let _ = f.set_len(e.file_offset);
+        }
+    }
+    written.pages -= 1;
+    if let Some(r) = written.indexes.iter_mut().find(|r| r.file == e.file) {
+        r.pages -= 1;
+    } else if let Some(r) = written
+        .page_files
+        .iter_mut()
+        .find(|r| e.file.starts_with(&format!("{}/", r.dir)))
+    {
+        r.pages -= 1;
+    }
 }
 
 fn dictionary_rows(dict: &Dictionary, indexes: &[IndexRow]) -> Vec<DictTable> {
@@ -1039,7 +1422,7 @@ mod tests {
             (0, blob),
         ];
         let sources = [src];
-        let r = recover(scanned(found), &sources, &out, false, 1.0, &|| false).unwrap();
+        let r = recover(scanned(found), &sources, &out, false, None, 1.0, &|| false).unwrap();
         assert!(!r.interrupted);
         assert_eq!(
             (r.pages_found, r.pages_written, r.duplicates_dropped),
@@ -1086,7 +1469,7 @@ mod tests {
             calls.get() >= 3
         };
         let sources = [src];
-        let r = recover(scanned(found), &sources, &out, false, 1.0, &stop).unwrap();
+        let r = recover(scanned(found), &sources, &out, false, None, 1.0, &stop).unwrap();
         assert!(r.interrupted);
         assert_eq!(r.pages_written, 2);
         assert_eq!(
@@ -1111,7 +1494,7 @@ mod tests {
             interrupted: true,
             ..Scanned::default()
         };
-        let r = recover(s, &[], &out, false, 1.0, &|| true).unwrap();
+        let r = recover(s, &[], &out, false, None, 1.0, &|| true).unwrap();
         assert!(r.interrupted);
         let m: serde_json::Value =
             serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
@@ -1141,7 +1524,9 @@ mod tests {
         std::fs::write(dir.path().join("x"), b"").unwrap();
         let e = prepare_out_dir(&[], dir.path(), true, false).unwrap_err();
         assert!(matches!(e, OutDirError::NotEmpty { .. }), "{e}");
-        prepare_out_dir(&[], dir.path(), true, true).unwrap();
+        assert!(prepare_out_dir(&[], dir.path(), true, true)
+            .unwrap()
+            .is_none());
         let fresh = dir.path().join("a/b");
         prepare_out_dir(&[], &fresh, true, false).unwrap();
         assert!(fresh.is_dir());

@@ -717,6 +717,9 @@ pub struct ScanOutcome {
     pub warnings: Vec<ScanWarning>,
     /// `cancel` was set: the scan stopped early; `pages` and `warnings` are then empty.
     pub cancelled: bool,
+    /// Bytes scanned from the start of the source: its length, or where a cancelled scan
+    /// stopped.
+    pub bytes_scanned: u64,
 }
 
 /// Scans `len` bytes of `file` with `threads` threads (large sequential reads or a
@@ -744,12 +747,13 @@ pub fn scan_file(
         );
         found.fetch_add((st.0.len() - before) as u64, Ordering::Relaxed);
     };
-    let states = crate::io::for_each_chunk(
+    let (states, done) = crate::io::for_each_chunk(
         file, len, use_mmap, threads, CHUNK, OVERLAP, cancel, &prog, &init, &work,
     )?;
     if cancel.load(Ordering::Relaxed) {
         return Ok(ScanOutcome {
             cancelled: true,
+            bytes_scanned: done.min(len),
             ..ScanOutcome::default()
         });
     }
@@ -795,6 +799,7 @@ pub fn scan_file(
         pages,
         warnings,
         cancelled: false,
+        bytes_scanned: len,
     })
 }
 

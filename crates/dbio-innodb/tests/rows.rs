@@ -390,7 +390,7 @@ fn damaged_pages_are_rejected_not_panicked_on() {
             record::list(&p, format, &mut seen, &mut recs);
             for r in &recs {
                 match record::split(&p, r.origin, format, &layout, &mut fields) {
-                    Ok(()) => match record::decode(&p, &d, &layout, &fields, r.deleted, &NoBlobs) {
+                    Ok(_) => match record::decode(&p, &d, &layout, &fields, r.deleted, &NoBlobs) {
                         Ok(_) => ok += 1,
                         Err(_) => rejected += 1,
                     },

@@ -221,17 +221,23 @@ pub struct PagesReport {
     pub out_dir: String,
     /// One row per source.
     pub sources: Vec<SourceRow>,
-    /// Bytes of all sources (JSON `scanned_bytes`).
+    /// Bytes scanned (JSON `scanned_bytes`): all of every source, or, when a signal stopped
+    /// the scan, up to where it stopped.
     #[serde(rename = "scanned_bytes")]
     pub bytes_scanned: u64,
+    /// Bytes of all sources.
+    pub source_bytes: u64,
     /// Scan time.
     pub elapsed_s: f64,
     /// Scan rate.
     pub bytes_per_s: f64,
     /// Pages found (duplicates included).
     pub pages_found: usize,
-    /// Pages written.
+    /// Pages in the output directory (written by this run, or kept from a previous run into
+    /// the same directory).
     pub pages_written: usize,
+    /// Of them, pages a previous run had written, kept.
+    pub pages_kept: usize,
     /// Older copies not written.
     pub duplicates_dropped: usize,
     /// Kept pages per checksum algorithm (or status when none validates).
@@ -250,6 +256,9 @@ pub struct PagesReport {
     pub warnings: Vec<String>,
     /// SIGINT/SIGTERM stopped the run: what was written is listed, the rest was not done.
     pub interrupted: bool,
+    /// What stopped the writing (a full filesystem), when something did: the pages listed in
+    /// manifest.json are whole, and a run into the same directory continues after them.
+    pub write_error: Option<String>,
 }
 
 /// A search pattern of `innodb grep`.

@@ -74,10 +74,12 @@ fn pages_report() -> PagesReport {
             },
         ],
         bytes_scanned: (64 << 30) + (96 << 10),
+        source_bytes: (64 << 30) + (96 << 10),
         elapsed_s: 12.345,
         bytes_per_s: 5.6e9,
         pages_found: 186,
         pages_written: 180,
+        pages_kept: 0,
         duplicates_dropped: 6,
         checksum_algorithms: BTreeMap::from([
             ("crc32".to_string(), 12),
@@ -154,6 +156,7 @@ fn pages_report() -> PagesReport {
         ],
         warnings: vec!["/dev/sdb: 2 pages torn".into()],
         interrupted: false,
+        write_error: None,
     }
 }
 
@@ -167,10 +170,12 @@ fn empty_report() -> PagesReport {
             pages_found: 0,
         }],
         bytes_scanned: 1 << 20,
+        source_bytes: 1 << 20,
         elapsed_s: 0.01,
         bytes_per_s: 1e8,
         pages_found: 0,
         pages_written: 0,
+        pages_kept: 0,
         duplicates_dropped: 0,
         checksum_algorithms: BTreeMap::new(),
         spaces: vec![],
@@ -180,6 +185,7 @@ fn empty_report() -> PagesReport {
         dictionary: vec![],
         warnings: vec!["no InnoDB pages found in the sources".into()],
         interrupted: true,
+        write_error: None,
     }
 }
 
@@ -204,6 +210,15 @@ fn pages_text() {
         cafe.chars().count(),
         orders.chars().count(),
         "{cafe}\n{orders}"
+    );
+    // A scan a signal stopped says how far it got, not the size of the sources.
+    let mut r = empty_report();
+    (r.sources, r.bytes_scanned, r.source_bytes, r.interrupted) =
+        (vec![], 512 << 20, 3000 << 20, true);
+    let s = export(&TextExporter, &r);
+    assert!(
+        s.starts_with("scanned 512MiB of 3000MiB (interrupted: the rest was not read) in 0.01s"),
+        "{s}"
     );
 }
 

@@ -1273,6 +1273,59 @@ fn pages_interrupted_while_scanning_writes_an_empty_interrupted_manifest() {
     assert_eq!(v["pages_written"], 0);
 }
 
+/// Ctrl-C during the scan of a 64 GiB (sparse) image: the summary says how far the scan got
+/// (it used to say "scanned 64GiB", the size of the sources) and that it was interrupted, and
+/// the warning names the byte where the scan of the image stopped.
+#[test]
+fn pages_interrupted_while_scanning_reports_the_bytes_actually_scanned() {
+    let dir = shm_tempdir();
+    let image = dir.path().join("sparse.img");
+    let total: u64 = 64 << 30;
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(total)
+        .unwrap();
+    let out = dir.path().join("out");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
+        .args([
+            "innodb",
+            "pages",
+            "--threads",
+            "1",
+            "--allow-same-device",
+            "--output-dir",
+        ])
+        .arg(&out)
+        .arg(&image)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_sigint_handler(&mut child);
+    // Some chunks scanned (tens of MiB a second at least), far from all of them.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    sigint(&child);
+    let o = wait_or_kill(child);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{:?} {stderr}", o.status);
+    let at: u64 = stderr
+        .split_once("interrupted while scanning ")
+        .and_then(|(_, r)| r.split_once(" at byte "))
+        .and_then(|(_, r)| r.split_once(" of 68719476736 ("))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(at > 0 && at < total, "{at}: {stderr}");
+    // Whole chunks of 8 MiB, the scan's unit of work.
+    assert_eq!(at % (8 << 20), 0, "{at}");
+    let first = stdout.lines().next().unwrap_or_default();
+    let want = format!(
+        "scanned {} of 64GiB (interrupted: the rest was not read) in ",
+        dbio_report::units::format_size(at)
+    );
+    assert!(first.starts_with(&want), "{first}\nwant {want}");
+}
+
 #[test]
 fn grep_summary_says_1_hit_and_help_shows_the_repeat_syntax() {
     let dir = shm_tempdir();

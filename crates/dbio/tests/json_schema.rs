@@ -115,6 +115,7 @@ const UNITLESS: &[&str] = &[
     "pages",
     "pages_found",
     "pages_written",
+    "pages_kept",
     "duplicates_dropped",
     "records",
     "deleted_records",

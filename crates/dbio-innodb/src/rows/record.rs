@@ -28,6 +28,10 @@ pub enum Reject {
     Instant,
     /// A purged record (on the page's free list) whose data MariaDB zeroed: see [`zeroed`].
     Zeroed,
+    /// By the definition, the record does not fit where it is on the page: its fields run
+    /// into the header of the record after it (or past the page's heap top), or its header
+    /// (NULL bitmap, lengths) reaches back over the record before it. See [`check_extents`].
+    Overlap,
 }
 
 impl Reject {
@@ -42,6 +46,7 @@ impl Reject {
             Reject::BlobMissing => "blob_missing",
             Reject::Instant => "instant",
             Reject::Zeroed => "zeroed",
+            Reject::Overlap => "overlap",
         }
     }
 }
@@ -174,14 +179,26 @@ pub struct RawField {
     pub missing: bool,
 }
 
-/// Splits the record at `origin` into its fields. `out` is cleared first.
+/// The bytes a split record occupies on its page, by the definition: its header (from its
+/// first length or offset byte to the origin) and its data (from the origin to the end of its
+/// last stored field).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Extent {
+    /// Offset of the first byte of the record's header.
+    pub start: usize,
+    /// Offset just past the last byte of its data.
+    pub end: usize,
+}
+
+/// Splits the record at `origin` into its fields. `out` is cleared first. Returns the bytes
+/// the record occupies by the definition ([`Extent`]).
 pub fn split(
     p: &[u8],
     origin: usize,
     format: RowFormat,
     layout: &Layout,
     out: &mut Vec<RawField>,
-) -> Result<(), Reject> {
+) -> Result<Extent, Reject> {
     out.clear();
     let end_limit = p.len().saturating_sub(8);
     match format {
@@ -268,7 +285,10 @@ pub fn split(
                 missing: true,
                 ..RawField::default()
             }));
-            Ok(())
+            Ok(Extent {
+                start: lens + 1,
+                end: at,
+            })
         }
         RowFormat::Redundant => {
             if origin < 6 + 94 || origin >= end_limit {
@@ -320,7 +340,10 @@ pub fn split(
                 missing: true,
                 ..RawField::default()
             }));
-            Ok(())
+            Ok(Extent {
+                start: origin - 6 - n_fields * w,
+                end: origin + prev,
+            })
         }
     }
 }
@@ -378,7 +401,7 @@ pub fn split_planned(
     layout: &Layout,
     plan: &SplitPlan,
     out: &mut Vec<RawField>,
-) -> Result<(), Reject> {
+) -> Result<Extent, Reject> {
     let end_limit = p.len().saturating_sub(8);
     if format != RowFormat::Compact
         || origin < 5 + 94
@@ -444,7 +467,70 @@ pub fn split_planned(
         }
         *slot = rf;
     }
-    Ok(())
+    Ok(Extent {
+        start: lens + 1,
+        end: at,
+    })
+}
+
+/// Finds the records of a page that do not fit where they are, by the definition their
+/// [`Extent`]s came from. A record's header and data lie between the records before and after
+/// it on the page (InnoDB never lets them overlap, and a record reusing a purged one's place
+/// stays inside it), so a definition with a column too wide, too many columns or another NULL
+/// bitmap puts a record's data into the header of the next one, or its header over the record
+/// before it, even where every length stays inside the page. `recs[i]` is a record's origin and
+/// its extent (`None` when it was not split: a record whose header alone, 5 bytes in COMPACT
+/// and 6 in REDUNDANT, is taken as known); `bad[i]` is set for each record whose extent
+/// reaches before the end of the system records or the origin of the record before it, or
+/// past the start of the header of the record after it (past the heap top for the last one:
+/// PAGE_HEAP_TOP when it is plausible, else the end of the record area). `order` is scratch.
+pub fn check_extents(
+    p: &[u8],
+    format: RowFormat,
+    recs: &[(usize, Option<Extent>)],
+    order: &mut Vec<u32>,
+    bad: &mut Vec<bool>,
+) {
+    bad.clear();
+    bad.resize(recs.len(), false);
+    let (first, min_header) = match format {
+        RowFormat::Redundant => (125, 6),
+        _ => (120, 5),
+    };
+    order.clear();
+    order.extend(0..recs.len() as u32);
+    order.sort_unstable_by_key(|&i| recs[i as usize].0);
+    let last_origin = order.last().map_or(0, |&i| recs[i as usize].0);
+    let area_end = p.len().saturating_sub(8);
+    let heap_top = if p.len() > 42 {
+        be16(p, 40) as usize
+    } else {
+        0
+    };
+    let limit = if (first.max(last_origin)..=area_end).contains(&heap_top) {
+        heap_top
+    } else {
+        area_end
+    };
+    for (k, &i) in order.iter().enumerate() {
+        let Some(e) = recs[i as usize].1 else {
+            continue;
+        };
+        let floor = match k {
+            0 => first,
+            _ => recs[order[k - 1] as usize].0,
+        };
+        let ceiling = match order.get(k + 1) {
+            Some(&j) => {
+                let (origin, ext) = recs[j as usize];
+                ext.map_or(origin.saturating_sub(min_header), |x| x.start)
+            }
+            None => limit,
+        };
+        if e.start < floor || e.end > ceiling {
+            bad[i as usize] = true;
+        }
+    }
 }
 
 /// Reads the off-page part of a column: `len` bytes from the BLOB chain starting at

@@ -126,6 +126,10 @@ pub struct Summary {
     pub warnings: Vec<String>,
     /// SIGINT/SIGTERM stopped the run: the rows written are those of the pages read before.
     pub interrupted: bool,
+    /// Set when most records of the index decoded were rejected (purged records MariaDB
+    /// zeroed, and records with a BLOB page missing, aside): the definition does not seem to be the one that wrote the pages. Says
+    /// which change of a column makes the records fit, when one does, and what to do.
+    pub misfit: Option<String>,
 }
 
 /// Why a run failed.
@@ -135,12 +139,15 @@ pub enum RowsError {
     #[error(transparent)]
     Recover(#[from] RecoverError),
     /// No leaf page of any index fits the definition.
-    #[error("no index in the sources holds records that fit the definition of {table} ({tried}); check the definition, or name the index with --index-id")]
+    #[error("no index in the sources holds records that fit the definition of {table} ({tried}); {advice}; or name the index with --index-id")]
     NoIndex {
         /// The table.
         table: String,
         /// What was tried.
         tried: String,
+        /// What seems wrong with the definition, for the index with the most records, and
+        /// what to do.
+        advice: String,
     },
     /// Writing a row failed.
     #[error("writing rows: {0}")]
@@ -620,6 +627,14 @@ struct Scratch {
     fields: Vec<RawField>,
     seen: Vec<u64>,
     recs: Vec<Rec>,
+    /// The fields of the page's records that split, one record after the other.
+    flat: Vec<RawField>,
+    /// Per record: its origin and extent, where its fields start in `flat` (or why it did not
+    /// split), whether it does not fit among its neighbours; the order by origin.
+    extents: Vec<(usize, Option<record::Extent>)>,
+    splits: Vec<Result<usize, Reject>>,
+    bad: Vec<bool>,
+    order: Vec<u32>,
     /// For the callback: key bytes and a decoded row.
     key: Vec<u8>,
     row: RowBuf,
@@ -628,13 +643,15 @@ struct Scratch {
 /// The leaf pages of one index being read: where, with which layout, until `stop`.
 struct Group<'a> {
     store: &'a PageStore<'a>,
+    def: &'a TableDef,
     layout: &'a Layout,
     /// (space id, index id).
     id: (u32, u64),
     stop: &'a AtomicBool,
 }
 
-/// Calls `each` on every user record (split into fields, or why not) of `pages` that are
+/// Calls `each` on every user record (split into fields, or why not and whether it was split:
+/// a record that does not fit among its neighbours was, and its values checked) of `pages` that are
 /// leaf pages of `g`, in page and record order. The records of an older copy of a page are
 /// handed on as deleted: the newer copy no longer holds them where they were.
 #[allow(clippy::type_complexity)]
@@ -646,7 +663,7 @@ fn walk(
         &[u8],
         PageRef,
         Leaf,
-        Result<&[RawField], Reject>,
+        Result<&[RawField], (Reject, bool)>,
         &Rec,
         &mut Vec<u8>,
         &mut RowBuf,
@@ -657,6 +674,11 @@ fn walk(
         fields,
         seen,
         recs,
+        flat,
+        extents,
+        splits,
+        bad,
+        order,
         key,
         row,
     } = sc;
@@ -676,19 +698,49 @@ fn walk(
             continue;
         }
         record::list(buf, format, seen, recs);
-        for rec in recs.iter().filter(|r| !r.metadata) {
+        // Every record split first (the fields of those that split, one after the other in
+        // `flat`), so that each is checked against its neighbours on the page.
+        let all = g.layout.fields.len();
+        flat.clear();
+        extents.clear();
+        splits.clear();
+        for rec in recs.iter() {
+            if rec.metadata {
+                extents.push((rec.origin, None));
+                splits.push(Err(Reject::Header));
+                continue;
+            }
+            match record::split_planned(buf, rec.origin, format, g.layout, &plan, fields) {
+                Ok(e) => {
+                    extents.push((rec.origin, Some(e)));
+                    splits.push(Ok(flat.len()));
+                    flat.extend_from_slice(&fields[..all]);
+                }
+                Err(why) => {
+                    extents.push((rec.origin, None));
+                    splits.push(Err(why));
+                }
+            }
+        }
+        record::check_extents(buf, format, extents, order, bad);
+        for (i, rec) in recs.iter().enumerate().filter(|(_, r)| !r.metadata) {
             let rec = &Rec {
                 deleted: rec.deleted || r.older,
                 ..*rec
             };
-            let split = record::split_planned(buf, rec.origin, format, g.layout, &plan, fields)
-                .and_then(|()| {
-                    // A purged record whose data MariaDB zeroed: no row, however it would decode.
-                    if rec.purged && record::zeroed(buf, rec.origin, fields) {
-                        return Err(Reject::Zeroed);
-                    }
-                    Ok(&fields[..])
-                });
+            let split = splits[i].map_err(|why| (why, false)).and_then(|at| {
+                let fields = &flat[at..at + all];
+                // A purged record whose data MariaDB zeroed: no row, however it would decode.
+                if rec.purged && record::zeroed(buf, rec.origin, fields) {
+                    return Err((Reject::Zeroed, false));
+                }
+                if bad[i] {
+                    // A value that does not fit its column names the fault better.
+                    let d = record::decode_into(buf, g.def, g.layout, fields, false, g.store, row);
+                    return Err((d.err().unwrap_or(Reject::Overlap), true));
+                }
+                Ok(fields)
+            });
             each(buf, r, page_no, split, rec, key, row)?;
         }
     }
@@ -786,7 +838,11 @@ fn pass1(
         p.records += 1;
         let fields = match fields {
             Ok(f) => f,
-            Err(e) => {
+            Err((e, split)) => {
+                // A record split and then found not to fit where it is was checked.
+                if split && p.sampled < SAMPLE {
+                    p.sampled += 1;
+                }
                 *p.rej.entry(e).or_default() += 1;
                 return Ok(());
             }
@@ -1006,6 +1062,7 @@ pub fn run_threads(
         let layout = group_layout(store, &base, def, group, &mut layout_warnings);
         let g = Group {
             store,
+            def,
             layout: &layout,
             id: group,
             stop,
@@ -1104,9 +1161,22 @@ pub fn run_threads(
             .chain(layout_warnings)
             .collect::<Vec<_>>()
             .join("; ");
+        let advice = tried
+            .iter()
+            .max_by_key(|t| {
+                (
+                    t.cand.records,
+                    std::cmp::Reverse((t.cand.space_id, t.cand.index_id)),
+                )
+            })
+            .map_or_else(
+                || "check the definition".to_string(),
+                |t| diagnose(store, def, (t.cand.space_id, t.cand.index_id)),
+            );
         return Err(RowsError::NoIndex {
             table: def.name.clone(),
             tried: tried_s,
+            advice,
         });
     };
     let Tried { cand, mut ranges } = tried.swap_remove(pick);
@@ -1150,6 +1220,7 @@ pub fn run_threads(
     drop(ranges);
     let g = Group {
         store,
+        def,
         layout: &layout,
         id: group,
         stop,
@@ -1170,7 +1241,7 @@ pub fn run_threads(
                 walk(&g, batch, sc, |p, r, _, fields, rec, key, row| {
                     // Only records that decode: a damaged record must not hide an older
                     // version of its key that decodes.
-                    if let Ok(fields) = fields.and_then(|f| {
+                    if let Ok(fields) = fields.map_err(|e| e.0).and_then(|f| {
                         record::decode_into(p, def, &layout, f, rec.deleted, store, row)?;
                         Ok(f)
                     }) {
@@ -1211,7 +1282,7 @@ pub fn run_threads(
             walk(&g, batch, sc, |p, r, page_no, fields, rec, key, row| {
                 let fields = match fields {
                     Ok(f) => f,
-                    Err(e) => {
+                    Err((e, _)) => {
                         *o.rejected.entry(e).or_default() += 1;
                         return Ok(());
                     }
@@ -1335,8 +1406,163 @@ pub fn run_threads(
         .map(|(k, v)| (k.name().to_string(), v))
         .collect();
     summary.interrupted = stop.load(Ordering::Relaxed);
+    let misfits: u64 = summary
+        .rejected
+        .iter()
+        .filter(|(k, _)| ![Reject::Zeroed.name(), Reject::BlobMissing.name()].contains(&k.as_str()))
+        .map(|(_, v)| v)
+        .sum();
+    if !summary.interrupted && misfits * 2 > summary.records_seen {
+        let why: Vec<String> = summary
+            .rejected
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        summary.misfit = Some(format!(
+            "{misfits} of the {} records of space {} index {} do not fit the definition of {} (rejected: {}); {}",
+            summary.records_seen,
+            group.0,
+            group.1,
+            def.name,
+            why.join(", "),
+            diagnose(store, def, group)
+        ));
+    }
     sink.end(&summary).map_err(RowsError::Write)?;
     Ok(summary)
+}
+
+/// Records read by [`diagnose`] for each definition tried.
+const DIAGNOSE_RECORDS: u64 = 200;
+/// Changed definitions [`diagnose`] tries at most.
+const DIAGNOSE_TRIES: usize = 400;
+
+/// Records of the first leaf pages of `group` (up to [`DIAGNOSE_RECORDS`]), those that fit
+/// `def` (split, where they are on the page, and every value) and, of those, the ones that end
+/// exactly where the next record on the page begins (as records written one after the other
+/// do: a definition that makes records shorter than they are fits too, but not tightly).
+fn fitting(store: &PageStore, def: &TableDef, group: (u32, u64)) -> (u64, u64, u64) {
+    let base = Layout::clustered(def);
+    let layout = group_layout(store, &base, def, group, &mut Vec::new());
+    let stop = AtomicBool::new(false);
+    let g = Group {
+        store,
+        def,
+        layout: &layout,
+        id: group,
+        stop: &stop,
+    };
+    let (mut seen, mut fit, mut tight) = (0u64, 0u64, 0u64);
+    let mut sc = Scratch::default();
+    let mut ok = Vec::new();
+    for leaf in &store.leaf_groups[&group] {
+        if seen >= DIAGNOSE_RECORDS {
+            break;
+        }
+        ok.clear();
+        let _ = walk(
+            &g,
+            std::slice::from_ref(leaf),
+            &mut sc,
+            |p, _, _, f, rec, _, row| {
+                seen += 1;
+                let fits = f.is_ok_and(|f| {
+                    record::decode_into(p, def, &layout, f, rec.deleted, store, row).is_ok()
+                });
+                fit += fits as u64;
+                ok.push((rec.origin, fits));
+                Ok(())
+            },
+        );
+        // The extents of the page's records, by origin (left in the scratch by `walk`).
+        for w in sc.order.windows(2) {
+            let (a, b) = (sc.extents[w[0] as usize], sc.extents[w[1] as usize]);
+            if let ((origin, Some(x)), (_, Some(y))) = (a, b) {
+                if x.end == y.start && ok.contains(&(origin, true)) {
+                    tight += 1;
+                }
+            }
+        }
+    }
+    (fit, tight, seen)
+}
+
+/// What seems wrong with `def` for the records of `group`, and what to do: the definition is
+/// changed one column at a time (an integer column given each other integer width, a column
+/// that is not in the key left out) and a change after which nine records in ten fit is
+/// named (`` `qty` SMALLINT instead of INT``).
+fn diagnose(store: &PageStore, def: &TableDef, group: (u32, u64)) -> String {
+    use super::def::ColType;
+    use crate::encode::IntType;
+    const ADVICE: &str = "give the CREATE TABLE of the table that wrote these pages (SHOW CREATE TABLE on its server, or --dictionary with its ibdata1): the column types, their order, NULL/NOT NULL, the character sets and the primary key must all be as they were";
+    let (base_fit, base_tight, n) = fitting(store, def, group);
+    if n == 0 {
+        return ADVICE.to_string();
+    }
+    // The changes after which nine records in ten fit, the tightest kept.
+    let mut found: Vec<(u64, String)> = Vec::new();
+    let mut tries = 0;
+    let mut try_def = |d: &TableDef, what: String| {
+        let (fit, tight, n) = fitting(store, d, group);
+        if fit > base_fit && fit * 10 >= n * 9 && tight > base_tight {
+            found.push((tight, what));
+        }
+    };
+    'cols: for (i, c) in def.columns.iter().enumerate() {
+        if let ColType::Int { ty, unsigned } = c.ty {
+            for other in [
+                IntType::Tiny,
+                IntType::Small,
+                IntType::Medium,
+                IntType::Int,
+                IntType::Big,
+            ] {
+                if other == ty {
+                    continue;
+                }
+                tries += 1;
+                if tries > DIAGNOSE_TRIES {
+                    break 'cols;
+                }
+                let mut d = def.clone();
+                d.columns[i].ty = ColType::Int {
+                    ty: other,
+                    unsigned,
+                };
+                try_def(
+                    &d,
+                    format!("`{}` {} instead of {}", c.name, other.name(), ty.name()),
+                );
+            }
+        }
+        if !def.primary_key.contains(&i) && def.columns.len() > 1 {
+            tries += 1;
+            if tries > DIAGNOSE_TRIES {
+                break;
+            }
+            let mut d = def.clone();
+            d.columns.remove(i);
+            for k in &mut d.primary_key {
+                if *k > i {
+                    *k -= 1;
+                }
+            }
+            try_def(&d, format!("the column `{}` left out", c.name));
+        }
+    }
+    let best = found.iter().map(|f| f.0).max().unwrap_or(0);
+    let best: Vec<&str> = found
+        .iter()
+        .filter(|f| f.0 == best)
+        .map(|f| f.1.as_str())
+        .collect();
+    match best.len() {
+        0 => ADVICE.to_string(),
+        _ => format!(
+            "the records fit the definition with {} (one change of a column tried at a time): {ADVICE}",
+            best.join(", or with ")
+        ),
+    }
 }
 
 /// The files to read: a directory (a PAGES_DIR written by `innodb pages`) stands for the

@@ -122,12 +122,13 @@ fn exit_code(interrupted: bool) -> u8 {
 fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     let opts = a.scan.options()?;
     let sources = a.scan.open(&a.sources)?;
-    recover::prepare_out_dir(&sources, &a.output_dir, a.allow_same_device, a.force).map_err(
-        |e| match e {
+    // A directory an earlier run wrote (its manifest.json) is continued: the pages it lists
+    // are kept, the rest written.
+    let prev = recover::prepare_out_dir(&sources, &a.output_dir, a.allow_same_device, a.force)
+        .map_err(|e| match e {
             OutDirError::Overlap { .. } | OutDirError::NotEmpty { .. } => usage(e.to_string()),
             e => e.into(),
-        },
-    )?;
+        })?;
     // The report is written after the scan: where it goes is checked now (after the output
     // directory was made: -o may name a file beside it, in a directory made with it).
     a.out.check()?;
@@ -142,7 +143,15 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     progress.finish();
     let elapsed = start.elapsed().as_secs_f64();
     let stopped = || stop.load(Ordering::SeqCst);
-    let report = recover::recover(scanned, &sources, &a.output_dir, a.force, elapsed, &stopped)?;
+    let report = recover::recover(
+        scanned,
+        &sources,
+        &a.output_dir,
+        a.force,
+        prev.as_ref(),
+        elapsed,
+        &stopped,
+    )?;
     for w in &report.warnings {
         crate::output::to_stderr(&format!("dbio: warning: {w}\n"));
     }
@@ -153,5 +162,12 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
         _ => text::innodb::TextExporter.to_string(&report)?,
     };
     a.out.emit(bytes.as_bytes())?;
+    if let Some(e) = &report.write_error {
+        anyhow::bail!(
+            "writing to --output-dir {} stopped: {e}. {} pages are there, each whole and listed in manifest.json (no part of a page is left). Once the cause is fixed (free space there, or move the directory to a filesystem with room), run the same command again: it keeps those pages and writes the rest",
+            a.output_dir.display(),
+            report.pages_written
+        );
+    }
     Ok(exit_code(report.interrupted))
 }

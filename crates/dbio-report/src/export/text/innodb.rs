@@ -78,14 +78,30 @@ fn pages_text(r: &PagesReport) -> String {
             src.pages_found
         );
     }
+    let scanned = if r.bytes_scanned < r.source_bytes {
+        format!(
+            "{} of {} (interrupted: the rest was not read)",
+            format_size(r.bytes_scanned),
+            format_size(r.source_bytes)
+        )
+    } else {
+        format_size(r.bytes_scanned)
+    };
     let _ = writeln!(
         s,
         "scanned {} in {:.2}s ({}/s); {} pages found, {} written to {}, {} duplicates dropped",
-        format_size(r.bytes_scanned),
+        scanned,
         r.elapsed_s,
         format_size_approx(r.bytes_per_s),
         r.pages_found,
-        r.pages_written,
+        if r.pages_kept > 0 {
+            format!(
+                "{} ({} kept from the previous run)",
+                r.pages_written, r.pages_kept
+            )
+        } else {
+            r.pages_written.to_string()
+        },
         r.out_dir,
         r.duplicates_dropped
     );

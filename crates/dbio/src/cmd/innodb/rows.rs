@@ -195,6 +195,14 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
             JsonExporter.to_string(&Document::new(dbio_report::doc::INNODB_ROWS, &summary))?;
         crate::output::write_file(path, doc.as_bytes())?;
     }
+    if let Some(m) = &summary.misfit {
+        // Most records rejected: the definition is not the table's; the rows that passed
+        // are written, but the run failed.
+        anyhow::bail!(
+            "{m} ({} row(s) that passed every check were written: check them before loading them)",
+            summary.rows_written
+        );
+    }
     Ok(exit_code(
         summary.interrupted || stop.load(Ordering::SeqCst),
     ))
