@@ -2,7 +2,7 @@
 //! ch. 5): with total demand D, bottleneck demand Dmax and think time Z,
 //! X(N) <= min(N / (D + Z), 1 / Dmax) and R(N) >= max(D, N Dmax - Z).
 
-use crate::ModelError;
+use crate::{ModelError, Rows};
 use dbio_report::model::{BoundsResult, BoundsRow, Demands};
 
 /// The upper bound on throughput at population `n`.
@@ -32,10 +32,19 @@ pub fn default_max_n(d: &Demands) -> u64 {
 
 /// The bounds for N = 1..=max_n.
 pub fn bounds(d: Demands, max_n: u64) -> Result<BoundsResult, ModelError> {
-    if max_n == 0 {
+    table(d, Rows::all(max_n))
+}
+
+/// The bounds at the populations `rows` shows (each row is computed on its own: memory is
+/// O(rows shown)).
+pub fn table(d: Demands, rows: Rows) -> Result<BoundsResult, ModelError> {
+    if rows.max_n == 0 {
         return Err(ModelError::ZeroPopulation);
     }
-    let rows = (1..=max_n).map(|n| row(&d, n)).collect();
+    let rows = (1..=rows.max_n)
+        .filter(|&n| rows.shows(n))
+        .map(|n| row(&d, n))
+        .collect();
     Ok(BoundsResult {
         demands: d,
         measured: None,

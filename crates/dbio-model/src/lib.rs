@@ -111,6 +111,77 @@ pub fn keep_row(n: u64, step: u64, last: u64, also: Option<u64>) -> bool {
     n == 1 || step <= 1 || n.is_multiple_of(step) || n == last || Some(n) == also
 }
 
+/// The largest population a table may reach: [`mva::mva`] costs O(N K) time (10,000,000
+/// populations of 10 centres: about a second), whatever it shows.
+pub const MAX_POPULATION: u64 = 10_000_000;
+
+/// The most every-step-th rows a table may show (N = 1, the last and the benchmark's own come
+/// on top): a longer table is read by nobody, and its rendering (text, JSON, CSV, the HTML
+/// chart) is what costs memory and time. Thin a longer one with a step.
+pub const MAX_ROWS: u64 = 100_000;
+
+/// The populations a table of bounds or MVA shows: N = 1..=`max_n` thinned by [`keep_row`].
+/// The models compute every population (MVA's recursion needs each one) but keep only these
+/// rows, so their memory is O(rows shown + centres), never O(`max_n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rows {
+    /// The largest population.
+    pub max_n: u64,
+    /// Every `step`-th population is shown (1: all).
+    pub step: u64,
+    /// A population shown whatever the step (the benchmark's own).
+    pub also: Option<u64>,
+}
+
+impl Rows {
+    /// Every population from 1 to `max_n`.
+    pub fn all(max_n: u64) -> Self {
+        Rows {
+            max_n,
+            step: 1,
+            also: None,
+        }
+    }
+
+    /// Whether population `n` is shown.
+    pub fn shows(&self, n: u64) -> bool {
+        (1..=self.max_n).contains(&n) && keep_row(n, self.step, self.max_n, self.also)
+    }
+
+    /// How many rows are shown: exactly the `n` in 1..=`max_n` for which [`Rows::shows`] holds.
+    pub fn count(&self) -> u64 {
+        let n = self.max_n;
+        if n == 0 {
+            return 0;
+        }
+        if self.step <= 1 {
+            return n;
+        }
+        let multiples = n / self.step;
+        // N = 1 and N = max_n are shown besides the multiples (1 is never one when step > 1).
+        let mut rows = multiples + 1;
+        if n > 1 && !n.is_multiple_of(self.step) {
+            rows += 1;
+        }
+        if let Some(a) = self.also {
+            if a > 1 && a < n && !a.is_multiple_of(self.step) {
+                rows += 1;
+            }
+        }
+        rows
+    }
+
+    /// Whether the table keeps to [`MAX_ROWS`]: at most that many multiples of the step.
+    pub fn within_limit(&self) -> bool {
+        self.max_n / self.step.max(1) <= MAX_ROWS
+    }
+
+    /// The smallest step that keeps a table of 1..=`max_n` to [`MAX_ROWS`].
+    pub fn smallest_step(max_n: u64) -> u64 {
+        max_n / (MAX_ROWS + 1) + 1
+    }
+}
+
 /// A queueing centre (for tests and callers that build centres by hand).
 pub fn queueing(name: &str, demand_s: f64) -> Centre {
     Centre {
@@ -170,6 +241,51 @@ mod tests {
         let kept: Vec<u64> = (1..=23).filter(|&n| keep_row(n, 10, 23, Some(7))).collect();
         assert_eq!(kept, [1, 7, 10, 20, 23]);
         assert!((1..=5).all(|n| keep_row(n, 1, 5, None)));
+    }
+
+    #[test]
+    fn rows_count_what_they_show() {
+        for max_n in [1, 2, 3, 7, 10, 23, 24, 100, 101] {
+            for step in [1, 2, 3, 5, 10, 24, 200] {
+                for also in [
+                    None,
+                    Some(1),
+                    Some(7),
+                    Some(10),
+                    Some(max_n),
+                    Some(max_n + 5),
+                ] {
+                    let r = Rows { max_n, step, also };
+                    let shown = (1..=max_n + 10).filter(|&n| r.shows(n)).count() as u64;
+                    assert_eq!(r.count(), shown, "{r:?}");
+                }
+            }
+        }
+        for max_n in [1, 99_999, 100_000, 100_001, 200_001, 10_000_000, 10_000_001] {
+            let step = Rows::smallest_step(max_n);
+            assert!(
+                Rows {
+                    max_n,
+                    step,
+                    also: None
+                }
+                .within_limit(),
+                "{max_n}"
+            );
+            assert!(
+                step == 1
+                    || !Rows {
+                        max_n,
+                        step: step - 1,
+                        also: None
+                    }
+                    .within_limit(),
+                "{max_n}"
+            );
+        }
+        assert_eq!(Rows::smallest_step(10_000_000), 100);
+        assert_eq!(Rows::smallest_step(100_000), 1);
+        assert_eq!(Rows::smallest_step(100_001), 2);
     }
 
     #[test]

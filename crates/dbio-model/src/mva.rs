@@ -3,20 +3,29 @@
 //! Q_k(0) = 0; for n = 1..N: R_k(n) = D_k (1 + Q_k(n-1)) at a queueing centre, D_k at a delay
 //! centre; X(n) = n / (Z + sum R_k(n)); Q_k(n) = X(n) R_k(n).
 //!
-//! The cost is O(N K) time and O(K) memory: N = 10,000 with 10 centres is 100,000 steps.
+//! The cost is O(N K) time and O(K) memory: N = 10,000 with 10 centres is 100,000 steps. The
+//! result keeps only the rows asked for ([`Rows`]), so N = 10,000,000 needs no more memory
+//! than N = 10.
 
-use crate::{bounds, ModelError};
+use crate::{bounds, ModelError, Rows};
 use dbio_report::model::{CentreKind, Demands, MvaCentre, MvaResult, MvaRow};
 
-/// Solves the network for n = 1..=max_n.
+/// Solves the network for n = 1..=max_n, one row per population.
 pub fn mva(d: Demands, max_n: u64) -> Result<MvaResult, ModelError> {
+    solve(d, Rows::all(max_n))
+}
+
+/// Solves the network for n = 1..=`rows.max_n` and keeps the rows `rows` shows: the recursion
+/// runs through every population in O(K) memory, the result holds only the rows shown.
+pub fn solve(d: Demands, rows: Rows) -> Result<MvaResult, ModelError> {
+    let max_n = rows.max_n;
     if max_n == 0 {
         return Err(ModelError::ZeroPopulation);
     }
     let k = d.centres.len();
     let mut q = vec![0.0f64; k];
     let mut res = vec![0.0f64; k];
-    let mut rows = Vec::with_capacity(max_n as usize);
+    let mut table = Vec::with_capacity(usize::try_from(rows.count()).unwrap_or(0).min(1 << 20));
     let mut x = 0.0;
     for n in 1..=max_n {
         let mut r_total = 0.0;
@@ -31,8 +40,11 @@ pub fn mva(d: Demands, max_n: u64) -> Result<MvaResult, ModelError> {
         for i in 0..k {
             q[i] = x * res[i];
         }
+        if !rows.shows(n) {
+            continue;
+        }
         let b = bounds::row(&d, n);
-        rows.push(MvaRow {
+        table.push(MvaRow {
             n,
             x_per_s: x,
             r_s: r_total,
@@ -57,7 +69,7 @@ pub fn mva(d: Demands, max_n: u64) -> Result<MvaResult, ModelError> {
     Ok(MvaResult {
         demands: d,
         measured: None,
-        rows,
+        rows: table,
         n: max_n,
         per_centre,
     })
@@ -66,7 +78,7 @@ pub fn mva(d: Demands, max_n: u64) -> Result<MvaResult, ModelError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{delay, demands, queueing};
+    use crate::{delay, demands, queueing, Rows};
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         ((a - b) / b).abs() <= rel
@@ -161,6 +173,26 @@ mod tests {
         let wan = &with_delay.per_centre[1];
         assert_eq!(wan.residence_s, 1.0);
         assert_eq!(wan.utilization_pct, None);
+    }
+
+    #[test]
+    fn a_thinned_table_holds_the_rows_shown_with_the_values_of_the_full_one() {
+        let d = || demands(vec![queueing("cpu", 0.0021), queueing("disk", 0.0045)], 0.1).unwrap();
+        let full = mva(d(), 1000).unwrap();
+        let rows = Rows {
+            max_n: 1000,
+            step: 300,
+            also: Some(7),
+        };
+        let thin = solve(d(), rows).unwrap();
+        let ns: Vec<u64> = thin.rows.iter().map(|r| r.n).collect();
+        assert_eq!(ns, [1, 7, 300, 600, 900, 1000]);
+        assert_eq!(thin.rows.len() as u64, rows.count());
+        for r in &thin.rows {
+            assert_eq!(*r, full.rows[r.n as usize - 1]);
+        }
+        assert_eq!(thin.per_centre, full.per_centre);
+        assert_eq!(thin.n, 1000);
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub fn parse_with(text: &str, curve: Option<usize>) -> Result<Parsed, ModelError
             .and_then(Value::as_str)
             .is_some_and(|s| s.starts_with("dbio.sweep/"));
         if is_sweep {
-            let sw: SweepResult = serde_json::from_value(v)
+            let sw: SweepResult = dbio_report::read::value(v)
                 .map_err(|e| bad(format!("not a dbio sweep result: {e}")))?;
             return from_sweep(&sw, curve);
         }
@@ -273,8 +273,9 @@ fn point(v: Value, i: usize) -> Result<Point, ModelError> {
             r: a.get(2).map(|r| num(r, "R")).transpose()?,
         }),
         Value::Object(m) if m.contains_key("spec") && m.contains_key("summary") => {
-            let b: BenchResult = serde_json::from_value(v)
+            let b: BenchResult = dbio_report::read::value(v)
                 .map_err(|e| bad(format!("item {}: not a dbio bench result: {e}", i + 1)))?;
+            b.check().map_err(|e| bad(format!("item {}: {e}", i + 1)))?;
             from_bench(&b, i)
         }
         Value::Object(m) => {
@@ -320,12 +321,13 @@ pub fn from_bench(b: &BenchResult, i: usize) -> Result<Point, ModelError> {
     }
     let s = &b.summary;
     let ops = [&s.read, &s.write, &s.fsync];
-    let count: u64 = ops.iter().map(|o| o.count).sum();
-    let r = (count > 0).then(|| {
+    // In f64: counts of a damaged file could overflow a u64 sum.
+    let count: f64 = ops.iter().map(|o| o.count as f64).sum();
+    let r = (count > 0.0).then(|| {
         ops.iter()
             .map(|o| o.count as f64 * o.lat_ns.mean)
             .sum::<f64>()
-            / count as f64
+            / count
             / 1e9
     });
     Ok(Point {

@@ -811,6 +811,209 @@ pub struct BenchResult {
     pub summary: Summary,
 }
 
+/// A value in a bench result file that `dbio bench` never writes (a hand-edited or damaged
+/// file): the field's path in the document, the value and what it must be.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{field} is {value}: {want} (dbio bench never writes this value: was the file edited or damaged?)")]
+pub struct BadValue {
+    /// Where the value is, as a jq path (`intervals[3].end_s`).
+    pub field: String,
+    /// The value, as read.
+    pub value: String,
+    /// What the value must be.
+    pub want: &'static str,
+}
+
+impl BenchResult {
+    /// Checks every value the analyses compute with (`dbio report`, `dbio model`): numbers
+    /// that must be 0 or more, shares that must be percentages, interval ends after their
+    /// starts, histograms whose buckets add up to their count. A result that passes cannot
+    /// make them panic or divide by a negative time.
+    pub fn check(&self) -> Result<(), BadValue> {
+        let s = &self.spec;
+        at_least_one("spec.threads", u64::from(s.threads))?;
+        at_least_one("spec.iodepth", u64::from(s.iodepth))?;
+        if let Some(r) = s.rate_iops {
+            if !(r.is_finite() && r > 0.0) {
+                return Err(bad("spec.rate_iops", r, "a rate above 0 I/Os per second"));
+            }
+        }
+        non_negative("spec.rw_ratio", s.rw_ratio)?;
+        for (i, &p) in s.percentiles.iter().enumerate() {
+            if !(0.0..=100.0).contains(&p) {
+                return Err(bad(
+                    &format!("spec.percentiles[{i}]"),
+                    p,
+                    "a percentile from 0 to 100",
+                ));
+            }
+        }
+        for (i, iv) in self.intervals.iter().enumerate() {
+            let f = |name: &str| format!("intervals[{i}].{name}");
+            non_negative(&f("start_s"), iv.start_s)?;
+            non_negative(&f("end_s"), iv.end_s)?;
+            if iv.end_s < iv.start_s {
+                return Err(bad(
+                    &f("end_s"),
+                    iv.end_s,
+                    "the end of an interval, not before its start_s",
+                ));
+            }
+            for (name, o) in [
+                ("read", &iv.read),
+                ("write", &iv.write),
+                ("fsync", &iv.fsync),
+                ("total", &iv.total),
+            ] {
+                non_negative(&f(&format!("{name}.iops")), o.iops)?;
+                non_negative(&f(&format!("{name}.bytes_per_s")), o.bytes_per_s)?;
+            }
+            for (j, d) in iv.devices.iter().enumerate() {
+                for (name, v) in [
+                    ("r_per_s", d.r_per_s),
+                    ("w_per_s", d.w_per_s),
+                    ("f_per_s", d.f_per_s),
+                    ("rkb_per_s", d.rkb_per_s),
+                    ("wkb_per_s", d.wkb_per_s),
+                    ("rrqm_pct", d.rrqm_pct),
+                    ("wrqm_pct", d.wrqm_pct),
+                    ("r_await_ms", d.r_await_ms),
+                    ("w_await_ms", d.w_await_ms),
+                    ("rareq_sz_kb", d.rareq_sz_kb),
+                    ("wareq_sz_kb", d.wareq_sz_kb),
+                    ("aqu_sz", d.aqu_sz),
+                    ("util_pct", d.util_pct),
+                ] {
+                    non_negative(&f(&format!("devices[{j}].{name}")), v)?;
+                }
+            }
+            if let Some(c) = &iv.cpu {
+                for (name, v) in [
+                    ("usr_pct", c.usr_pct),
+                    ("sys_pct", c.sys_pct),
+                    ("iowait_pct", c.iowait_pct),
+                    ("steal_pct", c.steal_pct),
+                    ("idle_pct", c.idle_pct),
+                ] {
+                    if !(0.0..=100.0).contains(&v) {
+                        return Err(bad(
+                            &f(&format!("cpu.{name}")),
+                            v,
+                            "a share from 0 to 100 %",
+                        ));
+                    }
+                }
+            }
+            if let Some(h) = &iv.histograms {
+                for (name, h) in [("read", &h.read), ("write", &h.write), ("fsync", &h.fsync)] {
+                    if let Some(h) = h {
+                        histogram(&f(&format!("histograms.{name}")), h)?;
+                    }
+                }
+            }
+        }
+        let m = &self.summary;
+        non_negative("summary.measured_s", m.measured_s)?;
+        non_negative("summary.total_s", m.total_s)?;
+        let mut count = 0u64;
+        for (name, o) in [("read", &m.read), ("write", &m.write), ("fsync", &m.fsync)] {
+            let f = |field: &str| format!("summary.{name}.{field}");
+            if o.count != o.histogram.count {
+                return Err(bad(&f("count"), o.count, "the count of its histogram"));
+            }
+            count = count
+                .checked_add(o.count)
+                .ok_or_else(|| bad(&f("count"), o.count, "counts that add up below 2^64"))?;
+            non_negative(&f("iops"), o.iops)?;
+            non_negative(&f("bytes_per_s"), o.bytes_per_s)?;
+            non_negative(&f("lat_ns.mean"), o.lat_ns.mean)?;
+            histogram(&f("histogram"), &o.histogram)?;
+            if let Some(h) = &o.service_histogram {
+                histogram(&f("service_histogram"), h)?;
+            }
+        }
+        if m.total.count != count {
+            return Err(bad(
+                "summary.total.count",
+                m.total.count,
+                "the sum of the read, write and fsync counts",
+            ));
+        }
+        non_negative("summary.total.iops", m.total.iops)?;
+        non_negative("summary.total.bytes_per_s", m.total.bytes_per_s)?;
+        for (i, t) in m.threads.iter().enumerate() {
+            non_negative(&format!("summary.threads[{i}].busy_s"), t.busy_s)?;
+        }
+        Ok(())
+    }
+}
+
+fn bad(field: &str, value: impl std::fmt::Display, want: &'static str) -> BadValue {
+    BadValue {
+        field: field.to_string(),
+        value: value.to_string(),
+        want,
+    }
+}
+
+fn non_negative(field: &str, v: f64) -> Result<(), BadValue> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(bad(field, v, "a number, 0 or more"))
+    }
+}
+
+fn at_least_one(field: &str, v: u64) -> Result<(), BadValue> {
+    if v >= 1 {
+        Ok(())
+    } else {
+        Err(bad(field, v, "1 or more"))
+    }
+}
+
+/// A histogram's buckets in increasing order of value, their counts adding up to `count`,
+/// `min_ns` <= `max_ns` and `sum_ns` within count x max_ns.
+fn histogram(field: &str, h: &HistogramData) -> Result<(), BadValue> {
+    let mut total = 0u64;
+    for (i, w) in h.buckets.windows(2).enumerate() {
+        if w[1].0 <= w[0].0 {
+            return Err(bad(
+                &format!("{field}.buckets[{}]", i + 1),
+                format!("{}:{} after {}:{}", w[1].0, w[1].1, w[0].0, w[0].1),
+                "buckets in increasing order of value",
+            ));
+        }
+    }
+    for &(_, c) in &h.buckets {
+        total = total.checked_add(c).ok_or_else(|| {
+            bad(
+                &format!("{field}.buckets"),
+                "counts above 2^64",
+                "counts that add up to count",
+            )
+        })?;
+    }
+    if total != h.count {
+        return Err(bad(
+            &format!("{field}.count"),
+            h.count,
+            "the sum of the bucket counts",
+        ));
+    }
+    if h.count > 0 && h.min_ns > h.max_ns {
+        return Err(bad(&format!("{field}.min_ns"), h.min_ns, "at most max_ns"));
+    }
+    if h.sum_ns > u128::from(h.count) * u128::from(h.max_ns) {
+        return Err(bad(
+            &format!("{field}.sum_ns"),
+            h.sum_ns,
+            "at most count x max_ns",
+        ));
+    }
+    Ok(())
+}
+
 /// Interval histograms are many (one per operation per interval): their buckets are written
 /// as one string of `value:count` pairs separated by spaces (`"4127:3 4159:10"`), about a tenth
 /// of the size of pretty-printed pairs; the other fields are those of [`HistogramData`].
@@ -908,6 +1111,19 @@ fn one() -> u32 {
     1
 }
 
+/// A duration in seconds read from a result file: `Duration::from_secs_f64` panics on a
+/// negative value or one above 1.8e19 s, so a hand-edited or damaged file gets an error with
+/// the value instead (the readers of [`crate::read`] put the field's path before it).
+fn duration<E: serde::de::Error>(secs: f64) -> Result<Duration, E> {
+    Duration::try_from_secs_f64(secs).map_err(|_| {
+        E::custom(format!(
+            "{secs} is no duration: seconds, 0 or more and below 1.8e19 \
+             (dbio bench never writes this value: was the file edited or damaged?)"
+        ))
+    })
+}
+
+/// `spec.warmup_s` and `spec.report_interval_s`: seconds as a number.
 mod secs {
     use serde::{Deserialize, Deserializer, Serializer};
     use std::time::Duration;
@@ -915,10 +1131,11 @@ mod secs {
         s.serialize_f64(d.as_secs_f64())
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        Ok(Duration::from_secs_f64(f64::deserialize(d)?))
+        super::duration(f64::deserialize(d)?)
     }
 }
 
+/// `spec.time_s`: seconds, or null.
 mod opt_secs {
     use serde::{Deserialize, Deserializer, Serializer};
     use std::time::Duration;
@@ -929,7 +1146,9 @@ mod opt_secs {
         }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.map(Duration::from_secs_f64))
+        Option::<f64>::deserialize(d)?
+            .map(super::duration)
+            .transpose()
     }
 }
 

@@ -123,7 +123,7 @@ impl LatencyHistogram {
             .expect("histograms share the same bounds");
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
-        self.sum += other.sum;
+        self.sum = self.sum.saturating_add(other.sum);
     }
 
     /// Empties the histogram, keeping its memory.
@@ -199,9 +199,11 @@ impl HistogramData {
         let want = ((q * self.count as f64).ceil() as u64).max(1);
         let mut seen = 0u64;
         for &(v, c) in &self.buckets {
-            seen += c;
+            seen = seen.saturating_add(c);
             if seen >= want {
-                return v.clamp(self.min_ns, self.max_ns);
+                // max then min, not clamp: a damaged file's min_ns above max_ns gives a
+                // wrong value here (BenchResult::check refuses such a file), never a panic.
+                return v.max(self.min_ns).min(self.max_ns);
             }
         }
         self.max_ns
@@ -222,7 +224,7 @@ impl HistogramData {
         while i < a.len() || j < b.len() {
             match (a.get(i), b.get(j)) {
                 (Some(&(va, ca)), Some(&(vb, cb))) if va == vb => {
-                    out.push((va, ca + cb));
+                    out.push((va, ca.saturating_add(cb)));
                     i += 1;
                     j += 1;
                 }
@@ -244,8 +246,8 @@ impl HistogramData {
         self.buckets = out;
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
-        self.sum_ns += other.sum_ns;
-        self.count += other.count;
+        self.sum_ns = self.sum_ns.saturating_add(other.sum_ns);
+        self.count = self.count.saturating_add(other.count);
     }
 
     /// Exact mean, 0 when empty.

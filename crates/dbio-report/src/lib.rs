@@ -13,6 +13,7 @@ pub mod hist;
 pub mod innodb;
 pub mod model;
 pub mod mysql_chunk;
+pub mod read;
 pub mod report;
 pub mod sweep;
 pub mod units;

@@ -326,6 +326,83 @@ fn bad_input_is_refused_with_the_right_exit_code() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not one dbio bench JSON result"));
 }
 
+/// A table of 10,000,000 populations is refused before any work, naming the limit, why, and
+/// the step that fits; with that step (or any that fits) it is solved, showing exactly the
+/// documented rows: N = 1, every step-th and the last.
+#[test]
+fn ten_million_populations_show_at_most_the_row_limit() {
+    for what in ["mva", "bounds"] {
+        let out = dbio()
+            .args(["model", what, "--demand", "cpu=2.1ms,disk=4.5ms"])
+            .args(["--think", "100ms", "--max-n", "10000000"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("--max-n 10000000 with --step 1 shows 10000000 rows")
+                && err.contains("at most 100000 rows are shown")
+                && err.contains("give --step 100 or more"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+        // --max-n beyond the population limit, whatever the step.
+        let out = dbio()
+            .args(["model", what, "--demand", "cpu=1ms", "--max-n", "10000001"])
+            .args(["--step", "1000000"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("--max-n 10000001: at most 10000000"), "{err}");
+    }
+    let j = json(&[
+        "model",
+        "mva",
+        "--demand",
+        "cpu=2.1ms,disk=4.5ms",
+        "--think",
+        "100ms",
+        "--max-n",
+        "10000000",
+        "--step",
+        "100",
+        "--format",
+        "json",
+    ]);
+    let rows = j["rows"].as_array().unwrap();
+    let ns: Vec<u64> = rows.iter().map(|r| r["n"].as_u64().unwrap()).collect();
+    let want: Vec<u64> = std::iter::once(1)
+        .chain((1..=100_000).map(|k| 100 * k))
+        .collect();
+    assert_eq!(ns, want);
+    // Far beyond Nsat = 23.69 the disk is saturated: X = 1 / 4.5 ms, and Little's law
+    // over the circuit gives R = N / X - Z.
+    let last = &rows[rows.len() - 1];
+    assert!(sig(f(&last["x_per_s"]), 1.0 / 0.0045, 9), "{last}");
+    assert!(sig(f(&last["r_s"]), 1e7 * 0.0045 - 0.1, 6), "{last}");
+    assert_eq!(j["n"], 10_000_000);
+    let disk = &j["per_centre"][1];
+    assert!(sig(f(&disk["utilization_pct"]), 100.0, 9), "{disk}");
+    // The same rows as the whole table has at those populations.
+    let full = json(&[
+        "model",
+        "mva",
+        "--demand",
+        "cpu=2.1ms,disk=4.5ms",
+        "--think",
+        "100ms",
+        "--max-n",
+        "1000",
+        "--format",
+        "json",
+    ]);
+    let full = full["rows"].as_array().unwrap();
+    for r in rows.iter().take_while(|r| r["n"].as_u64().unwrap() <= 1000) {
+        assert_eq!(r, &full[r["n"].as_u64().unwrap() as usize - 1]);
+    }
+}
+
 #[test]
 fn live_without_mysql_measures_this_machine() {
     let dir = tempfile::tempdir().unwrap();

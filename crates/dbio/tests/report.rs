@@ -330,3 +330,146 @@ fn the_html_page_renders_in_headless_chromium_with_its_charts() {
         std::fs::copy(&shot, keep).unwrap();
     }
 }
+
+/// The real bench result of testdata/bench with the value at `pointer` (a JSON pointer)
+/// replaced by the JSON text `raw`, written to `dir/name`.
+fn damaged(dir: &Path, name: &str, pointer: &str, raw: &str) -> PathBuf {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/bench/dbio-0.1.0-rndrd-sync-vda.json");
+    let mut v: Value = serde_json::from_slice(&std::fs::read(real).unwrap()).unwrap();
+    // A marker that is replaced in the text, so `raw` may be what no JSON library writes
+    // (1e999, a string where a number belongs).
+    const MARK: &str = "\"@damaged@\"";
+    *v.pointer_mut(pointer)
+        .unwrap_or_else(|| panic!("{pointer} not in the fixture")) =
+        Value::String("@damaged@".into());
+    let text = serde_json::to_string_pretty(&v).unwrap();
+    assert_eq!(text.matches(MARK).count(), 1);
+    let path = dir.join(name);
+    std::fs::write(&path, text.replace(MARK, raw)).unwrap();
+    path
+}
+
+/// `dbio report`, `dbio model usl` and `dbio model mva --from-bench` all read bench results:
+/// a value dbio bench never writes (a negative or huge duration, a string where a number
+/// belongs, a number beyond f64, an interval ending before it starts, a CPU share above 100%,
+/// a histogram whose min is above its max, counts beyond 2^64) is refused with exit 1 and an
+/// error naming the file, the field and the value; never a panic (exit 101), never a result.
+#[test]
+fn damaged_bench_results_are_refused_naming_file_field_and_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let u64_max = u64::MAX.to_string();
+    let cases: &[(&str, &str, &str)] = &[
+        ("/spec/time_s", "-1", "spec.time_s: -1 is no duration"),
+        (
+            "/spec/time_s",
+            "1e20",
+            "spec.time_s: 100000000000000000000 is no duration",
+        ),
+        (
+            "/spec/warmup_s",
+            "-0.5",
+            "spec.warmup_s: -0.5 is no duration",
+        ),
+        (
+            "/spec/report_interval_s",
+            "1.9e19",
+            "spec.report_interval_s: 19000000000000000000 is no duration",
+        ),
+        (
+            "/spec/warmup_s",
+            "\"NaN\"",
+            "spec.warmup_s: invalid type: string \"NaN\"",
+        ),
+        ("/intervals/2/end_s", "-1", "intervals[2].end_s is -1"),
+        (
+            "/intervals/2/cpu/usr_pct",
+            "150",
+            "intervals[2].cpu.usr_pct is 150",
+        ),
+        (
+            "/summary/read/histogram/min_ns",
+            &u64_max,
+            "summary.read.histogram.min_ns is 18446744073709551615",
+        ),
+        (
+            "/summary/write/count",
+            &u64_max,
+            "summary.write.count is 18446744073709551615",
+        ),
+    ];
+    for (i, (pointer, raw, want)) in cases.iter().enumerate() {
+        let name = format!("damaged-{i}.json");
+        let file = damaged(dir.path(), &name, pointer, raw);
+        for cmd in [
+            &["report"][..],
+            &["model", "usl"],
+            &["model", "mva", "--from-bench"],
+        ] {
+            let o = crate::common::dbio().args(cmd).arg(&file).output().unwrap();
+            let e = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{cmd:?} {pointer} = {raw}: {e}");
+            assert!(
+                e.contains(&name) && e.contains(want),
+                "{cmd:?} {pointer} = {raw}: want {want:?} and the file name in: {e}"
+            );
+            assert!(!e.contains("panicked"), "{e}");
+        }
+    }
+    // A number beyond f64: serde_json refuses it at its line; the readers of bench results
+    // name the field, `model usl` (which reads any JSON of points first) the line.
+    let file = damaged(dir.path(), "huge.json", "/spec/time_s", "1e999");
+    for (cmd, want) in [
+        (&["report"][..], "spec.time_s: number out of range"),
+        (
+            &["model", "mva", "--from-bench"],
+            "spec.time_s: number out of range",
+        ),
+        (&["model", "usl"], "number out of range at line"),
+    ] {
+        let o = crate::common::dbio().args(cmd).arg(&file).output().unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{cmd:?}: {e}");
+        assert!(e.contains("huge.json") && e.contains(want), "{cmd:?}: {e}");
+    }
+    // threads x iodepth beyond what a model solves: the default table would be that long.
+    let file = damaged(dir.path(), "threads.json", "/spec/threads", "4294967295");
+    let o = crate::common::dbio()
+        .args(["model", "mva", "--from-bench"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("threads.json: spec.threads x spec.iodepth is 4294967295"),
+        "{e}"
+    );
+    // A result cut short (the file is parsed as it is read): named, exit 1.
+    let real = std::fs::read(damaged(dir.path(), "whole.json", "/spec/seed", "1")).unwrap();
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &real[..real.len() / 2]).unwrap();
+    let o = crate::common::dbio()
+        .arg("report")
+        .arg(&cut)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("cut.json is not a dbio bench result (") && e.contains("EOF while parsing"),
+        "{e}"
+    );
+    // The fixture itself is read by all three.
+    let whole = dir.path().join("whole.json");
+    crate::common::dbio()
+        .arg("report")
+        .arg(&whole)
+        .assert()
+        .success();
+    crate::common::dbio()
+        .args(["model", "mva", "--from-bench"])
+        .arg(&whole)
+        .assert()
+        .success();
+}

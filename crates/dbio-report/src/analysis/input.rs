@@ -26,6 +26,14 @@ pub enum InputError {
         /// What was found instead.
         why: String,
     },
+    /// A bench result holding a value dbio bench never writes.
+    #[error("{path}: {bad}")]
+    BadValue {
+        /// The path.
+        path: PathBuf,
+        /// The field, its value and what it must be.
+        bad: crate::bench::BadValue,
+    },
     /// A directory that is not a sweep's.
     #[error("{path} is a directory without sweep.json: give bench result files, or the --output-dir of a sweep")]
     NotSweep {
@@ -72,20 +80,35 @@ pub struct Loaded {
     pub result: BenchResult,
 }
 
-/// Parses one bench result, naming what it is when it is not one.
-pub fn parse_bench(path: &Path, bytes: &[u8]) -> Result<BenchResult, InputError> {
-    match serde_json::from_slice::<BenchResult>(bytes) {
-        Ok(r) if r.schema == crate::doc::BENCH => Ok(r),
+/// Reads one bench result from its file, naming what it is when it is not one. The file is
+/// parsed as it is read (a buffered reader, never the whole file in memory beside the result:
+/// a result of hundreds of megabytes costs its parsed size only).
+pub fn read_bench(path: &Path) -> Result<BenchResult, InputError> {
+    use crate::read::FileError;
+    match crate::read::json_file::<BenchResult>(path) {
+        Ok(r) if r.schema == crate::doc::BENCH => match r.check() {
+            Ok(()) => Ok(r),
+            Err(bad) => Err(InputError::BadValue {
+                path: path.into(),
+                bad,
+            }),
+        },
         Ok(r) => Err(InputError::NotBench {
             path: path.into(),
             why: format!("schema {}", r.schema),
         }),
-        Err(e) => {
+        Err(FileError::Io(source)) => Err(InputError::Io {
+            path: path.into(),
+            source,
+        }),
+        Err(FileError::Json(e)) => {
+            // Another dbio document is named by its schema rather than by the first field
+            // it lacks: the file is read again for that field alone.
             #[derive(serde::Deserialize)]
             struct Head {
                 schema: Option<String>,
             }
-            let why = match serde_json::from_slice::<Head>(bytes) {
+            let why = match crate::read::json_file::<Head>(path) {
                 Ok(Head {
                     schema: Some(s), ..
                 }) if s != crate::doc::BENCH => format!("schema {s}"),
@@ -97,13 +120,6 @@ pub fn parse_bench(path: &Path, bytes: &[u8]) -> Result<BenchResult, InputError>
             })
         }
     }
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, InputError> {
-    std::fs::read(path).map_err(|source| InputError::Io {
-        path: path.into(),
-        source,
-    })
 }
 
 /// The files to read for one argument, with their source, in order.
@@ -161,9 +177,8 @@ pub fn load(args: &[PathBuf]) -> Result<Vec<Loaded>, InputError> {
                 s.spawn(move || {
                     part.iter()
                         .map(|src| {
-                            let bytes = read(src.path())?;
                             Ok(Loaded {
-                                result: parse_bench(src.path(), &bytes)?,
+                                result: read_bench(src.path())?,
                                 source: src.clone(),
                             })
                         })

@@ -37,7 +37,8 @@ pub fn log_bins(h: &HistogramData) -> Vec<Bin> {
     let bin_of = |v: u64| (10.0 * (v.max(1) as f64).log10()).ceil() as i32;
     let mut counts: BTreeMap<i32, u64> = BTreeMap::new();
     for &(v, c) in &h.buckets {
-        *counts.entry(bin_of(v)).or_default() += c;
+        let n = counts.entry(bin_of(v)).or_default();
+        *n = n.saturating_add(c);
     }
     let (Some(&lo), Some(&hi)) = (counts.keys().next(), counts.keys().next_back()) else {
         return Vec::new();

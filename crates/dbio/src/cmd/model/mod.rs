@@ -106,20 +106,14 @@ fn parse_demand(s: &str) -> Result<(String, f64), String> {
 pub fn run(args: Args) -> anyhow::Result<u8> {
     match args.what {
         What::Bounds(a) => {
-            let (d, n, measured) = demands(&a)?;
-            let mut r = dbio_model::bounds::bounds(d, n).map_err(model_usage)?;
-            let also = measured.as_ref().map(|m| m.n as u64);
-            r.rows
-                .retain(|row| dbio_model::keep_row(row.n, a.step, n, also));
+            let (d, rows, measured) = demands(&a)?;
+            let mut r = dbio_model::bounds::table(d, rows).map_err(model_usage)?;
             r.measured = measured;
             emit_chart(&a.out, doc::MODEL_BOUNDS, &r)
         }
         What::Mva(a) => {
-            let (d, n, measured) = demands(&a)?;
-            let mut r = dbio_model::mva::mva(d, n).map_err(model_usage)?;
-            let also = measured.as_ref().map(|m| m.n as u64);
-            r.rows
-                .retain(|row| dbio_model::keep_row(row.n, a.step, n, also));
+            let (d, rows, measured) = demands(&a)?;
+            let mut r = dbio_model::mva::solve(d, rows).map_err(model_usage)?;
             r.measured = measured;
             emit_chart(&a.out, doc::MODEL_MVA, &r)
         }
@@ -135,21 +129,36 @@ fn model_usage(e: ModelError) -> anyhow::Error {
 
 type DemandsAndN = (
     dbio_report::model::Demands,
-    u64,
+    dbio_model::Rows,
     Option<dbio_report::model::Measured>,
 );
 
 fn demands(a: &DemandArgs) -> anyhow::Result<DemandsAndN> {
     let (mut centres, measured) = match &a.from_bench {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| {
+            let cannot_read = || {
                 format!(
                     "cannot read {}: give a dbio bench --format json result",
                     p.display()
                 )
+            };
+            let b: dbio_report::bench::BenchResult = match dbio_report::read::json_file(p) {
+                Ok(b) => b,
+                Err(dbio_report::read::FileError::Io(e)) => {
+                    return Err(e).with_context(cannot_read)
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| {
+                        format!("{} is not one dbio bench JSON result", p.display())
+                    })
+                }
+            };
+            b.check().with_context(|| {
+                format!(
+                    "{}: not a result dbio bench wrote; give one it wrote, unedited",
+                    p.display()
+                )
             })?;
-            let b: dbio_report::bench::BenchResult = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not one dbio bench JSON result", p.display()))?;
             let (c, m) = dbio_model::bench::demands(&b, &p.display().to_string())
                 .with_context(|| format!("no demands in {}", p.display()))?;
             (c, Some(m))
@@ -162,20 +171,45 @@ fn demands(a: &DemandArgs) -> anyhow::Result<DemandsAndN> {
     if a.step == 0 {
         return Err(usage("--step 0: give 1 (every population) or more"));
     }
+    let max = dbio_model::MAX_POPULATION;
     let n = match a.max_n {
         Some(0) => return Err(usage("--max-n 0: give a population of 1 or more")),
-        Some(n) if n > 10_000_000 => {
+        Some(n) if n > max => {
             return Err(usage(format!(
-                "--max-n {n}: at most 10000000 rows (the table is kept in memory)"
+                "--max-n {n}: at most {max} (MVA solves every population from 1 to N, \
+                 which takes about a second for {max} and 10 centres)"
             )))
         }
         Some(n) => n,
         None => {
             let at_least = measured.as_ref().map_or(0, |m| m.n.ceil() as u64);
+            if at_least > max {
+                let m = measured.as_ref().map_or("", |m| m.source.as_str());
+                return Err(anyhow::anyhow!(
+                    "{m}: spec.threads x spec.iodepth is {at_least}, above the {max} \
+                     populations a model solves: give --max-n {max} or less"
+                ));
+            }
             dbio_model::bounds::default_max_n(&d).max(at_least)
         }
     };
-    Ok((d, n, measured))
+    let rows = dbio_model::Rows {
+        max_n: n,
+        step: a.step,
+        also: measured.as_ref().map(|m| m.n as u64),
+    };
+    if !rows.within_limit() {
+        return Err(usage(format!(
+            "--max-n {n} with --step {} shows {} rows: at most {} rows are shown besides N = 1, \
+             the last and the measured one (a longer table is read by nobody and is what costs \
+             memory and time); give --step {} or more",
+            a.step,
+            rows.count(),
+            dbio_model::MAX_ROWS,
+            dbio_model::Rows::smallest_step(n)
+        )));
+    }
+    Ok((d, rows, measured))
 }
 
 fn usl(a: UslArgs) -> anyhow::Result<u8> {
