@@ -187,7 +187,7 @@ pub fn gave_up(first: &Error, opts: &crate::job::Options, attempts: u32, last: &
 /// What the checkpoint at `path` holds and what `--resume` does with the chunk that was in
 /// flight (`update`: the job is an --update; `session`: the connection id of the session that
 /// ran it).
-pub fn held(ck: &Checkpoint, path: &Path, update: bool, session: Option<u32>) -> String {
+pub fn held(ck: &Checkpoint, path: &Path, session: Option<u32>) -> String {
     let keys = |k: &[KeyValue]| {
         let v: Vec<String> = k.iter().map(ToString::to_string).collect();
         format!("({})", v.join(", "))
@@ -203,12 +203,9 @@ pub fn held(ck: &Checkpoint, path: &Path, update: bool, session: Option<u32>) ->
     match &ck.pending {
         Some(p) => {
             s += &format!(
-                "; the COMMIT of the chunk up to {} was sent and may or may not have happened: --resume settles it",
+                "; the COMMIT of the chunk up to {} was sent and may or may not have happened: --resume settles it from the chunk's commit marker",
                 keys(&p.upper)
             );
-            if update {
-                s += " (for an update it asks for --pending redo or --pending skip)";
-            }
         }
         None => s += "; the chunk in flight is not in it, and --resume runs it again (what it did not commit the server rolls back once it sees the connection closed; rows a delete did remove are not found again)",
     }

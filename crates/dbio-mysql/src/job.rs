@@ -1102,9 +1102,8 @@ impl Walk<'_> {
             );
             obs.in_flight(Some(&doing));
             let d = self.chunk(sizer, &mut r.retries).map_err(|e| {
-                let update = matches!(self.opts.action, Action::Update { .. });
                 let id = self.conn.connection_id();
-                let held = conn::held(self.ck, self.state_path, update, Some(id));
+                let held = conn::held(self.ck, self.state_path, Some(id));
                 conn::explain(e, &self.opts.dsn, &self.opts.net, Some(&doing), &held)
             })?;
             obs.in_flight(None);

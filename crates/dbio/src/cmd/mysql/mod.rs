@@ -172,7 +172,6 @@ fn chunk(a: ChunkArgs) -> anyhow::Result<u8> {
 /// checkpoint is consistent at every moment (as after kill -9): --resume settles the chunk.
 fn watchdog(opts: &job::Options, flight: Arc<Mutex<Flight>>) {
     let server = dbio_mysql::conn::server_of(&opts.dsn);
-    let update = matches!(opts.action, job::Action::Update { .. });
     let grace = Duration::from_secs(u64::from(opts.lock_wait_timeout) + 2);
     crate::signals::after_stop(grace, move || {
         let f = flight.lock().unwrap_or_else(|p| p.into_inner());
@@ -185,7 +184,7 @@ fn watchdog(opts: &job::Options, flight: Arc<Mutex<Flight>>) {
         let held = match &f.state_file {
             None => "No chunk of this run had started.".to_string(),
             Some(p) => match dbio_mysql::state::Checkpoint::load(p) {
-                Ok(ck) => dbio_mysql::conn::held(&ck, p, update, None),
+                Ok(ck) => dbio_mysql::conn::held(&ck, p, None),
                 Err(e) => format!("The checkpoint cannot be read: {e}"),
             },
         };
