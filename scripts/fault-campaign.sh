@@ -55,8 +55,9 @@
 #                          kill lands in that window in PROBE_TRIES tries
 #   cascade                a parent with ON DELETE CASCADE children: archive+delete of parents
 #                          must be refused (no child row may vanish) unless --archive-children
-#   cascade-archive-children  (only if the binary has --archive-children) the children archived
-#                          too: children left + children archived = the original children
+#   cascade-archive-children  (only if the binary has --archive-children) the same with
+#                          --archive-children --archive-format sql: children left + children in
+#                          the archive files = the original children (and parents likewise)
 #   generated-invisible    VIRTUAL and PERSISTENT generated columns and an INVISIBLE column,
 #                          --archive-format sql, the archive replayed by the mariadb client into an
 #                          empty copy of the table under the server's default sql_mode: it must
@@ -464,18 +465,23 @@ case_kill_dbio() {
 case_kill_server() {
   new_case kill-server
   fresh_t
-  local A=$CD/archive.tsv S=$CD/state.json i kills=0 ok=0 t0 waited how prc
+  local A=$CD/archive.tsv S=$CD/state.json i kills=0 ok=0 t0 how prc run=
   local args=("${JOB[@]}" --archive "$A" --state "$S")
   # Odd kills: the moment the checkpoint says a chunk is committing (between the checkpoint
-  # written before COMMIT and the one after it); even kills: a random moment.
+  # written before COMMIT and the one after it), 0-3 ms late; even kills: a random moment.
+  # A dbio that reconnects by itself (--reconnect-for) is left running across the restart and
+  # is the one whose server is killed next.
   for ((i = 0; i < SERVER_KILLS; i++)); do
     finished "$S" && break
-    next_mode "$S" "$A"
-    bg_dbio "$CD/log" "${args[@]}" "${MODE[@]}"
+    if [ -z "$run" ]; then
+      next_mode "$S" "$A"
+      bg_dbio "$CD/log" "${args[@]}" "${MODE[@]}"
+      run=$BGPID
+    fi
+    prc=1
     if [ $((i % 2)) = 0 ]; then
       how="at a pending COMMIT"
-      prc=1
-      if wait_chunks "$S" "$BGPID" $(($(chunks_done "$S") + $(rand 0 $((JOB_CHUNKS / (SERVER_KILLS + 1)))))); then
+      if wait_chunks "$S" "$run" $(($(chunks_done "$S") + $(rand 0 $((JOB_CHUNKS / (SERVER_KILLS + 1)))))); then
         { perl -e "$POLLER" "$S" "$SPID" "$$" "$(rand 0 3000)" 60 2>>"$CD/poller.err"; } 2>/dev/null
         prc=$?
       fi
@@ -485,27 +491,39 @@ case_kill_server() {
       fi
     else
       how="at a random moment"
-      wait_chunks "$S" "$BGPID" $(($(chunks_done "$S") + $(rand 0 $((JOB_CHUNKS / (SERVER_KILLS + 1))))))
+      wait_chunks "$S" "$run" $(($(chunks_done "$S") + $(rand 0 $((JOB_CHUNKS / (SERVER_KILLS + 1))))))
       sleep_ms "$(rand 0 40)"
-      prc=1
-      gone "$BGPID" || { server_kill; prc=0; }
+      gone "$run" || { server_kill; prc=0; }
     fi
-    if [ "$prc" != 0 ]; then
-      reap "$BGPID" "$CD/log"
+    if [ "$prc" != 0 ]; then # the job ended before the kill
+      reap "$run" "$CD/log"
+      run=
       continue
     fi
     kills=$((kills + 1))
     t0=$(ms)
-    if ! wait_gone "$BGPID" 30; then
-      note "dbio still ran 30 s after the server died (killed)"
-      ours "$BGPID" && kill -9 "$BGPID"
+    if wait_gone "$run" 5; then
+      reap "$run" "$CD/log"
+      note "kill $kills $how: dbio exit $? after $(($(ms) - t0)) ms"
+      run=
+      server_start
+    else
+      server_start
+      note "kill $kills $how: dbio still ran after 5 s (reconnecting), server restarted"
     fi
-    waited=$(($(ms) - t0))
-    reap "$BGPID" "$CD/log"
-    note "kill $kills $how: dbio exit $? after ${waited} ms"
-    server_start
   done
   [ -z "$SPID" ] && server_start
+  if [ -n "$run" ]; then
+    if wait_gone "$run" 300; then
+      reap "$run" "$CD/log"
+      note "the reconnecting dbio ended by itself: exit $?"
+    else
+      ours "$run" && kill -9 "$run"
+      reap "$run" "$CD/log"
+      ok=1
+      note "a reconnecting dbio still ran 300 s after its server came back (killed)"
+    fi
+  fi
   finish "$CD/log" "$S" "$A" "${args[@]}" || ok=1
   verify_t camp_ref.h "$A" || ok=1
   verdict "$ok" "$kills SIGKILLs of mariadbd during the job, restart, --resume"
@@ -865,9 +883,9 @@ case_cascade() {
   has_flag --archive-children || return 0
   new_case cascade-archive-children
   fresh_cascade
-  A=$CD/parents.tsv S=$CD/state.json ok=0
+  A=$CD/parents.sql S=$CD/state.json ok=0
   run_dbio "$CD/log" mysql chunk --dsn "$DSN" --table p --where "id % 2 = 0" --delete --execute \
-    "${THROTTLE[@]}" --archive "$A" --state "$S" --archive-children
+    "${THROTTLE[@]}" --archive "$A" --archive-format sql --state "$S" --archive-children
   rc=$?
   [ "$rc" = 0 ] || { ok=1; note "exit $rc: $(last_err "$CD/log")"; }
   load_cascade_archives
