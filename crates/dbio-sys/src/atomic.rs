@@ -46,8 +46,42 @@ pub struct WriteError {
 /// a commit (an error, a panic), the temporary is removed and `path` is left as it was. For
 /// output written as it is produced (a stream of hits); [`write_atomic`] writes a whole buffer.
 pub struct AtomicFile {
-    tmp: tempfile::NamedTempFile,
+    target: Target,
     path: PathBuf,
+}
+
+/// Where the bytes go: a temporary renamed over the path, or, for a path that names a
+/// character device, a FIFO or a socket (`-o /dev/null`, `-o /dev/stdout`, `-o >(gzip > f)`),
+/// that file itself: renaming a temporary over `/dev/null` would replace the device with a
+/// regular file.
+enum Target {
+    Temp(tempfile::NamedTempFile),
+    Special(File),
+}
+
+/// `path` (symlinks followed) when it names a character device, a FIFO or a socket: opened for
+/// writing. `None` for anything else (a regular file, nothing); a block device is an error
+/// (a result written onto a disk would overwrite what is on it).
+pub fn open_special(path: &Path) -> std::io::Result<Option<File>> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(None);
+    };
+    let t = meta.file_type();
+    if t.is_block_device() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "it is a block device: dbio does not write a result onto a disk (give a file name)",
+        ));
+    }
+    if t.is_char_device() || t.is_fifo() || t.is_socket() {
+        return OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(path)
+            .map(Some);
+    }
+    Ok(None)
 }
 
 impl AtomicFile {
@@ -59,6 +93,12 @@ impl AtomicFile {
             step: Step::Create,
             source,
         };
+        if let Some(f) = open_special(path).map_err(err)? {
+            return Ok(AtomicFile {
+                target: Target::Special(f),
+                path: path.to_path_buf(),
+            });
+        }
         let name = path.file_name().ok_or_else(|| {
             err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -81,7 +121,7 @@ impl AtomicFile {
             })
             .map_err(err)?;
         Ok(AtomicFile {
-            tmp,
+            target: Target::Temp(tmp),
             path: path.to_path_buf(),
         })
     }
@@ -94,18 +134,26 @@ impl AtomicFile {
     /// Flushes what was written so far to disk (fsync), without renaming: a filesystem that
     /// accepts writes into its cache and reports a full disk only then (NFS) reports it here.
     pub fn sync(&self) -> std::io::Result<()> {
-        self.tmp.as_file().sync_all()
+        match &self.target {
+            Target::Temp(t) => t.as_file().sync_all(),
+            // A device or a pipe has nothing to flush to disk.
+            Target::Special(_) => Ok(()),
+        }
     }
 
     /// Flushes the temporary to disk and renames it over the target; the target may be a
     /// symlink, which is replaced, not followed. The directory is flushed too, so the rename
     /// survives a crash. On error the temporary is removed.
     pub fn commit(self) -> Result<(), WriteError> {
-        let AtomicFile { tmp, path } = self;
+        let AtomicFile { target, path } = self;
         let err = |step, source| WriteError {
             path: path.clone(),
             step,
             source,
+        };
+        let tmp = match target {
+            Target::Temp(t) => t,
+            Target::Special(mut f) => return f.flush().map_err(|e| err(Step::Write, e)),
         };
         tmp.as_file().sync_all().map_err(|e| err(Step::Sync, e))?;
         tmp.persist(&path).map_err(|e| err(Step::Rename, e.error))?;
@@ -120,10 +168,16 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.tmp.as_file_mut().write(buf)
+        match &mut self.target {
+            Target::Temp(t) => t.as_file_mut().write(buf),
+            Target::Special(f) => f.write(buf),
+        }
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.tmp.as_file_mut().flush()
+        match &mut self.target {
+            Target::Temp(t) => t.as_file_mut().flush(),
+            Target::Special(f) => f.flush(),
+        }
     }
 }
 
@@ -210,6 +264,50 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn a_device_or_a_fifo_is_written_into_never_replaced() {
+        // `-o /dev/null` renamed a temporary over the device node: /dev/null became a regular
+        // file holding the result, and every later `> /dev/null` of the machine wrote into it.
+        let t = tempfile::tempdir().unwrap();
+        let null = t.path().join("null");
+        let c = std::ffi::CString::new(null.to_str().unwrap()).unwrap();
+        // SAFETY: mknod on a NUL-terminated path in our own temporary directory.
+        let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+        if made == 0 {
+            write_atomic(&null, b"result").unwrap();
+            let m = std::fs::symlink_metadata(&null).unwrap();
+            assert!(
+                std::os::unix::fs::FileTypeExt::is_char_device(&m.file_type()),
+                "the device node was replaced"
+            );
+        } else {
+            // Not root (mknod needs CAP_MKNOD): the machine's own /dev/null, through a link.
+            let link = t.path().join("to-null");
+            std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+            write_atomic(&link, b"result").unwrap();
+            assert!(std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            assert!(std::os::unix::fs::FileTypeExt::is_char_device(
+                &std::fs::metadata("/dev/null").unwrap().file_type()
+            ));
+        }
+        // A FIFO: the reader gets the bytes, the FIFO stays.
+        let fifo = t.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path in our own temporary directory.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let f2 = fifo.clone();
+        let reader = std::thread::spawn(move || std::fs::read(f2).unwrap());
+        write_atomic(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(
+            &std::fs::symlink_metadata(&fifo).unwrap().file_type()
+        ));
+        assert_eq!(entries(t.path()).len(), 2);
     }
 
     #[test]

@@ -69,6 +69,22 @@ pub fn check_output_under(path: Option<&Path>, made: Option<&Path>) -> anyhow::R
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         return Err(fail("it is a directory: give a file name in it".into()));
     }
+    // A device, a FIFO or a socket (`-o /dev/null`, `-o >(gzip > f)`) is written into, not
+    // replaced: nothing to probe (opening a FIFO here would block until its reader opens it).
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if let Ok(m) = std::fs::metadata(path) {
+            let t = m.file_type();
+            if t.is_block_device() {
+                return Err(fail(
+                    "it is a block device: dbio does not write a result onto a disk (give a file name)".into(),
+                ));
+            }
+            if t.is_char_device() || t.is_fifo() || t.is_socket() {
+                return Ok(());
+            }
+        }
+    }
     // Where the probe goes: FILE's directory, or the directory that will hold it.
     let mut at = path.to_path_buf();
     if let (Some(made), Some(name)) = (made, path.file_name()) {

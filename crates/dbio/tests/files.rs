@@ -539,3 +539,54 @@ fn commit_mode_never_follows_a_dangling_log_symlink() {
         .unwrap()
         .is_symlink());
 }
+
+/// `-o /dev/null` (or a link to it, as /dev/stdout is to a terminal or a pipe) renamed a
+/// temporary over the device node: /dev/null became a regular file holding the result, and
+/// everything the machine sent to /dev/null afterwards landed in it (cargo's compiler probe
+/// then read garbage from it). A device or a FIFO is written into, never replaced.
+#[test]
+#[ignore = "needs root (mknod of a character device)"]
+fn output_to_a_device_or_a_fifo_writes_into_it_and_never_replaces_it() {
+    require_root("mknod of a character device");
+    use std::os::unix::fs::FileTypeExt;
+    let t = tempfile::tempdir().unwrap();
+    let null = t.path().join("null");
+    let st = std::process::Command::new("mknod")
+        .args(["-m", "666"])
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    dbio()
+        .args(["stack", "/", "--format", "json", "-o"])
+        .arg(&null)
+        .assert()
+        .success();
+    let m = std::fs::symlink_metadata(&null).unwrap();
+    assert!(
+        m.file_type().is_char_device(),
+        "the device node was replaced"
+    );
+    // A FIFO (what `-o >(gzip > f)` names): its reader gets the result.
+    let fifo = t.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let f2 = fifo.clone();
+    let reader = std::thread::spawn(move || std::fs::read_to_string(f2).unwrap());
+    dbio()
+        .args(["stack", "/", "--format", "json", "-o"])
+        .arg(&fifo)
+        .assert()
+        .success();
+    let got = reader.join().unwrap();
+    assert!(got.contains("\"schema\""), "{got}");
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    assert_eq!(entries(t.path()), ["fifo", "null"]);
+}

@@ -5,16 +5,14 @@
 //! the chunks' statements are logged as bounded key ranges, none is unsafe, and the replica
 //! ends with exactly the primary's rows.
 
+use crate::common::job::{args, Job};
 use crate::common::mariadb::{
     require_mariadbd, scratch_dir as scratch, slave_status, table_sum, Replication,
 };
 use mysql::prelude::Queryable;
 use mysql::Conn;
-use std::io::BufRead;
 use std::path::Path;
-use std::process::{Child, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A database `db` on the primary with table `t` (id 1..=rows, n = id % 10, an index on n).
 fn table(r: &Replication, db: &str, rows: u32) -> Conn {
@@ -48,91 +46,6 @@ fn checkpoint(state: &Path) -> (u64, u64) {
             .unwrap_or(0)
     };
     (get("chunks"), get("rows_affected"))
-}
-
-/// A running `dbio` whose stderr lines are collected as they come.
-struct Job {
-    child: Child,
-    stderr: Arc<Mutex<Vec<String>>>,
-    reader: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Job {
-    fn spawn(args: &[String]) -> Job {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbio"))
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let lines = stderr.clone();
-        let pipe = child.stderr.take().unwrap();
-        let reader = std::thread::spawn(move || {
-            for l in std::io::BufReader::new(pipe).lines() {
-                lines.lock().unwrap().push(l.unwrap_or_default());
-            }
-        });
-        Job {
-            child,
-            stderr,
-            reader: Some(reader),
-        }
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().join("\n")
-    }
-
-    /// Waits until `cond` holds, failing when the job exits first or after `secs`.
-    fn wait_for(&mut self, what: &str, secs: u64, mut cond: impl FnMut(&Job) -> bool) {
-        let t0 = Instant::now();
-        while !cond(self) {
-            if let Some(st) = self.child.try_wait().unwrap() {
-                panic!(
-                    "the job ended ({st}) before {what}; stderr:\n{}",
-                    self.stderr()
-                );
-            }
-            assert!(
-                t0.elapsed() < Duration::from_secs(secs),
-                "no {what} in {secs} s; stderr:\n{}",
-                self.stderr()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Waits for the exit: (code, stdout, stderr).
-    fn finish(mut self, secs: u64) -> (Option<i32>, String, String) {
-        let t0 = Instant::now();
-        while self.child.try_wait().unwrap().is_none() {
-            if t0.elapsed() > Duration::from_secs(secs) {
-                let _ = self.child.kill();
-                panic!(
-                    "the job did not end in {secs} s; stderr:\n{}",
-                    self.stderr()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut self.child.stdout.take().unwrap(), &mut out).unwrap();
-        self.reader.take().unwrap().join().unwrap();
-        let code = self.child.wait().unwrap().code();
-        (code, out, self.stderr())
-    }
-}
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
 }
 
 /// The lag number in "replica DSN lags N s > max-lag ...".

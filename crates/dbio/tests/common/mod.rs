@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+pub mod job;
 pub mod mariadb;
 
 /// The dbio binary under test.
