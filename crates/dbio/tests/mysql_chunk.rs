@@ -298,3 +298,93 @@ fn refusals_and_failures_exit_2_and_1_naming_the_cause() {
     let o = run(&["--table", "t", "--delete", "--execute"]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
 }
+
+/// Issue 24 item 10: after a server crash, InnoDB reads a table's row count from its persistent
+/// statistics again, which may be those of a much smaller table (recalculation counts changes
+/// in memory, and the crash lost them): here 13 rows estimated of 30,000. The campaign saw a
+/// full-scan plan then, and dbio blamed `--where`. On this MariaDB (10.11) the plan stays a
+/// range scan, so the refusal branch below runs only where the server picks a full scan (its
+/// message is unit-tested beside `not_range_hint`); what is checked everywhere is that the
+/// resumed job finishes with exactly the rows it should leave.
+#[test]
+#[ignore = "needs mariadbd (a throwaway server, crashed and restarted)"]
+fn after_a_crash_stale_statistics_are_named_not_the_condition() {
+    use crate::common::mariadb::{require_mariadbd, scratch_dir, Server};
+    require_mariadbd();
+    let dir = scratch_dir();
+    let mut server = Server::new(dir.path(), "stalestats", 1, &[]);
+    let mut c = server.conn();
+    c.query_drop("CREATE DATABASE s").unwrap();
+    c.query_drop("USE s").unwrap();
+    c.query_drop(
+        "CREATE TABLE s.t (id INT NOT NULL PRIMARY KEY, n INT) ENGINE=InnoDB \
+         STATS_PERSISTENT=1 STATS_AUTO_RECALC=0",
+    )
+    .unwrap();
+    c.query_drop("INSERT INTO s.t SELECT seq, seq FROM seq_1_to_13")
+        .unwrap();
+    c.query_drop("ANALYZE TABLE s.t").unwrap();
+    c.query_drop("INSERT INTO s.t SELECT seq, seq FROM seq_14_to_30000")
+        .unwrap();
+    drop(c);
+    let st = dir.path().join("st.json");
+    let dsn = server.dsn("s");
+    let run = |extra: &[&str]| {
+        let mut cmd = dbio();
+        cmd.args(["mysql", "chunk", "--dsn", &dsn, "--table", "t", "--delete"])
+            .args([
+                "--where",
+                "id % 4 <> 0",
+                "--chunk-size",
+                "1000",
+                "--chunk-max",
+                "1000",
+            ])
+            .arg("--state")
+            .arg(&st)
+            .args(extra);
+        cmd.output().unwrap()
+    };
+    // Part of the job, then the server crashes.
+    let out = run(&["--execute", "--run-time", "1s", "--sleep-coef", "20"]);
+    let part = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(part.contains("stopped at --run-time"), "{part}");
+    server.kill();
+    server.start();
+    let mut c = server.conn();
+    let estimate: u64 = c
+        .query_first(
+            "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = 's' AND TABLE_NAME = 't'",
+        )
+        .unwrap()
+        .unwrap();
+    let out = run(&["--execute", "--resume"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    eprintln!(
+        "resume after the crash ({estimate} rows estimated): {:?}\n{err}{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    if out.status.code() == Some(2) {
+        // A full-scan plan: named for what it is.
+        assert!(err.contains("statistics look stale"), "{err}");
+        assert!(err.contains("ANALYZE TABLE `s`.`t`"), "{err}");
+        assert!(!err.contains("Check --where"), "{err}");
+        c.query_drop("ANALYZE TABLE s.t").unwrap();
+        let out = run(&["--execute", "--resume"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    } else {
+        assert!(out.status.success(), "{err}");
+    }
+    let left: u64 = c.query_first("SELECT COUNT(*) FROM s.t").unwrap().unwrap();
+    assert_eq!(left, 7500);
+}
