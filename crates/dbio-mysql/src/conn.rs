@@ -328,18 +328,6 @@ pub enum Reconnect {
     },
 }
 
-/// Sleeps `d` in slices, returning early when `stop` is set.
-fn nap(d: Duration, stop: &AtomicBool) {
-    let end = Instant::now() + d;
-    while !stop.load(Ordering::SeqCst) {
-        let now = Instant::now();
-        if now >= end {
-            break;
-        }
-        std::thread::sleep((end - now).min(Duration::from_millis(50)));
-    }
-}
-
 /// Opens a new connection to `dsn` in place of the lost one (id `old_id`, lost at `since`):
 /// attempts 1 s, 2 s, 4 s ... (at most 30 s) apart until one connects and [`setup`] succeeds,
 /// or [`Net::reconnect_for`] has passed since `since`. Each attempt is bounded by
@@ -364,7 +352,7 @@ pub fn reconnect(
         if left.is_zero() {
             return Ok(Reconnect::GaveUp { attempts, last });
         }
-        nap(backoff.next_wait().min(left), stop);
+        crate::job::nap(backoff.next_wait().min(left), stop);
         if stop.load(Ordering::SeqCst) {
             return Ok(Reconnect::Interrupted);
         }

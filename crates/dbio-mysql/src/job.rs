@@ -952,7 +952,7 @@ fn pause_record(cause: &Cause, at: Duration, lasted: Duration) -> Pause {
 }
 
 /// Sleeps `d` in slices, returning early when `stop` is set.
-fn nap(d: Duration, stop: &AtomicBool) {
+pub(crate) fn nap(d: Duration, stop: &AtomicBool) {
     let end = Instant::now() + d;
     while !stop.load(Ordering::SeqCst) {
         let now = Instant::now();
