@@ -1,7 +1,7 @@
 //! What the RAID targets share: one tool's output as `dbio check --raid-output` reads it, then
 //! everything done with the result (the audit rules, merging, the three renderings).
 
-use dbio_report::check::CheckReport;
+use dbio_schema::check::CheckReport;
 use dbio_report::export::{nagios, prometheus, text, Exporter};
 use dbio_storage::raid::{self, Tool};
 use dbio_storage::rules;

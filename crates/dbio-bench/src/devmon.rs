@@ -3,8 +3,9 @@
 //! function as `dbio iostat`, and compared with what the application measured (Little's law and
 //! request counts).
 
-use dbio_report::bench::{DeviceCheck, DeviceInterval};
-use dbio_sys::cpustat::{self, CpuShares, CpuTimes};
+use dbio_schema::bench::CpuShares;
+use dbio_schema::bench::{DeviceCheck, DeviceInterval};
+use dbio_sys::cpustat::{self, CpuTimes};
 use dbio_sys::diskstats::{self, Delta, DiskStat};
 
 /// Samples of the monitored devices: (ns since the run started, counters).

@@ -6,7 +6,7 @@
 //! so hot blocks are spread over every file, as hot rows are in a real tablespace.
 
 use crate::rng::Rng;
-use dbio_report::bench::Distribution;
+use dbio_schema::bench::Distribution;
 
 /// Draws block numbers in `0..blocks`.
 #[derive(Clone, Debug)]

@@ -1,7 +1,7 @@
 //! Facts about the machine for the result's environment block, and the process's own I/O
 //! accounting (/proc/self/io) used to cross-check the engine.
 
-use dbio_report::bench::ProcessIo;
+use dbio_schema::bench::ProcessIo;
 
 fn read_trim(path: &str) -> Option<String> {
     std::fs::read_to_string(path)

@@ -3,8 +3,8 @@
 
 use crate::env;
 use crate::fileset::Prepared;
-use dbio_report::bench::{DeviceEnv, EngineKind, Environment, Mode, Spec, Target};
-use dbio_report::units::format_size_approx;
+use dbio_schema::bench::{DeviceEnv, EngineKind, Environment, Mode, Spec, Target};
+use dbio_schema::units::format_size_approx;
 
 /// The device stack under the target, as far as a benchmark result needs it.
 fn stack_env(spec: &Spec) -> (Option<dbio_sys::stack::Mount>, Vec<DeviceEnv>) {

@@ -1,4 +1,4 @@
-//! dbio's workload engine: a [`Spec`](dbio_report::bench::Spec) is prepared (a file set of
+//! dbio's workload engine: a [`Spec`](dbio_schema::bench::Spec) is prepared (a file set of
 //! incompressible data), run (one worker thread per `--threads`, each with its own engine,
 //! buffers, RNG and histograms) and cleaned up (only files dbio created). Never prints.
 #![deny(missing_docs)]

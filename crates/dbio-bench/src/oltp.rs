@@ -5,7 +5,7 @@
 //! tested on real output); [`Sysbench`] runs it.
 
 use crate::error::BenchError;
-use dbio_report::sweep::OltpFigures;
+use dbio_schema::sweep::OltpFigures;
 use std::process::Command;
 
 /// How to reach the server and how big the sysbench tables are.

@@ -3,11 +3,11 @@
 
 use crate::error::BenchError;
 use crate::fileset;
-use dbio_report::bench::{
+use dbio_schema::bench::{
     Distribution, EngineKind, FsyncMode, Mode, Spec, Target, DEFAULT_PERCENTILES,
 };
-pub use dbio_report::export::text::bench_fileset::n_files;
-use dbio_report::units::format_size;
+use dbio_schema::units::format_size;
+use dbio_schema::units::n_files;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

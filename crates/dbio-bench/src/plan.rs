@@ -4,7 +4,7 @@
 use crate::error::BenchError;
 use crate::fileset::{self, Marker};
 use crate::options::Options;
-use dbio_report::bench::{EngineKind, Mode, Spec, Target};
+use dbio_schema::bench::{EngineKind, Mode, Spec, Target};
 use std::path::PathBuf;
 
 /// The phase asked for; `None` in [`spec_and_set`] and [`plan`] means all three.

@@ -3,7 +3,7 @@
 
 use crate::error::BenchError;
 use crate::run::{self, RunOutput, Target};
-use dbio_report::bench::{BenchResult, Environment, Interval, Spec, BENCH_SCHEMA};
+use dbio_schema::bench::{BenchResult, Environment, Interval, Spec, BENCH_SCHEMA};
 use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
@@ -114,7 +114,7 @@ pub fn bench_result(
     environment.engine = out.engine;
     let result = BenchResult {
         schema: BENCH_SCHEMA.into(),
-        dbio_version: dbio_report::doc::DBIO_VERSION.into(),
+        dbio_version: dbio_schema::doc::DBIO_VERSION.into(),
         started_at: rfc3339(out.started_at),
         spec: spec.clone(),
         environment,
@@ -131,7 +131,7 @@ pub fn bench_result(
 pub fn nothing_measured(spec: &Spec, ios: u64, interrupted: bool) -> Option<BenchError> {
     match (spec.time_s, ios, interrupted) {
         (Some(t), 0, false) => Some(BenchError::NothingMeasured {
-            time: dbio_report::units::format_duration(t),
+            time: dbio_schema::units::format_duration(t),
         }),
         _ => None,
     }

@@ -9,8 +9,8 @@ use crate::fileset;
 use crate::timer::Calibration;
 use crate::worker::{self, Clock, OpAcc, Plan, Snapshot, READ, SYNC, WRITE};
 use crate::{env, spec};
-use dbio_report::bench::*;
-use dbio_report::LatencyHistogram;
+use dbio_schema::bench::*;
+use dbio_schema::LatencyHistogram;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::os::fd::{AsRawFd, RawFd};
@@ -145,7 +145,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
         });
     }
     match &spec.target {
-        dbio_report::bench::Target::Dir(dir) => {
+        dbio_schema::bench::Target::Dir(dir) => {
             let fs = env::fs_type_name(dir);
             let marker = fileset::read_marker(dir)?.ok_or(BenchError::NoFileSet {
                 path: dir.clone(),
@@ -216,7 +216,7 @@ pub fn open_target(spec: &Spec, allow_device_writes: bool) -> Result<Target, Ben
                 fs,
             })
         }
-        dbio_report::bench::Target::Device(dev) => {
+        dbio_schema::bench::Target::Device(dev) => {
             if !fileset::is_block_device(dev) {
                 return Err(BenchError::NotBlockDevice { path: dev.clone() });
             }

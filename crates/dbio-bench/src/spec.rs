@@ -1,8 +1,8 @@
 //! Spec validation and derived sizes.
 
 use crate::error::BenchError;
-use dbio_report::bench::{Distribution, EngineKind, Mode, Spec, Target};
-use dbio_report::units::{format_duration, format_size, format_size_approx, MAX_DURATION};
+use dbio_schema::bench::{Distribution, EngineKind, Mode, Spec, Target};
+use dbio_schema::units::{format_duration, format_size, format_size_approx, MAX_DURATION};
 use std::time::Duration;
 
 /// Largest block size accepted (64 MiB).
@@ -253,7 +253,7 @@ pub fn validate(spec: &Spec) -> Result<(), BenchError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbio_report::bench::FsyncMode;
+    use dbio_schema::bench::FsyncMode;
 
     fn spec(file_num: u64, engine: EngineKind, threads: u32) -> Spec {
         Spec {

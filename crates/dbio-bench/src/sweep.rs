@@ -1,5 +1,5 @@
 //! `dbio sweep`: one bench run per point of a plan (the Cartesian product of the swept values,
-//! [`dbio_report::sweep::points`]) on one file set, prepared once; each point's complete
+//! [`dbio_schema::sweep::points`]) on one file set, prepared once; each point's complete
 //! result in `DIR/points/ID.json`, the sweep's own result rewritten as `DIR/sweep.json` after
 //! every point (both atomically), so a sweep stopped by Ctrl-C, SIGTERM or `kill -9` resumes
 //! where it stopped (`--resume`). With `--scheduler` the I/O scheduler of the disks under the
@@ -9,8 +9,8 @@ use crate::error::BenchError;
 use crate::fileset::{self, Prepared};
 use crate::options::Options;
 use crate::plan::{self, Phase};
-use dbio_report::bench::{Interval, Mode, Spec};
-use dbio_report::sweep::{self, Axes, Figures, Point, PointResult, Status, SweepResult};
+use dbio_schema::bench::{Interval, Mode, Spec};
+use dbio_schema::sweep::{self, Axes, Figures, Point, PointResult, Status, SweepResult};
 use dbio_sys::sysfs::{self, Sys};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -206,8 +206,8 @@ impl Drop for SchedulerSwitch {
 /// The whole disks under the target of `spec` (the leaves of its device stack).
 pub fn target_disks(spec: &Spec) -> Result<Vec<String>, BenchError> {
     let stack = match &spec.target {
-        dbio_report::bench::Target::Dir(d) => dbio_sys::stack::resolve(d),
-        dbio_report::bench::Target::Device(d) => dbio_sys::stack::resolve_device(d),
+        dbio_schema::bench::Target::Dir(d) => dbio_sys::stack::resolve(d),
+        dbio_schema::bench::Target::Device(d) => dbio_sys::stack::resolve_device(d),
     }
     .map_err(|e| BenchError::InvalidSpec(format!("--scheduler: {e}")))?;
     if stack.leaf_disks.is_empty() {
@@ -253,7 +253,7 @@ fn start(o: &SweepOptions, pts: Vec<Point>, base: Spec) -> Result<SweepResult, B
     let file = sweep_file(&o.output_dir);
     let fresh = SweepResult {
         schema: sweep::SWEEP_SCHEMA.into(),
-        dbio_version: dbio_report::doc::DBIO_VERSION.into(),
+        dbio_version: dbio_schema::doc::DBIO_VERSION.into(),
         started_at: crate::result::rfc3339(SystemTime::now()),
         workload: match o.workload {
             Workload::Bench => "bench".into(),
@@ -365,7 +365,7 @@ pub fn run(
 
     // The file set: one prepare for every point (a device or the null engine needs none).
     let needs_set =
-        o.base.device.is_none() && o.base.engine != dbio_report::bench::EngineKind::Null;
+        o.base.device.is_none() && o.base.engine != dbio_schema::bench::EngineKind::Null;
     let dir = o.base.dir.clone();
     // Whether the set is this sweep's, removed at its end (unless --keep): one it prepares now
     // where there was none, or (--resume) the one it prepared before it was killed, as its

@@ -1,12 +1,12 @@
 //! Warnings for runs that measure something other than what the user probably thinks.
 
-use dbio_report::bench::{Environment, Mode, Spec, Target};
-use dbio_report::units::format_size_approx;
+use dbio_schema::bench::{Environment, Mode, Spec, Target};
+use dbio_schema::units::format_size_approx;
 
 /// Everything about this spec in this environment that deserves a warning.
 pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> Vec<String> {
     let mut w = Vec::new();
-    if spec.engine == dbio_report::bench::EngineKind::Null {
+    if spec.engine == dbio_schema::bench::EngineKind::Null {
         w.push("the null engine does no I/O: the figures measure dbio itself, not storage; no file set is prepared or removed, and no filesystem, device or device check applies".into());
         return w;
     }
@@ -70,7 +70,7 @@ pub fn direct_ignored(fs: &str, before: u64, after: u64, moved: u64) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbio_report::bench::{DeviceEnv, Distribution, EngineKind, FsyncMode};
+    use dbio_schema::bench::{DeviceEnv, Distribution, EngineKind, FsyncMode};
     use std::time::Duration;
 
     fn spec(mode: Mode, direct: bool) -> Spec {

@@ -6,8 +6,8 @@ use crate::dist::BlockPicker;
 use crate::engines::{Completion, Engine, Io, Op, Queued};
 use crate::rng::Rng;
 use crate::timer::Timer;
-use dbio_report::bench::{EngineCalls, Mode};
-use dbio_report::LatencyHistogram;
+use dbio_schema::bench::{EngineCalls, Mode};
+use dbio_schema::LatencyHistogram;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 
@@ -761,7 +761,7 @@ mod tests {
     use crate::dist::BlockPicker;
     use crate::engines::NullEngine;
     use crate::timer::Timer;
-    use dbio_report::bench::Distribution;
+    use dbio_schema::bench::Distribution;
 
     /// The null engine, except that every read of file 1 fails with EIO.
     struct FailFile1(NullEngine);

@@ -1,7 +1,7 @@
 //! Page checksums: MariaDB full_crc32, crc32 (CRC-32C over two ranges), the legacy `innodb`
 //! fold checksum and `none` (0xDEADBEEF). Pure functions over page bytes.
 
-pub use dbio_report::innodb::Algorithm;
+pub use dbio_schema::innodb::Algorithm;
 
 /// CRC-32C (Castagnoli) of `data`, as InnoDB's `ut_crc32` computes it (init and final XOR
 /// 0xFFFFFFFF); the `crc32c` crate uses the SSE4.2 / ARMv8 instruction when the CPU has it.

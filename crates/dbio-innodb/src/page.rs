@@ -186,7 +186,7 @@ pub fn flags_are_full_crc32(flags: u32) -> bool {
     flags & 0x10 != 0
 }
 
-pub use dbio_report::innodb::RowFormat;
+pub use dbio_schema::innodb::RowFormat;
 
 /// The INDEX page header fields dbio uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -279,7 +279,7 @@ pub fn instant_core_null_bytes(p: &[u8]) -> Option<usize> {
         .then_some(p[sup + 7] as usize)
 }
 
-pub use dbio_report::innodb::Record;
+pub use dbio_schema::innodb::Record;
 
 fn record_at(p: &[u8], format: RowFormat, origin: usize, purged: bool) -> Option<(Record, usize)> {
     let s = p.len();

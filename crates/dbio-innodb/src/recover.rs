@@ -13,10 +13,10 @@ use crate::dict::{Dictionary, SYS_FIELDS_ID, SYS_TABLES_ID};
 use crate::io::read_full_at;
 use crate::page::{is_blob_type, page_type_name, physical_page_size_from_flags, RowFormat};
 use crate::scan::{self, FoundPage, ScanOptions, ScanWarning, Status};
-pub use dbio_report::innodb::{
+pub use dbio_schema::innodb::{
     DictIndex, DictTable, IndexRow, PageFileRow, PagesReport, SourceRow, SpaceRow, StatusCounts,
 };
-use dbio_report::units::format_size;
+use dbio_schema::units::format_size;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs::File;

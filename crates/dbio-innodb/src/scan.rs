@@ -19,7 +19,7 @@ use serde::Serialize;
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-pub use dbio_report::innodb::Status;
+pub use dbio_schema::innodb::Status;
 
 /// Which of two overlapping pages to keep: the better recognised.
 fn rank(s: Status) -> u8 {

@@ -6,7 +6,7 @@ use crate::grep::{self, Hit, Location, Pattern};
 use crate::io::read_full_at;
 use crate::recover::{type_name, RecoverError, Source};
 use crate::scan::ScanOptions;
-pub use dbio_report::innodb::{GrepSummary, HitPage, HitRow, PatternRow};
+pub use dbio_schema::innodb::{GrepSummary, HitPage, HitRow, PatternRow};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

@@ -13,8 +13,8 @@
 //! the model says of that concurrency.
 
 use crate::{points, queueing, ModelError};
-use dbio_report::bench::BenchResult;
-use dbio_report::model::{Centre, Measured};
+use dbio_schema::bench::BenchResult;
+use dbio_schema::model::{Centre, Measured};
 
 /// The demands measured in `b` and the run's own point.
 pub fn demands(b: &BenchResult, source: &str) -> Result<(Vec<Centre>, Measured), ModelError> {
@@ -25,7 +25,7 @@ pub fn demands(b: &BenchResult, source: &str) -> Result<(Vec<Centre>, Measured),
         )));
     }
     let measured: Vec<_> = b.intervals.iter().filter(|i| !i.warmup).collect();
-    let weight = |i: &&dbio_report::bench::Interval| (i.end_s - i.start_s).max(0.0);
+    let weight = |i: &&dbio_schema::bench::Interval| (i.end_s - i.start_s).max(0.0);
     let mut notes = Vec::new();
     let mut centres = Vec::new();
     let cpu: Vec<_> = measured.iter().filter(|i| i.cpu.is_some()).collect();

@@ -3,7 +3,7 @@
 //! X(N) <= min(N / (D + Z), 1 / Dmax) and R(N) >= max(D, N Dmax - Z).
 
 use crate::{ModelError, Rows};
-use dbio_report::model::{BoundsResult, BoundsRow, Demands};
+use dbio_schema::model::{BoundsResult, BoundsRow, Demands};
 
 /// The upper bound on throughput at population `n`.
 pub fn x_upper(d: &Demands, n: f64) -> f64 {
@@ -94,7 +94,7 @@ pub(crate) mod tests {
     }
 
     /// The centres of PDQ's Teradata DBC-10/12 example.
-    pub(crate) fn teradata() -> Vec<dbio_report::model::Centre> {
+    pub(crate) fn teradata() -> Vec<dbio_schema::model::Centre> {
         let mut c = Vec::new();
         c.extend((0..15).map(|k| queueing(&format!("IFP{k}"), 0.10 / 15.0)));
         c.extend((0..50).map(|k| queueing(&format!("AMP{k}"), 0.60 / 50.0)));

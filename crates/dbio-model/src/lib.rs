@@ -9,7 +9,7 @@
 //!   points out);
 //! - [`live`]: the elements of response time from utilisations and TPS.
 //!
-//! Results are the serde types of [`dbio_report::model`]. This crate never prints and never
+//! Results are the serde types of [`dbio_schema::model`]. This crate never prints and never
 //! exits: it returns results and [`ModelError`].
 #![deny(missing_docs)]
 
@@ -20,7 +20,7 @@ pub mod mva;
 pub mod points;
 pub mod usl;
 
-use dbio_report::model::{Centre, CentreKind, Demands};
+use dbio_schema::model::{Centre, CentreKind, Demands};
 
 /// What a model refuses.
 #[derive(Debug, thiserror::Error, PartialEq)]

@@ -5,7 +5,7 @@
 //! transactions in the system is at least D below Nsat and N Dmax - Z from it on.
 
 use crate::ModelError;
-use dbio_report::model::{LiveResource, LiveResult, ResourceKind};
+use dbio_schema::model::{LiveResource, LiveResult, ResourceKind};
 
 /// One resource's utilisation over the interval.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,7 @@
 //! than N = 10.
 
 use crate::{bounds, ModelError, Rows};
-use dbio_report::model::{CentreKind, Demands, MvaCentre, MvaResult, MvaRow};
+use dbio_schema::model::{CentreKind, Demands, MvaCentre, MvaResult, MvaRow};
 
 /// Solves the network for n = 1..=max_n, one row per population.
 pub fn mva(d: Demands, max_n: u64) -> Result<MvaResult, ModelError> {

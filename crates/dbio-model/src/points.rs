@@ -18,8 +18,8 @@
 
 use crate::usl::Point;
 use crate::ModelError;
-use dbio_report::bench::BenchResult;
-use dbio_report::sweep::{Status, SweepResult};
+use dbio_schema::bench::BenchResult;
+use dbio_schema::sweep::{Status, SweepResult};
 use serde_json::Value;
 
 const N_NAMES: &[&str] = &[
@@ -71,7 +71,7 @@ pub fn parse_with(text: &str, curve: Option<usize>) -> Result<Parsed, ModelError
             .and_then(Value::as_str)
             .is_some_and(|s| s.starts_with("dbio.sweep/"));
         if is_sweep {
-            let sw: SweepResult = dbio_report::read::value(v)
+            let sw: SweepResult = dbio_schema::read::value(v)
                 .map_err(|e| bad(format!("not a dbio sweep result: {e}")))?;
             return from_sweep(&sw, curve);
         }
@@ -94,11 +94,11 @@ pub fn parse_with(text: &str, curve: Option<usize>) -> Result<Parsed, ModelError
 
 /// The points of one curve of a sweep (see the module documentation).
 pub fn from_sweep(sw: &SweepResult, curve: Option<usize>) -> Result<Parsed, ModelError> {
-    let key = |p: &dbio_report::sweep::Point| {
+    let key = |p: &dbio_schema::sweep::Point| {
         let mut k = format!(
             "{} {} misalign {}",
             p.mode.name(),
-            dbio_report::units::format_size(p.block_size_bytes),
+            dbio_schema::units::format_size(p.block_size_bytes),
             p.misalign_bytes
         );
         if let Some(s) = &p.scheduler {
@@ -273,7 +273,7 @@ fn point(v: Value, i: usize) -> Result<Point, ModelError> {
             r: a.get(2).map(|r| num(r, "R")).transpose()?,
         }),
         Value::Object(m) if m.contains_key("spec") && m.contains_key("summary") => {
-            let b: BenchResult = dbio_report::read::value(v)
+            let b: BenchResult = dbio_schema::read::value(v)
                 .map_err(|e| bad(format!("item {}: not a dbio bench result: {e}", i + 1)))?;
             b.check().map_err(|e| bad(format!("item {}: {e}", i + 1)))?;
             from_bench(&b, i)

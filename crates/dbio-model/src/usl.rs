@@ -15,7 +15,7 @@
 //! the estimate, as `summary(nls)` prints them (also for a parameter on a bound).
 
 use crate::ModelError;
-use dbio_report::model::{Coefficient, UslPoint, UslPrediction, UslReading, UslResult};
+use dbio_schema::model::{Coefficient, UslPoint, UslPrediction, UslReading, UslResult};
 
 /// A measured point: concurrency, throughput, and the response time when known.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -125,7 +125,7 @@ pub fn connection_lost(e: &Error) -> bool {
 
 /// A server that stopped answering, with what was in flight and where the job stands.
 #[derive(Debug, thiserror::Error)]
-#[error("the server at {server} sent nothing for {} (--net-timeout) while {what}: it is stopped, overloaded or cut off by the network. {held}", dbio_report::units::format_duration(*.timeout))]
+#[error("the server at {server} sent nothing for {} (--net-timeout) while {what}: it is stopped, overloaded or cut off by the network. {held}", dbio_schema::units::format_duration(*.timeout))]
 pub struct Stalled {
     /// `host:port`.
     pub server: String,
@@ -164,7 +164,7 @@ pub fn describe(e: &Error, net: &Net) -> String {
     match client_error(e) {
         Some(c) if stalled(c) => format!(
             "sent nothing for {}",
-            dbio_report::units::format_duration(net.timeout)
+            dbio_schema::units::format_duration(net.timeout)
         ),
         Some(c) => crate::client_error(c),
         None => e.to_string(),
@@ -174,7 +174,7 @@ pub fn describe(e: &Error, net: &Net) -> String {
 /// Why the job stopped after [`reconnect`] gave up: the server, what the first failure was,
 /// the attempts made.
 pub fn gave_up(first: &Error, opts: &crate::job::Options, attempts: u32, last: &str) -> String {
-    let fmt = dbio_report::units::format_duration;
+    let fmt = dbio_schema::units::format_duration;
     format!(
         "the server at {} {} while the guard sampled it, and {attempts} reconnection attempts over --reconnect-for {} failed (the last: {}); every committed chunk is checkpointed: --resume continues when the server answers",
         server_of(&opts.dsn),
@@ -366,7 +366,7 @@ pub fn reconnect(
                 last = match client_error(&e) {
                     Some(c) if stalled(c) => format!(
                         "no answer in {}",
-                        dbio_report::units::format_duration(net.timeout)
+                        dbio_schema::units::format_duration(net.timeout)
                     ),
                     _ => e.to_string(),
                 };

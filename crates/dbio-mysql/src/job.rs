@@ -22,7 +22,7 @@ use crate::state::{self, Checkpoint, Pending, Totals};
 use crate::value::{ColumnKind, KeyValue};
 use crate::window::Window;
 use crate::Error;
-use dbio_report::mysql_chunk::{Cascade, ChunkPlan, ChunkResult, ChunkRun, Pause};
+use dbio_schema::mysql_chunk::{Cascade, ChunkPlan, ChunkResult, ChunkRun, Pause};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Value};
 use std::path::PathBuf;
@@ -551,7 +551,7 @@ pub fn run(
     };
     let mut sizer = ChunkSizer::new(sizer_cfg, opts.chunk_size);
     let (stmt, _) = job.statement(&opts.action, true);
-    let mut explain = dbio_report::mysql_chunk::Explain {
+    let mut explain = dbio_schema::mysql_chunk::Explain {
         access: "none (nothing to walk)".into(),
         ..Default::default()
     };
@@ -777,7 +777,7 @@ pub fn state_file_name(db: &str, table: &str, id: &str) -> String {
 
 /// Whether EXPLAIN shows a chunk bounded by the key: a range scan of the walked index (or a
 /// condition the server proved false: the chunk reads nothing).
-pub fn bounded(e: &dbio_report::mysql_chunk::Explain, key: &str) -> bool {
+pub fn bounded(e: &dbio_schema::mysql_chunk::Explain, key: &str) -> bool {
     let impossible = e.extra.as_deref().is_some_and(|x| x == "Impossible WHERE");
     impossible || (e.access == "range" && e.key.as_deref() == Some(key))
 }
@@ -1355,7 +1355,7 @@ impl Walk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbio_report::mysql_chunk::Explain;
+    use dbio_schema::mysql_chunk::Explain;
 
     fn ex(access: &str, key: Option<&str>, extra: Option<&str>) -> Explain {
         Explain {

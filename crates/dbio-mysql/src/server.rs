@@ -5,7 +5,7 @@
 use crate::guard::Sample;
 use crate::key::IndexColumn;
 use crate::{redact, Error};
-use dbio_report::mysql_chunk::Explain;
+use dbio_schema::mysql_chunk::Explain;
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder, SslOpts, Value};
 use std::collections::BTreeMap;

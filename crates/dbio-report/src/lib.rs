@@ -1,23 +1,11 @@
-//! Result schemas, unit parsing/printing, latency histograms and exporters shared by every
-//! dbio command. This crate never prints and never exits: it returns bytes and typed errors.
+//! The exporters of every dbio command's result (text, JSON, CSV, Prometheus, Nagios,
+//! sysbench, HTML with charts) and the analysis of `dbio report` (knee, stalls, steady state,
+//! A/B). The result types themselves live below, in dbio-schema; this crate sits above them and
+//! is used by the binary only. It never prints and never exits: it returns bytes and typed
+//! errors.
 #![deny(missing_docs)]
 
-pub mod align;
 pub mod analysis;
-pub mod bench;
-pub mod check;
-pub mod disk;
-pub mod doc;
 pub mod export;
-pub mod hist;
-pub mod innodb;
-pub mod model;
-pub mod mysql_chunk;
-pub mod read;
-pub mod report;
-pub mod sweep;
-pub mod units;
 
-pub use doc::Document;
 pub use export::{Exporter, JsonExporter};
-pub use hist::LatencyHistogram;

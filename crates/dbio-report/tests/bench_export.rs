@@ -1,12 +1,12 @@
 //! The output formats of `dbio bench` (text, CSV, sysbench, JSON) on constructed,
 //! deterministic results: snapshots of each, and the facts each format must keep.
 
-use dbio_report::bench::*;
 use dbio_report::export::csv::bench::CsvExporter;
 use dbio_report::export::sysbench::bench::{self as bench_sysbench, SysbenchExporter};
 use dbio_report::export::text::bench::{self as bench_text, TextExporter};
-use dbio_report::hist::LatencyHistogram;
 use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::bench::*;
+use dbio_schema::hist::LatencyHistogram;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -167,7 +167,7 @@ fn build(spec: Spec, intervals: u64, warmup_intervals: u64) -> BenchResult {
                 aqu_sz: 0.25,
                 util_pct: 24.5,
             }],
-            cpu: Some(dbio_sys::cpustat::CpuShares {
+            cpu: Some(dbio_schema::bench::CpuShares {
                 usr_pct: 12.5,
                 sys_pct: 30.0 + k as f64,
                 iowait_pct: 10.0,
@@ -374,7 +374,7 @@ fn text_summary_lists_every_configured_percentile_and_service_rows_only_with_rat
     assert_eq!(cells[2], format!("{:.1}", r.summary.read.iops));
     assert_eq!(
         cells[8],
-        dbio_report::units::format_ns(r.summary.read.lat_ns.get(95.0).unwrap() as f64)
+        dbio_schema::units::format_ns(r.summary.read.lat_ns.get(95.0).unwrap() as f64)
     );
     assert!(!out.contains("service"));
     assert!(!out.contains("INTERRUPTED"));

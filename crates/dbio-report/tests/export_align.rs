@@ -2,12 +2,12 @@
 //! CSV) on hand-built results: a snapshot of every (result, format) pair, and the facts each
 //! format must keep.
 
-use dbio_report::align::*;
-use dbio_report::disk::*;
-use dbio_report::doc::{self, Document, DBIO_VERSION};
 use dbio_report::export::csv::align::CsvExporter;
 use dbio_report::export::text::align::TextExporter;
 use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::align::*;
+use dbio_schema::disk::*;
+use dbio_schema::doc::{self, Document, DBIO_VERSION};
 
 /// `dbio align calc --stripe 64k --disks 8 --raid 10 --heads 255 --sectors-per-track 63`.
 fn calc_full() -> CalcResult {

@@ -2,12 +2,12 @@
 //! a snapshot of every (result, format) pair, and the facts each format must keep (grouping
 //! and order, the short Nagios status line, one Prometheus series per label set, escaping).
 
-use dbio_report::check::*;
-use dbio_report::doc::{Document, CHECK, DBIO_VERSION};
 use dbio_report::export::nagios::check::NagiosExporter;
 use dbio_report::export::prometheus::check::PrometheusExporter;
 use dbio_report::export::text::check::TextExporter;
 use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::check::*;
+use dbio_schema::doc::{Document, CHECK, DBIO_VERSION};
 
 fn f(dev: &str, rule: &str, st: Status) -> Finding {
     Finding::new(rule, dev, st, format!("{rule} is {}", st.label()), "why").fix("fix it")

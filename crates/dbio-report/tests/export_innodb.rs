@@ -2,12 +2,13 @@
 //! JSON Lines, the summary line, `--show-bytes`) on hand-built results: a snapshot of each,
 //! and the facts each format must keep.
 
-use dbio_report::doc::{INNODB_GREP, INNODB_GREP_JSONL, INNODB_PAGES};
 use dbio_report::export::json::innodb::GrepJsonExporter;
 use dbio_report::export::jsonl::innodb::GrepJsonLinesExporter;
 use dbio_report::export::text::innodb::TextExporter;
-use dbio_report::innodb::*;
-use dbio_report::{Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::doc::{INNODB_GREP, INNODB_GREP_JSONL, INNODB_PAGES};
+use dbio_schema::innodb::*;
+use dbio_schema::Document;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -7,7 +7,8 @@ use dbio_report::export::csv::iostat::CsvExporter;
 use dbio_report::export::jsonl::iostat::JsonlExporter;
 use dbio_report::export::prometheus::iostat::PrometheusExporter;
 use dbio_report::export::text::iostat::{Columns, TextExporter};
-use dbio_report::{Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::Document;
 use dbio_sys::diskstats::{DiskStat, Figures};
 use dbio_sys::iostat::{DeviceRow, Kind, Report};
 
@@ -186,15 +187,15 @@ fn jsonl() {
         docs[0].get("sample").is_none(),
         "the raw sample is not in the document"
     );
-    insta::assert_snapshot!(s.replace(dbio_report::doc::DBIO_VERSION, "[version]"));
+    insta::assert_snapshot!(s.replace(dbio_schema::doc::DBIO_VERSION, "[version]"));
 }
 
 #[test]
 fn json_one_report() {
     let s = JsonExporter
-        .to_string(&Document::new(dbio_report::doc::IOSTAT, &second()))
+        .to_string(&Document::new(dbio_schema::doc::IOSTAT, &second()))
         .unwrap();
-    insta::assert_snapshot!(s.replace(dbio_report::doc::DBIO_VERSION, "[version]"));
+    insta::assert_snapshot!(s.replace(dbio_schema::doc::DBIO_VERSION, "[version]"));
 }
 
 #[test]

@@ -3,8 +3,9 @@
 
 use dbio_report::export::csv::model::CsvExporter;
 use dbio_report::export::text::model::TextExporter;
-use dbio_report::model::*;
-use dbio_report::{doc, Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::model::*;
+use dbio_schema::{doc, Document};
 
 fn demands() -> Demands {
     // cpu 2.1 ms, disk 4.5 ms, Z = 100 ms: D = 6.6 ms, Nsat = 106.6 / 4.5 = 23.69.

@@ -4,13 +4,14 @@
 
 use dbio_report::analysis::input::{Loaded, Source};
 use dbio_report::analysis::{analyse, log_bins};
-use dbio_report::bench::*;
 use dbio_report::export::csv::report::CsvExporter;
 use dbio_report::export::html::report::HtmlExporter;
 use dbio_report::export::text::report::TextExporter;
-use dbio_report::hist::LatencyHistogram;
-use dbio_report::report::{Report, ReportOptions};
-use dbio_report::{Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::bench::*;
+use dbio_schema::hist::LatencyHistogram;
+use dbio_schema::report::{Report, ReportOptions};
+use dbio_schema::Document;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -203,13 +204,13 @@ fn csv_snapshot() {
 fn json_snapshot() {
     let r = sample().1;
     let json = JsonExporter
-        .to_string(&Document::new(dbio_report::doc::REPORT, &r))
+        .to_string(&Document::new(dbio_schema::doc::REPORT, &r))
         .unwrap();
     let back: Report = serde_json::from_str(&json).unwrap();
     assert_eq!(back, r, "the JSON reads back to the same report");
     // The writer's version (the runs carry their own, fixed in the sample).
     let json = json.replacen(
-        &format!("\"dbio_version\": \"{}\"", dbio_report::doc::DBIO_VERSION),
+        &format!("\"dbio_version\": \"{}\"", dbio_schema::doc::DBIO_VERSION),
         "\"dbio_version\": \"[version]\"",
         1,
     );

@@ -3,9 +3,9 @@
 //! snapshot), with a pending and a failed point; a stack with a partition, an md and a dm
 //! device, as `dbio stack` builds it.
 
-use dbio_report::bench::{BenchResult, Mode};
 use dbio_report::export::{csv, text, Exporter, JsonExporter};
-use dbio_report::sweep::{points, Axes, Figures, PointResult, Status, SweepResult};
+use dbio_schema::bench::{BenchResult, Mode};
+use dbio_schema::sweep::{points, Axes, Figures, PointResult, Status, SweepResult};
 use dbio_sys::stack::Stack;
 
 /// The sample bench result of bench_export.rs, from its JSON snapshot.
@@ -157,7 +157,7 @@ fn stack_text_and_json() {
     insta::assert_snapshot!("stack_text", export(&text::stack::TextExporter, &s));
     let j = export(
         &JsonExporter,
-        &dbio_report::Document::new(dbio_report::doc::STACK, &s),
+        &dbio_schema::Document::new(dbio_schema::doc::STACK, &s),
     );
     insta::assert_snapshot!("stack_json", j);
 }

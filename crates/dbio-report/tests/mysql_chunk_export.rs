@@ -2,8 +2,9 @@
 //! an executed run with pauses and retries.
 
 use dbio_report::export::text::mysql_chunk::TextExporter;
-use dbio_report::mysql_chunk::*;
-use dbio_report::{Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::mysql_chunk::*;
+use dbio_schema::Document;
 
 fn plan() -> ChunkPlan {
     ChunkPlan {
@@ -153,11 +154,11 @@ fn text_stopped_by_the_guard() {
 #[test]
 fn json() {
     let j = JsonExporter
-        .to_string(&Document::new(dbio_report::doc::MYSQL_CHUNK, &executed()))
+        .to_string(&Document::new(dbio_schema::doc::MYSQL_CHUNK, &executed()))
         .unwrap();
     insta::assert_snapshot!("json", j);
     let dry = JsonExporter
-        .to_string(&Document::new(dbio_report::doc::MYSQL_CHUNK, &dry()))
+        .to_string(&Document::new(dbio_schema::doc::MYSQL_CHUNK, &dry()))
         .unwrap();
     let v: serde_json::Value = serde_json::from_str(&dry).unwrap();
     assert!(v["run"].is_null());

@@ -1,13 +1,13 @@
 //! Alignment math: sectors per stripe unit, aligned start sectors (by sector and, for
 //! cylinder labels, by the LCM method), data-disk counts per RAID level, and the exact
 //! `mkfs.xfs`, `mkfs.ext4`, mount, `parted`, `sfdisk` and `diskpart` settings that follow.
-//! The result types live in [`dbio_report::align`] (re-exported here), beside their exporters.
+//! The result types live in [`dbio_schema::align`] (re-exported here), beside their exporters.
 
 use thiserror::Error;
 
 pub mod check;
 
-pub use dbio_report::align::{
+pub use dbio_schema::align::{
     size_arg, CalcResult, CylinderAlign, Ext4Settings, GeometryCheck, GeometryMatch, RaidLevel,
     StartAlign, UnknownRaidLevel, XfsSettings,
 };

@@ -11,7 +11,7 @@ use crate::rules::{
     self, Finding, GeometryFacts, Labels, LvInfo, MountFacts, PartitionFacts, QueueFacts, Status,
 };
 use crate::source::FileSource;
-use dbio_report::check::CheckReport;
+use dbio_schema::check::CheckReport;
 use dbio_sys::mounts;
 use dbio_sys::stack::{self, Device, DeviceKind, Stack};
 use dbio_sys::sysfs::{QueueAttrs, Sys};

@@ -5,7 +5,7 @@
 
 use crate::source::ReadAt;
 
-pub use dbio_report::disk::{ExtSuper, Superblock, XfsSuper};
+pub use dbio_schema::disk::{ExtSuper, Superblock, XfsSuper};
 
 fn cstr(b: &[u8]) -> String {
     let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());

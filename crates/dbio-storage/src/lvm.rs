@@ -2,7 +2,7 @@
 //! followed by the PV header whose first data area starts at `pe_start` — where the first
 //! physical extent, and so every logical volume's data, begins.
 
-pub use dbio_report::disk::{MetadataArea, PvLabel};
+pub use dbio_schema::disk::{MetadataArea, PvLabel};
 
 fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4"))

@@ -41,7 +41,7 @@ pub enum TableError {
     BadSectorSize(u64),
 }
 
-pub use dbio_report::disk::{GptInfo, HeaderSource, PartKind, TableKind};
+pub use dbio_schema::disk::{GptInfo, HeaderSource, PartKind, TableKind};
 
 /// One partition.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

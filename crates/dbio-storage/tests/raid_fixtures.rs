@@ -523,7 +523,7 @@ fn verdict(path: &std::path::Path, name: &str) -> (Status, Vec<Finding>) {
     match raid::parse(&text, name) {
         Ok(r) => {
             let findings = raid_rules(&r);
-            let report = dbio_report::check::CheckReport::new(findings.clone());
+            let report = dbio_schema::check::CheckReport::new(findings.clone());
             (report.nagios_status(false), findings)
         }
         Err(e) => (

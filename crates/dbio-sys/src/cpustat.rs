@@ -3,7 +3,7 @@
 //! them (%usr includes nice as iostat's %user does not: see [`CpuShares`]).
 
 use crate::Error;
-use serde::{Deserialize, Serialize};
+use dbio_schema::bench::CpuShares;
 
 /// The cumulative CPU times of all CPUs, in clock ticks (USER_HZ).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,22 +37,6 @@ impl CpuTimes {
             + self.softirq
             + self.steal
     }
-}
-
-/// The shares of CPU time between two samples, in percent of all CPUs' time (iostat -c's
-/// columns: %user includes nice here, %system includes irq and softirq).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CpuShares {
-    /// User mode, niced included.
-    pub usr_pct: f64,
-    /// Kernel mode, interrupts included.
-    pub sys_pct: f64,
-    /// Idle with I/O outstanding.
-    pub iowait_pct: f64,
-    /// Stolen by the hypervisor.
-    pub steal_pct: f64,
-    /// Idle.
-    pub idle_pct: f64,
 }
 
 /// The aggregate `cpu` line of a `/proc/stat` text. Kernels before 2.6.11 have no steal

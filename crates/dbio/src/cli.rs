@@ -51,12 +51,12 @@ pub fn report_error(err: &anyhow::Error) -> ExitCode {
 
 /// Parses a size argument for clap (`16k`, `1G`, ...), with the shared units parser.
 pub fn parse_size_arg(s: &str) -> Result<u64, String> {
-    dbio_report::units::parse_size(s).map_err(|e| e.to_string())
+    dbio_schema::units::parse_size(s).map_err(|e| e.to_string())
 }
 
 /// Parses a duration argument for clap (`10s`, `500ms`, `0.5`), with the shared parser.
 pub fn parse_duration_arg(s: &str) -> Result<std::time::Duration, String> {
-    dbio_report::units::parse_duration(s).map_err(|e| e.to_string())
+    dbio_schema::units::parse_duration(s).map_err(|e| e.to_string())
 }
 
 /// Every option that takes a value also takes a negative number as that value, in every
@@ -143,7 +143,7 @@ fn negative_count(e: &clap::Error) -> Option<clap::Error> {
 }
 
 /// A clap parser for a schema enum, by its result names, with their help lines.
-pub fn named<T: dbio_report::bench::Named + Send + Sync>(
+pub fn named<T: dbio_schema::bench::Named + Send + Sync>(
 ) -> impl clap::builder::TypedValueParser<Value = T> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     PossibleValuesParser::new(

@@ -1325,7 +1325,7 @@ fn pages_interrupted_while_scanning_reports_the_bytes_actually_scanned() {
     let first = stdout.lines().next().unwrap_or_default();
     let want = format!(
         "scanned {} of 64GiB (interrupted: the rest was not read) in ",
-        dbio_report::units::format_size(at)
+        dbio_schema::units::format_size(at)
     );
     assert!(first.starts_with(&want), "{first}\nwant {want}");
 }

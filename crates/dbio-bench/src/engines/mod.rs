@@ -10,7 +10,7 @@
 //! names; tests pass a scripted engine instead. The factory is a type parameter of the run,
 //! so each worker loop is compiled for its engine type (no dynamic call per I/O).
 
-use dbio_report::bench::{EngineCalls, FsyncMode};
+use dbio_schema::bench::{EngineCalls, FsyncMode};
 use std::io;
 use std::os::fd::RawFd;
 

@@ -1,7 +1,7 @@
 //! The `null` engine: no I/O at all (tests and measures the layers above the engine).
 
 use super::{AlignedBuffers, Completion, Engine, EngineFactory, EngineSetup, Io, Op, Queued};
-use dbio_report::bench::EngineCalls;
+use dbio_schema::bench::EngineCalls;
 use std::io;
 
 /// Makes [`NullEngine`]s (`--engine null`).

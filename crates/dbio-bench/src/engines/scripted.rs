@@ -4,7 +4,7 @@
 //! order of completion time, so I/Os with different delays complete out of order.
 
 use super::{AlignedBuffers, Completion, Engine, EngineFactory, EngineSetup, Io, Op, Queued};
-use dbio_report::bench::EngineCalls;
+use dbio_schema::bench::EngineCalls;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! The `sync` engine: pread/pwrite and fsync/fdatasync, one I/O at a time.
 
 use super::{AlignedBuffers, Completion, Engine, EngineFactory, EngineSetup, Io, Op, Queued};
-use dbio_report::bench::{EngineCalls, FsyncMode};
+use dbio_schema::bench::{EngineCalls, FsyncMode};
 use std::io;
 use std::os::fd::{BorrowedFd, RawFd};
 

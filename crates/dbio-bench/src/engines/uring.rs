@@ -3,7 +3,7 @@
 //! on registered buffers (`--fixed-buffers`) and registered files (`--register-files`).
 
 use super::{AlignedBuffers, Completion, Engine, EngineFactory, EngineSetup, Io, Op, Queued};
-use dbio_report::bench::{EngineCalls, FsyncMode};
+use dbio_schema::bench::{EngineCalls, FsyncMode};
 use io_uring::{opcode, squeue, types, IoUring};
 use std::io;
 use std::os::fd::RawFd;

@@ -450,7 +450,7 @@ fn reporter_names_the_failing_file_and_offset() {
 
 fn spec(mode: Mode, threads: u32, iodepth: u32, events: u64) -> Spec {
     Spec {
-        target: dbio_report::bench::Target::Dir("/nonexistent/dbio-scripted".into()),
+        target: dbio_schema::bench::Target::Dir("/nonexistent/dbio-scripted".into()),
         mode,
         engine: EngineKind::Uring,
         block_size_bytes: BLOCK,

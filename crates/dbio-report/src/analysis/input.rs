@@ -4,7 +4,7 @@
 //! Reading the sweep's own plan and environment (`sweep.json`) is the one step left to add
 //! when `dbio sweep` lands: [`Source::SweepPoint`] already names the sweep each point came from.
 
-use crate::bench::BenchResult;
+use dbio_schema::bench::BenchResult;
 use std::path::{Path, PathBuf};
 
 /// Why an input could not be read.
@@ -32,7 +32,7 @@ pub enum InputError {
         /// The path.
         path: PathBuf,
         /// The field, its value and what it must be.
-        bad: crate::bench::BadValue,
+        bad: dbio_schema::bench::BadValue,
     },
     /// A directory that is not a sweep's.
     #[error("{path} is a directory without sweep.json: give bench result files, or the --output-dir of a sweep")]
@@ -84,9 +84,9 @@ pub struct Loaded {
 /// parsed as it is read (a buffered reader, never the whole file in memory beside the result:
 /// a result of hundreds of megabytes costs its parsed size only).
 pub fn read_bench(path: &Path) -> Result<BenchResult, InputError> {
-    use crate::read::FileError;
-    match crate::read::json_file::<BenchResult>(path) {
-        Ok(r) if r.schema == crate::doc::BENCH => match r.check() {
+    use dbio_schema::read::FileError;
+    match dbio_schema::read::json_file::<BenchResult>(path) {
+        Ok(r) if r.schema == dbio_schema::doc::BENCH => match r.check() {
             Ok(()) => Ok(r),
             Err(bad) => Err(InputError::BadValue {
                 path: path.into(),
@@ -108,10 +108,10 @@ pub fn read_bench(path: &Path) -> Result<BenchResult, InputError> {
             struct Head {
                 schema: Option<String>,
             }
-            let why = match crate::read::json_file::<Head>(path) {
+            let why = match dbio_schema::read::json_file::<Head>(path) {
                 Ok(Head {
                     schema: Some(s), ..
-                }) if s != crate::doc::BENCH => format!("schema {s}"),
+                }) if s != dbio_schema::doc::BENCH => format!("schema {s}"),
                 _ => e.to_string(),
             };
             Err(InputError::NotBench {

@@ -1,7 +1,7 @@
 //! The knee of a scaling curve: the highest load (threads x iodepth) whose p99 stays under the
 //! SLO, and the load after which throughput stops growing by more than a share per doubling.
 
-use crate::report::Knee;
+use dbio_schema::report::Knee;
 
 /// One measured load: (threads x iodepth, throughput, p99 in ns).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -9,9 +9,9 @@ pub mod knee;
 pub mod stalls;
 pub mod steady;
 
-use crate::bench::{BenchResult, IntervalLat, LatStats, OpSummary, DEFAULT_PERCENTILES};
-use crate::hist::HistogramData;
-use crate::report::*;
+use dbio_schema::bench::{BenchResult, IntervalLat, LatStats, OpSummary, DEFAULT_PERCENTILES};
+use dbio_schema::hist::HistogramData;
+use dbio_schema::report::*;
 use input::Loaded;
 use std::collections::BTreeMap;
 
@@ -130,7 +130,10 @@ pub fn facets(p: &Params) -> Vec<(&'static str, String)> {
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     vec![
         ("mode", p.mode.clone()),
-        ("block_size", crate::units::format_size(p.block_size_bytes)),
+        (
+            "block_size",
+            dbio_schema::units::format_size(p.block_size_bytes),
+        ),
         ("threads", p.threads.to_string()),
         ("iodepth", p.iodepth.to_string()),
         ("engine", p.engine.clone()),
@@ -138,7 +141,10 @@ pub fn facets(p: &Params) -> Vec<(&'static str, String)> {
         ("filesystem", opt(&p.filesystem)),
         ("scheduler", opt(&p.scheduler)),
         ("write_cache", opt(&p.write_cache)),
-        ("misalign", crate::units::format_size(p.misalign_bytes)),
+        (
+            "misalign",
+            dbio_schema::units::format_size(p.misalign_bytes),
+        ),
         ("flags", p.flags.clone()),
         ("fsync_every", p.fsync_every.to_string()),
         ("distribution", p.distribution.clone()),
@@ -149,7 +155,7 @@ pub fn facets(p: &Params) -> Vec<(&'static str, String)> {
         ),
         (
             "file_total_size",
-            crate::units::format_size(p.file_total_size_bytes),
+            dbio_schema::units::format_size(p.file_total_size_bytes),
         ),
     ]
 }

@@ -3,7 +3,7 @@
 //! detrended per-interval throughput (SSD garbage collection, a flusher, a RAID patrol read).
 
 use super::Sample;
-use crate::report::{Periodic, StallEvent, StallReason, Stalls};
+use dbio_schema::report::{Periodic, StallEvent, StallReason, Stalls};
 
 /// The median of `v` (mean of the two middle values for an even length), 0 when empty.
 pub fn median(v: &[f64]) -> f64 {

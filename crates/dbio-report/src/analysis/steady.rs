@@ -5,7 +5,7 @@
 //! than any useful range limit).
 
 use super::Sample;
-use crate::report::Steady;
+use dbio_schema::report::Steady;
 
 /// Slope and intercept of the least-squares line through `(i, v[i])`.
 pub fn least_squares(v: &[f64]) -> (f64, f64) {

@@ -7,7 +7,7 @@
 //! [`prometheus`] (the one Prometheus text-format writer: families declared once, label values
 //! escaped, `promtool check metrics` clean) and [`csv`] (RFC 4180 fields, empty cells for
 //! undefined statistics). JSON needs no code per result: [`JsonExporter`] writes any
-//! serialisable result, wrapped in a [`crate::Document`] that names its schema; [`json`] and
+//! serialisable result, wrapped in a [`dbio_schema::Document`] that names its schema; [`json`] and
 //! [`jsonl`] hold only results written as they are produced (innodb grep's hits).
 //!
 //! A command builds its result, picks the exporter for the user's `--format`, and the binary
@@ -147,7 +147,7 @@ impl FromStr for Format {
 }
 
 /// Pretty-printed JSON of any serialisable result, followed by a newline. Results that do
-/// not carry `schema` and `dbio_version` themselves are wrapped in a [`crate::Document`].
+/// not carry `schema` and `dbio_version` themselves are wrapped in a [`dbio_schema::Document`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct JsonExporter;
 

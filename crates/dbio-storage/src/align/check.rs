@@ -2,7 +2,7 @@
 //! each partition's start checked against the stripe unit, each filesystem's stripe geometry
 //! against the RAID, and on a live block device the kernel's view from sysfs (read under a
 //! [`Sys`] root, so a fixture tree stands in for `/sys` in tests). The result,
-//! [`DiskCheck`], is a [`dbio_report::align`] type, re-exported here.
+//! [`DiskCheck`], is a [`dbio_schema::align`] type, re-exported here.
 
 use super::{check_geometry, check_start, GeometryCheck};
 use crate::fs::Superblock;
@@ -12,7 +12,7 @@ use dbio_sys::sysfs::{self, Sys};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-pub use dbio_report::align::{
+pub use dbio_schema::align::{
     DiskCheck, KernelDisk, KernelPart, LvmDataArea, PartitionCheck, TableSummary,
 };
 

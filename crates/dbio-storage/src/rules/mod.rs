@@ -6,7 +6,7 @@
 //! One file per topic: [`queue`] (block-queue settings), [`partition`] (partition alignment),
 //! [`fs`] (filesystem stripe geometry), [`mount`] (mount options), [`lvm`] (snapshots and PV
 //! alignment) and [`raid`] (RAID controllers). The result types ([`Finding`], [`Status`],
-//! [`Labels`]) live in [`dbio_report::check`], where the exporters read them.
+//! [`Labels`]) live in [`dbio_schema::check`], where the exporters read them.
 
 pub mod fs;
 pub mod lvm;
@@ -15,7 +15,7 @@ pub mod partition;
 pub mod queue;
 pub mod raid;
 
-pub use dbio_report::check::{Finding, Labels, Status};
+pub use dbio_schema::check::{Finding, Labels, Status};
 pub use fs::*;
 pub use lvm::*;
 pub use mount::*;

@@ -2,9 +2,10 @@
 
 use crate::cli::{parse_size_arg, usage};
 use crate::output::OutputArgs;
-use dbio_report::doc::{ALIGN_CALC, ALIGN_CHECK};
 use dbio_report::export::{csv, text, Format};
-use dbio_report::{Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::doc::{ALIGN_CALC, ALIGN_CHECK};
+use dbio_schema::Document;
 use dbio_storage::align::check::{self as disk, CheckOptions};
 use dbio_storage::align::{self, CalcInput, RaidLevel};
 use dbio_sys::sysfs::Sys;

@@ -7,10 +7,11 @@
 use crate::cli::{parse_size_arg, usage};
 use crate::cmd::align::Geometry;
 use crate::output::OutputArgs;
-use dbio_report::check::CheckFailure;
 use dbio_report::export::nagios::check::NagiosExporter;
 use dbio_report::export::{prometheus, text, Format};
-use dbio_report::{Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::check::CheckFailure;
+use dbio_schema::Document;
 use dbio_storage::check::{self as gather, Options};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -91,7 +92,7 @@ fn audit_and_render(a: &Args) -> anyhow::Result<u8> {
         advice_warns: a.advice_warns,
     };
     let bytes = match format {
-        Format::Json => JsonExporter.to_string(&Document::new(dbio_report::doc::CHECK, &r))?,
+        Format::Json => JsonExporter.to_string(&Document::new(dbio_schema::doc::CHECK, &r))?,
         Format::Prometheus => prometheus::check::PrometheusExporter.to_string(&r)?,
         Format::Nagios => nagios.to_string(&r)?,
         _ => text::check::TextExporter.to_string(&r)?,

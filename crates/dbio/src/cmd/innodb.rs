@@ -11,7 +11,8 @@ use crate::progress::Progress;
 use dbio_innodb::recover::{self, OutDirError, Source};
 use dbio_innodb::scan::ScanOptions;
 use dbio_report::export::{text, Format};
-use dbio_report::{Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::Document;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -157,7 +158,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     }
     let bytes = match a.out.format {
         Format::Json => {
-            JsonExporter.to_string(&Document::new(dbio_report::doc::INNODB_PAGES, &report))?
+            JsonExporter.to_string(&Document::new(dbio_schema::doc::INNODB_PAGES, &report))?
         }
         _ => text::innodb::TextExporter.to_string(&report)?,
     };

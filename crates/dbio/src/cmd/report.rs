@@ -7,8 +7,9 @@ use crate::output::OutputArgs;
 use anyhow::Context;
 use dbio_report::analysis::{self, input};
 use dbio_report::export::{csv, html, text, Format};
-use dbio_report::report::ReportOptions;
-use dbio_report::{Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::report::ReportOptions;
+use dbio_schema::Document;
 use std::path::PathBuf;
 
 crate::formats!(ReportFormats: Text, Html, Json, Csv);
@@ -92,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let report = analysis::analyse(&runs, &opts);
     let bytes = match args.out.format {
         Format::Json => {
-            JsonExporter.to_string(&Document::new(dbio_report::doc::REPORT, &report))?
+            JsonExporter.to_string(&Document::new(dbio_schema::doc::REPORT, &report))?
         }
         Format::Csv => csv::report::CsvExporter.to_string(&report)?,
         Format::Html => html::report::HtmlExporter.to_string(&report)?,

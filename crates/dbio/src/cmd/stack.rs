@@ -4,7 +4,8 @@
 use crate::output::{to_stderr, OutputArgs};
 use anyhow::Context;
 use dbio_report::export::{text, Format};
-use dbio_report::{Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::Document;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         })?
     };
     let bytes = match args.out.format {
-        Format::Json => JsonExporter.to_string(&Document::new(dbio_report::doc::STACK, &stack))?,
+        Format::Json => JsonExporter.to_string(&Document::new(dbio_schema::doc::STACK, &stack))?,
         _ => text::stack::TextExporter.to_string(&stack)?,
     };
     args.out.emit(bytes.as_bytes())?;

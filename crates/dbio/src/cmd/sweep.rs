@@ -9,9 +9,9 @@ use crate::output::{to_stderr, OutputArgs};
 use crate::progress::Progress;
 use crate::signals;
 use dbio_bench::sweep::{Events, SweepOptions, Workload};
-use dbio_report::bench::{Interval, Mode};
 use dbio_report::export::{csv, text, Exporter, Format, JsonExporter};
-use dbio_report::sweep::{Axes, Point, PointResult, Status};
+use dbio_schema::bench::{Interval, Mode};
+use dbio_schema::sweep::{Axes, Point, PointResult, Status};
 use std::path::PathBuf;
 
 crate::formats!(SweepFormats: Text, Json, Csv);

@@ -4,9 +4,9 @@
 //! row stands alone); an undefined value (no stripe unit given, no kernel view) is an empty
 //! cell. `dbio align calc` is not a table and has no CSV.
 
-use crate::align::{DiskCheck, GeometryMatch};
 use crate::export::csv::opt;
 use crate::export::{csv_row, Exporter};
+use dbio_schema::align::{DiskCheck, GeometryMatch};
 use std::io::{self, Write};
 
 const HEADER: [&str; 20] = [

@@ -1,8 +1,8 @@
 //! `dbio bench --format csv`: the time series, one row per report interval (warmup ones
 //! included and flagged), with the units in the column names.
 
-use crate::bench::{BenchResult, DeviceInterval, Interval, OpInterval};
 use crate::export::{csv_row, Exporter};
+use dbio_schema::bench::{BenchResult, DeviceInterval, Interval, OpInterval};
 use std::io::{self, Write};
 
 const OPS: [&str; 4] = ["read", "write", "fsync", "total"];

@@ -3,7 +3,7 @@
 
 use super::{csv_row, opt};
 use crate::export::Exporter;
-use crate::model::{BoundsResult, LiveResult, MvaResult, ResourceKind, UslResult};
+use dbio_schema::model::{BoundsResult, LiveResult, MvaResult, ResourceKind, UslResult};
 use std::io::{self, Write};
 
 /// `dbio model ... --format csv`, for each model result.

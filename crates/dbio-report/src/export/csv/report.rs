@@ -4,7 +4,7 @@
 
 use crate::export::csv::opt;
 use crate::export::{csv_row, Exporter};
-use crate::report::Report;
+use dbio_schema::report::Report;
 use std::io::{self, Write};
 
 /// CSV, one row per run.

@@ -4,7 +4,7 @@
 
 use crate::export::csv::{csv_row, opt};
 use crate::export::Exporter;
-use crate::sweep::{OpFigures, Status, SweepResult};
+use dbio_schema::sweep::{OpFigures, Status, SweepResult};
 use std::io::{self, Write};
 
 /// `dbio sweep --format csv`.

@@ -2,8 +2,8 @@
 //! Every chart carries its own caption line (dbio version, host, target, device, filesystem,
 //! the flags that matter), so a chart copied out of the page still says what it shows.
 
-use crate::report::{Comparison, Curve, PointReport, Report, RunReport};
-use crate::units::{format_ns, format_size};
+use dbio_schema::report::{Comparison, Curve, PointReport, Report, RunReport};
+use dbio_schema::units::{format_ns, format_size};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::error::Error;
@@ -12,7 +12,7 @@ use std::io;
 pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 pub(crate) type Res = Result<(), Box<dyn Error>>;
 /// A per-interval latency figure: its name and how to read it.
-type LatLine = (&'static str, fn(&crate::report::IntervalPoint) -> u64);
+type LatLine = (&'static str, fn(&dbio_schema::report::IntervalPoint) -> u64);
 
 pub(crate) const FONT: &str = "sans-serif";
 /// Line colours, in order (colour-blind safe: Okabe-Ito).
@@ -71,7 +71,7 @@ pub fn run_caption(r: &RunReport) -> String {
 }
 
 /// The workload flags that matter, in a few words.
-pub fn workload(p: &crate::report::Params) -> String {
+pub fn workload(p: &dbio_schema::report::Params) -> String {
     let mut w = format!(
         "{} {} threads={} iodepth={} {} {}",
         p.mode,
@@ -171,8 +171,8 @@ pub(crate) fn fmt_iops(v: &f64) -> String {
 
 /// The time spans of consecutive intervals that satisfy `f`.
 fn spans(
-    iv: &[crate::report::IntervalPoint],
-    f: impl Fn(&crate::report::IntervalPoint) -> bool,
+    iv: &[dbio_schema::report::IntervalPoint],
+    f: impl Fn(&dbio_schema::report::IntervalPoint) -> bool,
 ) -> Vec<(f64, f64)> {
     let mut out: Vec<(f64, f64)> = Vec::new();
     let mut open = false;
@@ -241,7 +241,7 @@ pub fn run_timeline(r: &RunReport) -> io::Result<String> {
         c.draw_series(stalls)?
             .label("stall")
             .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], STALL.filled()));
-        let mid = |i: &crate::report::IntervalPoint| (i.start_s + i.end_s) / 2.0;
+        let mid = |i: &dbio_schema::report::IntervalPoint| (i.start_s + i.end_s) / 2.0;
         c.draw_series(LineSeries::new(
             iv.iter().map(|i| (mid(i), i.iops)),
             COLOURS[0].stroke_width(2),

@@ -6,8 +6,8 @@
 use super::charts::{fmt_iops, nice_max, svg, Area, Res, COLOURS, FONT};
 use super::report::{esc, STYLE};
 use crate::export::Exporter;
-use crate::model::{BoundsResult, Demands, Measured, MvaResult, UslResult};
-use crate::units::format_ns;
+use dbio_schema::model::{BoundsResult, Demands, Measured, MvaResult, UslResult};
+use dbio_schema::units::format_ns;
 use plotters::prelude::*;
 use std::io::{self, Write};
 
@@ -130,7 +130,10 @@ fn measured_points(m: &Option<Measured>) -> Vec<(f64, f64)> {
 }
 
 fn caption(kind: &str) -> String {
-    format!("dbio {} · dbio model {kind}", crate::doc::DBIO_VERSION)
+    format!(
+        "dbio {} · dbio model {kind}",
+        dbio_schema::doc::DBIO_VERSION
+    )
 }
 
 fn table(head: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {

@@ -5,8 +5,8 @@
 use super::charts;
 use crate::export::text::report::{iops, knee_words, stall_words, steady_words};
 use crate::export::Exporter;
-use crate::report::{Curve, Report};
-use crate::units::format_ns;
+use dbio_schema::report::{Curve, Report};
+use dbio_schema::units::format_ns;
 use std::io::{self, Write};
 
 /// The HTML page.
@@ -68,7 +68,7 @@ impl Exporter<Report> for HtmlExporter {
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"generator\" content=\"dbio {}\"><title>dbio report: {} runs</title>\
              <style>{STYLE}</style></head><body>",
-            esc(crate::doc::DBIO_VERSION),
+            esc(dbio_schema::doc::DBIO_VERSION),
             r.runs.len()
         )?;
         writeln!(
@@ -78,7 +78,7 @@ impl Exporter<Report> for HtmlExporter {
              comparisons use the Mann-Whitney U test over per-interval throughput.</p>",
             r.runs.len(),
             r.points.len(),
-            esc(crate::doc::DBIO_VERSION),
+            esc(dbio_schema::doc::DBIO_VERSION),
             esc(version)
         )?;
 

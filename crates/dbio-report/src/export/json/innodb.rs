@@ -2,9 +2,9 @@
 //! the hits are found: the head with the patterns, each hit as a compact line of the `hits`
 //! array, then the totals. Read whole, it is an ordinary pretty-printed document.
 
-use crate::doc::{stream_head, INNODB_GREP};
 use crate::export::Exporter;
-use crate::innodb::{GrepEvent, GrepSummary};
+use dbio_schema::doc::{stream_head, INNODB_GREP};
+use dbio_schema::innodb::{GrepEvent, GrepSummary};
 use std::io::{self, Write};
 
 /// `dbio innodb grep --format json`, one [`GrepEvent`] at a time.

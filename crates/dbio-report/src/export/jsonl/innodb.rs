@@ -2,9 +2,9 @@
 //! summary line (`"type": "summary"`), which alone carries `schema`
 //! (`dbio.innodb.grep.jsonl/1`) and `dbio_version`.
 
-use crate::doc::{Document, INNODB_GREP_JSONL};
 use crate::export::Exporter;
-use crate::innodb::GrepEvent;
+use dbio_schema::doc::{Document, INNODB_GREP_JSONL};
+use dbio_schema::innodb::GrepEvent;
 use serde::Serialize;
 use std::io::{self, Write};
 

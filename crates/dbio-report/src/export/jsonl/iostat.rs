@@ -1,7 +1,7 @@
 //! `dbio iostat --format jsonl`: one `dbio.iostat/1` document per report, one per line.
 
 use crate::export::{Exporter, JsonLinesExporter};
-use crate::{doc, Document};
+use dbio_schema::{doc, Document};
 use dbio_sys::iostat::Report;
 use std::io::{self, Write};
 

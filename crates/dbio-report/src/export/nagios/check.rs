@@ -2,9 +2,9 @@
 //! counts as perfdata, every non-OK finding as long output; and the UNKNOWN line of a check
 //! that could not run ([`CheckFailure`]).
 
-use crate::check::{CheckFailure, CheckReport, Finding, Status, NAGIOS_STATUS_MAX};
 use crate::export::text::check::paths_note;
 use crate::export::Exporter;
+use dbio_schema::check::{CheckFailure, CheckReport, Finding, Status, NAGIOS_STATUS_MAX};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

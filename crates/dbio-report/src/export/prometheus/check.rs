@@ -4,9 +4,9 @@
 //! per status. The `device` label holds a kernel device name only; the mount point, RAID tool,
 //! controller, volume and source file have labels of their own.
 
-use crate::check::{CheckReport, Finding, Labels, Status};
 use crate::export::prometheus::{labels, Exposition, Kind};
 use crate::export::Exporter;
+use dbio_schema::check::{CheckReport, Finding, Labels, Status};
 use std::io::{self, Write};
 
 /// `dbio check --format prometheus`.

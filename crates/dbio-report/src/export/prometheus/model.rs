@@ -4,7 +4,7 @@
 
 use super::{Exposition, Kind};
 use crate::export::Exporter;
-use crate::model::{LiveResult, ResourceKind};
+use dbio_schema::model::{LiveResult, ResourceKind};
 use std::io::{self, Write};
 
 /// `dbio model live --format prometheus`.

@@ -15,9 +15,11 @@
 //! - "events" per thread are reads, writes and fsyncs, as in sysbench; "execution time" is the
 //!   sum of the thread's I/O latencies.
 
-use crate::bench::{BenchResult, EngineKind, Environment, Interval, Mode, Spec, ThreadSummary};
 use crate::export::Exporter;
-use crate::hist::LatencyHistogram;
+use dbio_schema::bench::{
+    BenchResult, EngineKind, Environment, Interval, Mode, Spec, ThreadSummary,
+};
+use dbio_schema::hist::LatencyHistogram;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

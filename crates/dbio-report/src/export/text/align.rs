@@ -2,11 +2,11 @@
 //! mkfs/mount settings; check's table header, the partition table (through [`Table`]), then a
 //! line per partition for its filesystem, geometry verdict, kernel view and notes.
 
-use crate::align::{size_arg, CalcResult, DiskCheck, GeometryMatch};
-use crate::disk::Superblock;
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
-use crate::units::format_size;
+use dbio_schema::align::{size_arg, CalcResult, DiskCheck, GeometryMatch};
+use dbio_schema::disk::Superblock;
+use dbio_schema::units::format_size;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

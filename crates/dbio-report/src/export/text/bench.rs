@@ -5,12 +5,12 @@
 //! `header(..) + interval_line(i1) + interval_line(i2) + .. + summary(..)`, so a run printed
 //! live reads the same as its result file rendered afterwards.
 
-use crate::bench::{
+use crate::export::Exporter;
+use dbio_schema::bench::{
     percentile_key, BenchResult, EngineKind, Environment, FsyncMode, Interval, LatStats, Mode,
     OpInterval, OpSummary, Spec, Target,
 };
-use crate::export::Exporter;
-use crate::units::{format_duration, format_ns, format_size, format_size_approx};
+use dbio_schema::units::{format_duration, format_ns, format_size, format_size_approx};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -47,7 +47,7 @@ impl Op {
     }
 
     /// This operation's figures in a summary.
-    pub fn of_summary(self, s: &crate::bench::Summary) -> &OpSummary {
+    pub fn of_summary(self, s: &dbio_schema::bench::Summary) -> &OpSummary {
         match self {
             Op::Read => &s.read,
             Op::Write => &s.write,

@@ -1,14 +1,11 @@
 //! The text lines `dbio bench` prints about its file set: what prepare did, what a run on a
 //! prepared set uses, what cleanup removed. Plain values in, one line (with its newline) out.
 
-use crate::bench::Mode;
-use crate::units::{format_size, format_size_approx};
+use dbio_schema::bench::Mode;
+use dbio_schema::units::{format_size, format_size_approx};
 use std::path::Path;
 
-/// `1 file`, `2 files`.
-pub fn n_files(n: u64) -> String {
-    format!("{n} file{}", if n == 1 { "" } else { "s" })
-}
+use dbio_schema::units::n_files;
 
 /// The line of a prepare stopped by a signal.
 pub const PREPARE_INTERRUPTED: &str = "prepare interrupted: the partial file set is listed in the marker and will be removed by cleanup\n";

@@ -1,9 +1,9 @@
 //! `dbio check` as text for people: one block per device, worst first; non-OK findings with
 //! their evidence, why and fix; OK findings on one line each.
 
-use crate::check::{CheckReport, Status};
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
+use dbio_schema::check::{CheckReport, Status};
 use std::io::{self, Write};
 
 /// `dbio check --format text`.

@@ -4,8 +4,8 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
-use crate::innodb::{GrepEvent, GrepSummary, HitRow, PagesReport, PatternRow};
-use crate::units::{format_size, format_size_approx};
+use dbio_schema::innodb::{GrepEvent, GrepSummary, HitRow, PagesReport, PatternRow};
+use dbio_schema::units::{format_size, format_size_approx};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

@@ -5,10 +5,10 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
-use crate::model::{
+use dbio_schema::model::{
     BoundsResult, Coefficient, Demands, LiveResult, Measured, MvaResult, ResourceKind, UslResult,
 };
-use crate::units::format_ns;
+use dbio_schema::units::format_ns;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

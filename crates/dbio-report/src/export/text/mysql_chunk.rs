@@ -4,8 +4,8 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
-use crate::mysql_chunk::{ChunkResult, ChunkRun};
-use crate::units::format_duration;
+use dbio_schema::mysql_chunk::{ChunkResult, ChunkRun};
+use dbio_schema::units::format_duration;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::time::Duration;

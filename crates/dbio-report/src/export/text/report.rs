@@ -3,8 +3,8 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
-use crate::report::{Curve, Knee, Report, ReportOptions, RunReport};
-use crate::units::{format_ns, format_size};
+use dbio_schema::report::{Curve, Knee, Report, ReportOptions, RunReport};
+use dbio_schema::units::{format_ns, format_size};
 use std::io::{self, Write};
 
 /// Text for people.

@@ -2,7 +2,7 @@
 //! each device with its queue attributes.
 
 use crate::export::Exporter;
-use crate::units::{format_size, format_size_short};
+use dbio_schema::units::{format_size, format_size_short};
 use dbio_sys::stack::{Device, DeviceKind, Stack};
 use std::fmt::Write as _;
 use std::io::{self, Write};

@@ -3,8 +3,8 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
-use crate::sweep::{Figures, OpFigures, Status, SweepResult};
-use crate::units::{format_ns, format_size};
+use dbio_schema::sweep::{Figures, OpFigures, Status, SweepResult};
+use dbio_schema::units::{format_ns, format_size};
 use std::io::{self, Write};
 
 /// `dbio sweep --format text`.
@@ -132,7 +132,7 @@ impl Exporter<SweepResult> for TextExporter {
         let per_point = r
             .base
             .time_s
-            .map(crate::units::format_duration)
+            .map(dbio_schema::units::format_duration)
             .unwrap_or_else(|| format!("{} events", r.base.events));
         if r.workload == "sysbench-oltp" {
             writeln!(

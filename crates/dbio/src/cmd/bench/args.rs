@@ -4,7 +4,7 @@ use crate::cli::{named, parse_duration_arg, parse_size_arg};
 use crate::output::OutputArgs;
 use clap::ValueEnum;
 use dbio_bench::options::{self, Options};
-use dbio_report::bench::{Distribution, EngineKind, FsyncMode, Mode};
+use dbio_schema::bench::{Distribution, EngineKind, FsyncMode, Mode};
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -10,13 +10,13 @@ pub use args::{Args, Phase};
 use dbio_bench::options::engine_spec;
 use dbio_bench::plan::{self, Plan};
 use dbio_bench::{fileset, BenchError};
-use dbio_report::bench::{Interval, Mode, Spec};
 use dbio_report::export::csv::bench::CsvExporter;
 use dbio_report::export::sysbench::bench::{self as bench_sysbench, SysbenchExporter};
 use dbio_report::export::text::bench::{self as bench_text, TextExporter};
 use dbio_report::export::text::bench_fileset;
 use dbio_report::export::Format;
 use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::bench::{Interval, Mode, Spec};
 
 /// Turns an engine error into an anyhow error with the right exit code. The engine's messages
 /// already quote the OS error they wrap, so the error becomes one message: kept as a chain,
@@ -56,8 +56,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         // The result is written at the end: where it goes is checked now, not after the run
         // (-o may name a file in the --dir that prepare creates).
         match &spec.target {
-            dbio_report::bench::Target::Dir(d) => args.out.check_under(d)?,
-            dbio_report::bench::Target::Device(_) => args.out.check()?,
+            dbio_schema::bench::Target::Dir(d) => args.out.check_under(d)?,
+            dbio_schema::bench::Target::Device(_) => args.out.check()?,
         }
     }
     let console = Console {

@@ -9,8 +9,8 @@ use dbio_innodb::search::{self, PatternSpec, SearchOptions};
 use dbio_report::export::json::innodb::GrepJsonExporter;
 use dbio_report::export::jsonl::innodb::GrepJsonLinesExporter;
 use dbio_report::export::{text, Format};
-use dbio_report::innodb::GrepEvent;
 use dbio_report::Exporter;
+use dbio_schema::innodb::GrepEvent;
 
 crate::formats!(GrepFormats: Text, Json, Jsonl);
 

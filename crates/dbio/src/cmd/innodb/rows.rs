@@ -14,7 +14,7 @@ use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
 use dbio_innodb::rows::{def, temporal};
 use dbio_report::export::{Exporter, Format, JsonExporter};
-use dbio_report::Document;
+use dbio_schema::Document;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -192,7 +192,7 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     }
     if let Some(path) = &a.summary {
         let doc =
-            JsonExporter.to_string(&Document::new(dbio_report::doc::INNODB_ROWS, &summary))?;
+            JsonExporter.to_string(&Document::new(dbio_schema::doc::INNODB_ROWS, &summary))?;
         crate::output::write_file(path, doc.as_bytes())?;
     }
     if let Some(m) = &summary.misfit {

@@ -10,10 +10,10 @@ use super::{emit, model_usage};
 use crate::cli::usage;
 use anyhow::Context;
 use dbio_model::live::{link_busy, Interval, Utilisation};
-use dbio_report::doc;
 use dbio_report::export::prometheus::model::PrometheusExporter;
-use dbio_report::model::ResourceKind;
 use dbio_report::Exporter;
+use dbio_schema::doc;
+use dbio_schema::model::ResourceKind;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 

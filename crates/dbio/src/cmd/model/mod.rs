@@ -13,7 +13,8 @@ use dbio_model::ModelError;
 use dbio_report::export::{
     csv::model::CsvExporter, html::model::HtmlExporter, text::model::TextExporter, Format,
 };
-use dbio_report::{doc, Document, Exporter, JsonExporter};
+use dbio_report::{Exporter, JsonExporter};
+use dbio_schema::{doc, Document};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -128,9 +129,9 @@ fn model_usage(e: ModelError) -> anyhow::Error {
 }
 
 type DemandsAndN = (
-    dbio_report::model::Demands,
+    dbio_schema::model::Demands,
     dbio_model::Rows,
-    Option<dbio_report::model::Measured>,
+    Option<dbio_schema::model::Measured>,
 );
 
 fn demands(a: &DemandArgs) -> anyhow::Result<DemandsAndN> {
@@ -142,9 +143,9 @@ fn demands(a: &DemandArgs) -> anyhow::Result<DemandsAndN> {
                     p.display()
                 )
             };
-            let b: dbio_report::bench::BenchResult = match dbio_report::read::json_file(p) {
+            let b: dbio_schema::bench::BenchResult = match dbio_schema::read::json_file(p) {
                 Ok(b) => b,
-                Err(dbio_report::read::FileError::Io(e)) => {
+                Err(dbio_schema::read::FileError::Io(e)) => {
                     return Err(e).with_context(cannot_read)
                 }
                 Err(e) => {

@@ -168,7 +168,7 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
     if a.net_timeout < lock_wait * 2 {
         return Err(usage(format!(
             "--net-timeout {} is shorter than twice --lock-wait-timeout {}s: a chunk's statement may wait that long for a row lock and then do its work, so a slow chunk would be taken for a server that stopped answering; give --net-timeout {}s or more",
-            dbio_report::units::format_duration(a.net_timeout),
+            dbio_schema::units::format_duration(a.net_timeout),
             a.lock_wait_timeout,
             2 * u64::from(a.lock_wait_timeout)
         )));

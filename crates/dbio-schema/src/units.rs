@@ -193,6 +193,11 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
+/// `1 file`, `2 files`.
+pub fn n_files(n: u64) -> String {
+    format!("{n} file{}", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

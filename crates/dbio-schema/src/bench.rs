@@ -427,7 +427,7 @@ pub struct Interval {
     /// The whole machine's CPU time over the same interval (from /proc/stat, iostat -c's
     /// shares), for service demands (`dbio model`: Dcpu = (%usr + %sys) / throughput).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu: Option<dbio_sys::cpustat::CpuShares>,
+    pub cpu: Option<CpuShares>,
     /// The interval's latency histograms, per operation: what `dbio report` merges across
     /// threads, intervals, runs and hosts, and computes per-interval percentiles from (absent in
     /// results of older versions).
@@ -1242,4 +1242,20 @@ mod tests {
         assert_eq!(i.bytes_per_s, 1000.0 * 16384.0);
         assert_eq!(i.lat_ns.max, 2_000);
     }
+}
+
+/// The shares of CPU time between two samples, in percent of all CPUs' time (iostat -c's
+/// columns: %user includes nice here, %system includes irq and softirq).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuShares {
+    /// User mode, niced included.
+    pub usr_pct: f64,
+    /// Kernel mode, interrupts included.
+    pub sys_pct: f64,
+    /// Idle with I/O outstanding.
+    pub iowait_pct: f64,
+    /// Stolen by the hypervisor.
+    pub steal_pct: f64,
+    /// Idle.
+    pub idle_pct: f64,
 }

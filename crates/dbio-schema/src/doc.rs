@@ -86,7 +86,6 @@ pub fn stream_head(schema: &'static str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Exporter, JsonExporter};
 
     #[derive(Serialize)]
     struct R {
@@ -95,9 +94,8 @@ mod tests {
 
     #[test]
     fn document_puts_schema_and_version_first() {
-        let s = JsonExporter
-            .to_string(&Document::new(IOSTAT, &R { iops: 1.5 }))
-            .unwrap();
+        let s =
+            serde_json::to_string_pretty(&Document::new(IOSTAT, &R { iops: 1.5 })).unwrap() + "\n";
         assert_eq!(
             s,
             format!(
@@ -112,9 +110,8 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&doc).unwrap();
         assert_eq!(v["schema"], IOSTAT);
         assert_eq!(v["dbio_version"], DBIO_VERSION);
-        let s = JsonExporter
-            .to_string(&Document::new(IOSTAT, &R { iops: 1.5 }))
-            .unwrap();
+        let s =
+            serde_json::to_string_pretty(&Document::new(IOSTAT, &R { iops: 1.5 })).unwrap() + "\n";
         assert!(s.starts_with(&stream_head(IOSTAT)));
     }
 
