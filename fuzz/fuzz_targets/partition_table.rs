@@ -7,6 +7,7 @@
 //! next 8 bytes) and whether the GPT CRCs are fixed up before parsing, so the fuzzer gets
 //! past the CRC checks into the entries.
 #![no_main]
+use dbio_report::export::{Csv, Text};
 use dbio_storage::align::check::{check_source, CheckOptions};
 use dbio_report::export::{csv, text, Exporter};
 use dbio_storage::source::ReadAt;
@@ -99,8 +100,8 @@ fuzz_target!(|data: &[u8]| {
         };
         if let Ok(r) = check_source(src, None, &o) {
             let _ = r.problems();
-            let _ = text::align::TextExporter.to_string(&r);
-            let _ = csv::align::CsvExporter.to_string(&r);
+            let _ = Text::default().to_string(&r);
+            let _ = Csv::default().to_string(&r);
             let _ = serde_json::to_string(&r);
         }
     }

@@ -1,6 +1,7 @@
 //! What the RAID targets share: one tool's output as `dbio check --raid-output` reads it, then
 //! everything done with the result (the audit rules, merging, the three renderings).
 
+use dbio_report::export::{Nagios, Prometheus, Text};
 use dbio_schema::check::CheckReport;
 use dbio_report::export::{nagios, prometheus, text, Exporter};
 use dbio_storage::raid::{self, Tool};
@@ -17,7 +18,7 @@ pub fn raid_output(tool: Tool, data: &[u8]) {
     let merged = raid::merge(vec![r.clone(), r]);
     let findings: Vec<_> = merged.iter().flat_map(rules::raid_rules).collect();
     let c = CheckReport::new(findings);
-    let _ = text::check::TextExporter.to_string(&c);
-    let _ = nagios::check::NagiosExporter::default().to_string(&c);
-    let _ = prometheus::check::PrometheusExporter.to_string(&c);
+    let _ = Text::default().to_string(&c);
+    let _ = Nagios::default().to_string(&c);
+    let _ = Prometheus::default().to_string(&c);
 }

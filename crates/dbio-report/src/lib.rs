@@ -8,4 +8,4 @@
 pub mod analysis;
 pub mod export;
 
-pub use export::{Exporter, JsonExporter};
+pub use export::{Exporter, Exporters, Format, Render};

@@ -1,10 +1,10 @@
 //! The output formats of `dbio bench` (text, CSV, sysbench, JSON) on constructed,
 //! deterministic results: snapshots of each, and the facts each format must keep.
 
-use dbio_report::export::csv::bench::CsvExporter;
-use dbio_report::export::sysbench::bench::{self as bench_sysbench, SysbenchExporter};
-use dbio_report::export::text::bench::{self as bench_text, TextExporter};
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::export::sysbench::bench as bench_sysbench;
+use dbio_report::export::text::bench as bench_text;
+use dbio_report::export::{Csv, Json, Sysbench, Text};
+use dbio_report::Exporter;
 use dbio_schema::bench::*;
 use dbio_schema::hist::LatencyHistogram;
 use std::path::PathBuf;
@@ -269,25 +269,25 @@ fn export(e: &dyn Exporter<BenchResult>, r: &BenchResult) -> String {
 
 #[test]
 fn text_snapshot() {
-    insta::assert_snapshot!("text", export(&TextExporter, &sample(false)));
-    insta::assert_snapshot!("text_rate", export(&TextExporter, &sample(true)));
+    insta::assert_snapshot!("text", export(&Text::default(), &sample(false)));
+    insta::assert_snapshot!("text_rate", export(&Text::default(), &sample(true)));
 }
 
 #[test]
 fn csv_snapshot() {
-    insta::assert_snapshot!("csv", export(&CsvExporter, &sample(false)));
+    insta::assert_snapshot!("csv", export(&Csv::default(), &sample(false)));
 }
 
 #[test]
 fn sysbench_snapshot() {
-    insta::assert_snapshot!("sysbench", export(&SysbenchExporter, &sample(false)));
-    insta::assert_snapshot!("sysbench_rate", export(&SysbenchExporter, &sample(true)));
+    insta::assert_snapshot!("sysbench", export(&Sysbench, &sample(false)));
+    insta::assert_snapshot!("sysbench_rate", export(&Sysbench, &sample(true)));
 }
 
 #[test]
 fn json_snapshot() {
-    insta::assert_snapshot!("json_rate", export(&JsonExporter, &sample(true)));
-    let plain = export(&JsonExporter, &sample(false));
+    insta::assert_snapshot!("json_rate", export(&Json, &sample(true)));
+    let plain = export(&Json, &sample(false));
     insta::assert_snapshot!("json", plain);
 }
 
@@ -301,14 +301,14 @@ fn live_pieces_concatenate_to_the_exported_document() {
             live += &bench_text::interval_line(i, &r.spec);
         }
         live += &bench_text::summary(&r);
-        assert_eq!(live, export(&TextExporter, &r));
+        assert_eq!(live, export(&Text::default(), &r));
 
         let mut live = bench_sysbench::header(&r.spec, &r.environment, &r.warnings);
         for i in &r.intervals {
             live += &bench_sysbench::interval_line(i, &r.spec);
         }
         live += &bench_sysbench::summary(&r);
-        assert_eq!(live, export(&SysbenchExporter, &r));
+        assert_eq!(live, export(&Sysbench, &r));
     }
 }
 
@@ -317,7 +317,7 @@ fn live_pieces_concatenate_to_the_exported_document() {
 #[test]
 fn text_has_one_line_per_interval_with_warmup_marked() {
     let r = sample(false);
-    let out = export(&TextExporter, &r);
+    let out = export(&Text::default(), &r);
     let lines: Vec<&str> = out
         .lines()
         .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()) && l.contains(" | "))
@@ -343,7 +343,7 @@ fn text_interval_columns_follow_the_mode() {
     s.mode = Mode::Rndrd;
     s.fsync_every = 0;
     let r = build(s, 2, 0);
-    let out = export(&TextExporter, &r);
+    let out = export(&Text::default(), &r);
     assert!(out.contains("| read"));
     assert!(!out.contains("| write"));
     assert!(!out.contains("| fsync"));
@@ -351,7 +351,7 @@ fn text_interval_columns_follow_the_mode() {
     let mut s = spec(None);
     s.mode = Mode::Rndwr;
     s.fsync_every = 0;
-    let out = export(&TextExporter, &build(s, 2, 0));
+    let out = export(&Text::default(), &build(s, 2, 0));
     assert!(out.contains("| write") && !out.contains("| read") && !out.contains("| fsync"));
 }
 
@@ -421,7 +421,7 @@ fn text_summary_shows_fairness_and_engine_calls() {
 #[test]
 fn csv_has_a_header_and_one_row_per_interval_that_parse_back() {
     let r = sample(false);
-    let out = export(&CsvExporter, &r);
+    let out = export(&Csv::default(), &r);
     let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), r.intervals.len() + 1);
     assert_eq!(
@@ -476,7 +476,7 @@ fn csv_has_a_header_and_one_row_per_interval_that_parse_back() {
 #[test]
 fn json_round_trips_and_has_the_promised_keys() {
     for r in [sample(false), sample(true)] {
-        let out = export(&JsonExporter, &r);
+        let out = export(&Json, &r);
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         for k in ["schema", "spec", "environment", "intervals", "summary"] {
@@ -532,7 +532,7 @@ fn line_after<'a>(out: &'a str, label: &str) -> &'a str {
 #[test]
 fn sysbench_figures_are_dbio_figures_in_sysbench_units() {
     let r = sample(false);
-    let out = export(&SysbenchExporter, &r);
+    let out = export(&Sysbench, &r);
     let sm = &r.summary;
     let mib = |b: f64| format!("{:.2}", b / 1048576.0);
     assert!(line_after(&out, "read, MiB/s:").ends_with(&format!(" {}", mib(sm.read.bytes_per_s))));
@@ -640,7 +640,7 @@ fn sysbench_layout_matches_a_real_sysbench_1_0_20_run_line_by_line() {
         "/../../testdata/bench/sysbench-1.0.20-fileio-rndrw.txt"
     );
     let theirs = std::fs::read_to_string(path).unwrap();
-    let ours = export(&SysbenchExporter, &like_fixture());
+    let ours = export(&Sysbench, &like_fixture());
     assert!(theirs.starts_with("sysbench 1.0.20 ") && ours.starts_with("dbio "));
     assert!(ours.lines().next().unwrap().contains("sysbench 1.0.20"));
     // sysbench's interval percentile is --percentile (95), and so is dbio's
@@ -744,7 +744,7 @@ fn what_scripts_grep_from_sysbench_parses_the_same_from_dbio() {
     ))
     .unwrap();
     let r = like_fixture();
-    let ours = export(&SysbenchExporter, &r);
+    let ours = export(&Sysbench, &r);
     for (label, n) in GREPS {
         awk_field(&theirs, label, n);
         awk_field(&ours, label, n);
@@ -841,7 +841,7 @@ fn csv_leaves_undefined_statistics_empty() {
     s.mode = Mode::Rndwr;
     s.fsync_every = 0;
     let r = build(s, 2, 0);
-    let out = export(&CsvExporter, &r);
+    let out = export(&Csv::default(), &r);
     let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split(',').collect()).collect();
     for row in &rows[1..] {
         let col = |name: &str| row[rows[0].iter().position(|h| *h == name).unwrap()];
@@ -865,7 +865,7 @@ fn csv_leaves_undefined_statistics_empty() {
 fn sysbench_report_interval_0_prints_no_interval_lines() {
     let mut r = like_fixture();
     r.spec.report_interval_s = Duration::ZERO;
-    let out = export(&SysbenchExporter, &r);
+    let out = export(&Sysbench, &r);
     assert!(!out.lines().any(|l| l.starts_with("[ ")), "{out}");
     assert!(!out.contains("Report intermediate results"), "{out}");
     assert!(out.contains("File operations:"));
@@ -880,7 +880,7 @@ fn sysbench_prints_whole_intervals_only_as_sysbench_does() {
     let last = r.intervals.last_mut().unwrap();
     last.start_s = 2.0;
     last.end_s = 2.5;
-    let out = export(&SysbenchExporter, &r);
+    let out = export(&Sysbench, &r);
     let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
     assert_eq!(lines.len(), 2, "{out}");
     assert!(lines[0].starts_with("[ 1s ]") && lines[1].starts_with("[ 2s ]"));

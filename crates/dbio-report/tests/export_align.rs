@@ -2,9 +2,8 @@
 //! CSV) on hand-built results: a snapshot of every (result, format) pair, and the facts each
 //! format must keep.
 
-use dbio_report::export::csv::align::CsvExporter;
-use dbio_report::export::text::align::TextExporter;
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::export::{Csv, Json, Text};
+use dbio_report::Exporter;
 use dbio_schema::align::*;
 use dbio_schema::disk::*;
 use dbio_schema::doc::{self, Document, DBIO_VERSION};
@@ -370,15 +369,15 @@ fn check_whole_device() -> DiskCheck {
 
 fn text<T>(r: &T) -> String
 where
-    TextExporter: Exporter<T>,
+    Text: Exporter<T>,
 {
-    TextExporter.to_string(r).unwrap()
+    Text::default().to_string(r).unwrap()
 }
 
 /// JSON as the command writes it, with the version replaced so a release does not change
 /// the snapshots.
 fn json<T: serde::Serialize>(schema: &'static str, r: &T) -> String {
-    let s = JsonExporter.to_string(&Document::new(schema, r)).unwrap();
+    let s = Json.to_string(&Document::new(schema, r)).unwrap();
     let v: serde_json::Value = serde_json::from_str(&s).unwrap();
     assert_eq!(v["schema"], schema);
     assert_eq!(v["dbio_version"], DBIO_VERSION);
@@ -430,7 +429,7 @@ fn check_csv() {
         ("check_gpt_image_csv", check_gpt_image()),
         ("check_whole_device_csv", check_whole_device()),
     ] {
-        let s = CsvExporter.to_string(&r).unwrap();
+        let s = Csv::default().to_string(&r).unwrap();
         // A header and one row per partition, each with as many fields as the header
         // (the quoted type name holds a comma).
         let rows: Vec<&str> = s.lines().collect();

@@ -2,10 +2,8 @@
 //! a snapshot of every (result, format) pair, and the facts each format must keep (grouping
 //! and order, the short Nagios status line, one Prometheus series per label set, escaping).
 
-use dbio_report::export::nagios::check::NagiosExporter;
-use dbio_report::export::prometheus::check::PrometheusExporter;
-use dbio_report::export::text::check::TextExporter;
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::export::{Json, Nagios, Prometheus, Text};
+use dbio_report::Exporter;
 use dbio_schema::check::*;
 use dbio_schema::doc::{Document, CHECK, DBIO_VERSION};
 
@@ -94,31 +92,31 @@ fn results() -> [(&'static str, CheckReport); 4] {
 }
 
 fn json(r: &CheckReport) -> String {
-    JsonExporter
-        .to_string(&Document::new(CHECK, r))
-        .unwrap()
-        .replace(
-            &format!("\"dbio_version\": \"{DBIO_VERSION}\""),
-            "\"dbio_version\": \"[version]\"",
-        )
+    Json.to_string(&Document::new(CHECK, r)).unwrap().replace(
+        &format!("\"dbio_version\": \"{DBIO_VERSION}\""),
+        "\"dbio_version\": \"[version]\"",
+    )
 }
 
 #[test]
 fn snapshots_of_every_result_and_format() {
     for (name, r) in results() {
-        insta::assert_snapshot!(format!("{name}_text"), TextExporter.to_string(&r).unwrap());
+        insta::assert_snapshot!(
+            format!("{name}_text"),
+            Text::default().to_string(&r).unwrap()
+        );
         insta::assert_snapshot!(format!("{name}_json"), json(&r));
         insta::assert_snapshot!(
             format!("{name}_prometheus"),
-            PrometheusExporter.to_string(&r).unwrap()
+            Prometheus::default().to_string(&r).unwrap()
         );
         insta::assert_snapshot!(
             format!("{name}_nagios"),
-            NagiosExporter::default().to_string(&r).unwrap()
+            Nagios::default().to_string(&r).unwrap()
         );
         insta::assert_snapshot!(
             format!("{name}_nagios_advice_warns"),
-            NagiosExporter { advice_warns: true }.to_string(&r).unwrap()
+            Nagios { advice_warns: true }.to_string(&r).unwrap()
         );
     }
     for (name, message) in [
@@ -135,7 +133,7 @@ fn snapshots_of_every_result_and_format() {
         let e = CheckFailure {
             message: message.into(),
         };
-        insta::assert_snapshot!(name, NagiosExporter::default().to_string(&e).unwrap());
+        insta::assert_snapshot!(name, Nagios::default().to_string(&e).unwrap());
     }
 }
 
@@ -162,7 +160,7 @@ fn grouping_and_order() {
             advice: 0
         }
     );
-    let n = NagiosExporter::default().to_string(&r).unwrap();
+    let n = Nagios::default().to_string(&r).unwrap();
     assert!(
         n.starts_with(
             "DBIO STORAGE CRITICAL - 1 critical, 1 warning, 1 unknown: raid.write_policy | "
@@ -178,13 +176,13 @@ fn grouping_and_order() {
         .next()
         .unwrap()
         .ends_with("| crit=1;;;0 warn=1;;;0 unknown=1;;;0 ok=2;;;0 advice=0;;;0"));
-    let p = PrometheusExporter.to_string(&r).unwrap();
+    let p = Prometheus::default().to_string(&r).unwrap();
     assert!(
         p.contains("dbio_check_status{tool=\"raid\",controller=\"c0\",volume=\"vd 0\",rule=\"raid.write_policy\"} 2\n"),
         "{p}"
     );
     assert!(p.contains("dbio_check_status{device=\"sdb\",rule=\"io.scheduler\"} 3\n"));
-    let t = TextExporter.to_string(&r).unwrap();
+    let t = Text::default().to_string(&r).unwrap();
     assert!(t.starts_with("dbio check: CRIT (1 critical, 1 warning, 1 unknown, 0 advice, 2 ok)"));
     assert!(t.contains("fix:      fix it"));
 }
@@ -197,18 +195,18 @@ fn advice_is_shown_but_no_alarm() {
     assert_eq!(r.nagios_status(false), Status::Ok);
     assert_eq!(r.nagios_status(false).nagios_code(), 0);
     assert_eq!(r.nagios_status(true), Status::Warn);
-    let n = NagiosExporter::default().to_string(&r).unwrap();
+    let n = Nagios::default().to_string(&r).unwrap();
     assert!(
         n.starts_with("DBIO STORAGE OK - 1 rules OK, 1 advice: tw_cli c0 u0 raid.vd_state | "),
         "{n}"
     );
     assert!(n.contains("\nADVICE tw_cli c0 u0 raid.vd_state: "), "{n}");
-    let w = NagiosExporter { advice_warns: true }.to_string(&r).unwrap();
+    let w = Nagios { advice_warns: true }.to_string(&r).unwrap();
     assert!(
         w.starts_with("DBIO STORAGE WARNING - 1 advice: tw_cli c0 u0 raid.vd_state | "),
         "{w}"
     );
-    let p = PrometheusExporter.to_string(&r).unwrap();
+    let p = Prometheus::default().to_string(&r).unwrap();
     assert!(
         p.contains("dbio_check_status{tool=\"tw_cli\",controller=\"c0\",volume=\"u0\",rule=\"raid.vd_state\"} 0\n"),
         "{p}"
@@ -221,14 +219,14 @@ fn advice_is_shown_but_no_alarm() {
         p.contains("dbio_check_findings{status=\"advice\"} 1\n"),
         "{p}"
     );
-    let t = TextExporter.to_string(&r).unwrap();
+    let t = Text::default().to_string(&r).unwrap();
     assert!(t.contains("ADVICE  tw_cli c0 u0"), "{t}");
 }
 
 #[test]
 fn all_ok_nagios() {
     assert_eq!(
-        NagiosExporter::default().to_string(&all_ok()).unwrap(),
+        Nagios::default().to_string(&all_ok()).unwrap(),
         "DBIO STORAGE OK - 2 rules OK | crit=0;;;0 warn=0;;;0 unknown=0;;;0 ok=2;;;0 advice=0;;;0\n"
     );
     assert_eq!(all_ok().status.nagios_code(), 0);
@@ -238,7 +236,7 @@ fn all_ok_nagios() {
 fn nagios_status_text_is_short() {
     let long = "x".repeat(200);
     let r = CheckReport::new(vec![f(&long, "raid.write_policy", Status::Crit)]);
-    let n = NagiosExporter::default().to_string(&r).unwrap();
+    let n = Nagios::default().to_string(&r).unwrap();
     let head = n.lines().next().unwrap().split(" | ").next().unwrap();
     assert_eq!(head.chars().count(), NAGIOS_STATUS_MAX, "{head}");
     assert!(head.ends_with("xxx... raid.write_policy"), "{head}");
@@ -247,7 +245,7 @@ fn nagios_status_text_is_short() {
         "{n}"
     );
     let failure = |m: &str| {
-        NagiosExporter::default()
+        Nagios::default()
             .to_string(&CheckFailure { message: m.into() })
             .unwrap()
     };
@@ -266,7 +264,7 @@ fn nagios_status_text_is_short() {
     // Every status line of the hand-built results is short, and perfdata is only on it.
     for (name, r) in results() {
         for advice_warns in [false, true] {
-            let n = NagiosExporter { advice_warns }.to_string(&r).unwrap();
+            let n = Nagios { advice_warns }.to_string(&r).unwrap();
             let (first, rest) = n.split_once('\n').unwrap();
             let text = first.split(" | ").next().unwrap();
             assert!(text.chars().count() <= NAGIOS_STATUS_MAX, "{name}: {text}");
@@ -279,15 +277,15 @@ fn nagios_status_text_is_short() {
 #[test]
 fn paths_are_listed_and_labels_are_one_series() {
     let r = mixed();
-    let t = TextExporter.to_string(&r).unwrap();
+    let t = Text::default().to_string(&r).unwrap();
     assert!(t.contains("\nWARN    /  (paths: /, /tmp)\n"), "{t}");
     assert!(t.contains("\nOK      vda  (paths: /)\n"), "{t}");
-    let n = NagiosExporter::default().to_string(&r).unwrap();
+    let n = Nagios::default().to_string(&r).unwrap();
     assert!(
         n.contains("\nWARN / mount.atime: mount.atime is WARN  (paths: /, /tmp)\n"),
         "{n}"
     );
-    let p = PrometheusExporter.to_string(&r).unwrap();
+    let p = Prometheus::default().to_string(&r).unwrap();
     assert!(
         p.contains("dbio_check_status{device=\"vda\",mountpoint=\"/\",rule=\"mount.atime\"} 1\n"),
         "{p}"
@@ -319,7 +317,7 @@ fn promtool_accepts_every_result() {
     use std::io::Write;
     use std::process::{Command, Stdio};
     for (name, r) in results() {
-        let text = PrometheusExporter.to_string(&r).unwrap();
+        let text = Prometheus::default().to_string(&r).unwrap();
         let mut child = Command::new("promtool")
             .args(["check", "metrics"])
             .stdin(Stdio::piped())
@@ -347,9 +345,7 @@ fn promtool_accepts_every_result() {
 /// finding out instead of cutting the rule id (`raid.writ...`); it heads the long output.
 #[test]
 fn nagios_never_cuts_the_rule_id() {
-    let n = NagiosExporter { advice_warns: true }
-        .to_string(&mixed())
-        .unwrap();
+    let n = Nagios { advice_warns: true }.to_string(&mixed()).unwrap();
     let first = n.lines().next().unwrap();
     assert!(
         first.starts_with(

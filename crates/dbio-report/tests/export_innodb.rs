@@ -2,10 +2,8 @@
 //! JSON Lines, the summary line, `--show-bytes`) on hand-built results: a snapshot of each,
 //! and the facts each format must keep.
 
-use dbio_report::export::json::innodb::GrepJsonExporter;
-use dbio_report::export::jsonl::innodb::GrepJsonLinesExporter;
-use dbio_report::export::text::innodb::TextExporter;
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::export::{Json, Jsonl, Text};
+use dbio_report::Exporter;
 use dbio_schema::doc::{INNODB_GREP, INNODB_GREP_JSONL, INNODB_PAGES};
 use dbio_schema::innodb::*;
 use dbio_schema::Document;
@@ -196,9 +194,12 @@ fn export<T: ?Sized>(e: &dyn Exporter<T>, v: &T) -> String {
 
 #[test]
 fn pages_text() {
-    let s = export(&TextExporter, &pages_report());
+    let s = export(&Text::default(), &pages_report());
     insta::assert_snapshot!("pages_text", s);
-    insta::assert_snapshot!("pages_text_empty", export(&TextExporter, &empty_report()));
+    insta::assert_snapshot!(
+        "pages_text_empty",
+        export(&Text::default(), &empty_report())
+    );
     // The index table's columns line up although a table name is not ASCII.
     let at: Vec<usize> = s
         .lines()
@@ -216,7 +217,7 @@ fn pages_text() {
     let mut r = empty_report();
     (r.sources, r.bytes_scanned, r.source_bytes, r.interrupted) =
         (vec![], 512 << 20, 3000 << 20, true);
-    let s = export(&TextExporter, &r);
+    let s = export(&Text::default(), &r);
     assert!(
         s.starts_with("scanned 512MiB of 3000MiB (interrupted: the rest was not read) in 0.01s"),
         "{s}"
@@ -226,7 +227,7 @@ fn pages_text() {
 #[test]
 fn pages_json() {
     let r = pages_report();
-    let s = export(&JsonExporter, &Document::new(INNODB_PAGES, &r));
+    let s = export(&Json, &Document::new(INNODB_PAGES, &r));
     insta::assert_snapshot!("pages_json", s);
     let v: Value = serde_json::from_str(&s).unwrap();
     assert_eq!(v["schema"], INNODB_PAGES);
@@ -370,7 +371,7 @@ fn grep_stream(e: &dyn for<'a> Exporter<GrepEvent<'a>>, all_in: Option<&str>) ->
 
 #[test]
 fn grep_text() {
-    let s = grep_stream(&TextExporter, Some("page"));
+    let s = grep_stream(&Text::default(), Some("page"));
     insta::assert_snapshot!("grep_text", s);
     assert_eq!(
         s.lines().count(),
@@ -381,7 +382,7 @@ fn grep_text() {
 
 #[test]
 fn grep_json() {
-    let s = grep_stream(&GrepJsonExporter, Some("page"));
+    let s = grep_stream(&Json, Some("page"));
     insta::assert_snapshot!("grep_json", s);
     let v: Value = serde_json::from_str(&s).expect("the streamed document is one JSON value");
     assert_eq!(v["schema"], INNODB_GREP);
@@ -397,10 +398,8 @@ fn grep_json() {
         patterns: &pats,
         all_in: None,
     };
-    GrepJsonExporter.export(&start, &mut out).unwrap();
-    GrepJsonExporter
-        .export(&GrepEvent::End(&summary(0)), &mut out)
-        .unwrap();
+    Json.export(&start, &mut out).unwrap();
+    Json.export(&GrepEvent::End(&summary(0)), &mut out).unwrap();
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["hits"], serde_json::json!([]));
     assert_eq!(v["all_in"], Value::Null);
@@ -408,7 +407,7 @@ fn grep_json() {
 
 #[test]
 fn grep_jsonl() {
-    let s = grep_stream(&GrepJsonLinesExporter, None);
+    let s = grep_stream(&Jsonl, None);
     insta::assert_snapshot!("grep_jsonl", s);
     let lines: Vec<Value> = s
         .lines()
@@ -420,7 +419,7 @@ fn grep_jsonl() {
     assert_eq!(last["type"], "summary");
     assert_eq!(last["schema"], INNODB_GREP_JSONL);
     // The same hit objects as in the JSON document, with their type.
-    let doc: Value = serde_json::from_str(&grep_stream(&GrepJsonExporter, None)).unwrap();
+    let doc: Value = serde_json::from_str(&grep_stream(&Json, None)).unwrap();
     let mut first = lines[0].clone();
     first.as_object_mut().unwrap().remove("type");
     assert_eq!(first, doc["hits"][0]);
@@ -429,14 +428,14 @@ fn grep_jsonl() {
 #[test]
 fn grep_summary_line() {
     let mut s = summary(1);
-    let one = export(&TextExporter, &s);
+    let one = export(&Text::default(), &s);
     s.hit_count = 0;
-    let none = export(&TextExporter, &s);
+    let none = export(&Text::default(), &s);
     s.hit_count = 7;
     s.max_count_reached = true;
-    let max = export(&TextExporter, &s);
+    let max = export(&Text::default(), &s);
     s.interrupted = true;
-    let stopped = export(&TextExporter, &s);
+    let stopped = export(&Text::default(), &s);
     insta::assert_snapshot!("grep_summary", [one, none, max, stopped].concat());
 }
 
@@ -444,6 +443,6 @@ fn grep_summary_line() {
 fn grep_show_bytes() {
     insta::assert_snapshot!(
         "grep_show_bytes",
-        export(&TextExporter, patterns().as_slice())
+        export(&Text::default(), patterns().as_slice())
     );
 }

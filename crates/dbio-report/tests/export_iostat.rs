@@ -3,11 +3,9 @@
 //! (a stream declares each family once, an idle or skipped device keeps its counters, the CSV
 //! header comes once, every report a table with its header).
 
-use dbio_report::export::csv::iostat::CsvExporter;
-use dbio_report::export::jsonl::iostat::JsonlExporter;
-use dbio_report::export::prometheus::iostat::PrometheusExporter;
-use dbio_report::export::text::iostat::{Columns, TextExporter};
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::export::text::iostat::Columns;
+use dbio_report::export::{Csv, Json, Jsonl, Prometheus, Text};
+use dbio_report::Exporter;
 use dbio_schema::Document;
 use dbio_sys::diskstats::{DiskStat, Figures};
 use dbio_sys::iostat::{DeviceRow, Kind, Report};
@@ -156,7 +154,7 @@ fn run(e: &dyn Exporter<Report>, reports: &[Report]) -> String {
 
 #[test]
 fn text() {
-    let s = run(&TextExporter::default(), &[first(), second()]);
+    let s = run(&Text::default(), &[first(), second()]);
     assert_eq!(s.matches("\nDevice ").count(), 2, "a header per report");
     insta::assert_snapshot!(s);
 }
@@ -164,19 +162,19 @@ fn text() {
 #[test]
 fn text_columns() {
     let columns = Columns::parse("%util,r/s,in_prg,w_await").unwrap();
-    let s = run(&TextExporter { columns }, &[first()]);
+    let s = run(&Text { columns }, &[first()]);
     assert!(s.lines().all(|l| l.len() < 130), "{s}");
     insta::assert_snapshot!(s);
 }
 
 #[test]
 fn text_empty() {
-    insta::assert_snapshot!(run(&TextExporter::default(), &[empty()]));
+    insta::assert_snapshot!(run(&Text::default(), &[empty()]));
 }
 
 #[test]
 fn jsonl() {
-    let s = run(&JsonlExporter, &[first(), second()]);
+    let s = run(&Jsonl, &[first(), second()]);
     let docs: Vec<serde_json::Value> = s
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -192,7 +190,7 @@ fn jsonl() {
 
 #[test]
 fn json_one_report() {
-    let s = JsonExporter
+    let s = Json
         .to_string(&Document::new(dbio_schema::doc::IOSTAT, &second()))
         .unwrap();
     insta::assert_snapshot!(s.replace(dbio_schema::doc::DBIO_VERSION, "[version]"));
@@ -200,7 +198,7 @@ fn json_one_report() {
 
 #[test]
 fn csv() {
-    let s = run(&CsvExporter::default(), &[first(), second(), empty()]);
+    let s = run(&Csv::default(), &[first(), second(), empty()]);
     assert_eq!(s.matches("time,ts,").count(), 1, "header once");
     assert_eq!(s.lines().count(), 1 + 4 + 1);
     // Full precision, the zone in the time.
@@ -213,7 +211,7 @@ fn csv() {
 
 #[test]
 fn csv_empty_report_still_has_the_header() {
-    assert_eq!(run(&CsvExporter::default(), &[empty()]).lines().count(), 1);
+    assert_eq!(run(&Csv::default(), &[empty()]).lines().count(), 1);
 }
 
 /// Family name of each `# HELP` line.
@@ -226,7 +224,7 @@ fn helps(s: &str) -> Vec<&str> {
 
 #[test]
 fn prometheus_file() {
-    let e = PrometheusExporter::file();
+    let e = Prometheus::file();
     let a = e.to_string(&first()).unwrap();
     let b = e.to_string(&second()).unwrap();
     // Each report a whole exposition, no timestamps.
@@ -256,7 +254,7 @@ fn prometheus_file() {
 
 #[test]
 fn prometheus_stream() {
-    let s = run(&PrometheusExporter::stream(), &[first(), second()]);
+    let s = run(&Prometheus::stream(), &[first(), second()]);
     // Each family declared once, every sample stamped with its report's time in ms.
     let h = helps(&s);
     let mut unique = h.clone();
@@ -274,5 +272,5 @@ fn prometheus_stream() {
 #[test]
 fn prometheus_empty() {
     // Nothing shown yet: nothing exported (no family without samples).
-    assert_eq!(PrometheusExporter::file().to_string(&empty()).unwrap(), "");
+    assert_eq!(Prometheus::file().to_string(&empty()).unwrap(), "");
 }

@@ -1,9 +1,8 @@
 //! The output formats of `dbio model` (text, CSV, JSON) on hand-built results: snapshots of
 //! each, and the facts each format must keep.
 
-use dbio_report::export::csv::model::CsvExporter;
-use dbio_report::export::text::model::TextExporter;
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::export::{Csv, Json, Prometheus, Text};
+use dbio_report::Exporter;
 use dbio_schema::model::*;
 use dbio_schema::{doc, Document};
 
@@ -208,16 +207,16 @@ fn live() -> LiveResult {
 
 fn text<T>(r: &T) -> String
 where
-    TextExporter: Exporter<T>,
+    Text: Exporter<T>,
 {
-    TextExporter.to_string(r).unwrap()
+    Text::default().to_string(r).unwrap()
 }
 
 fn csv<T>(r: &T) -> String
 where
-    CsvExporter: Exporter<T>,
+    Csv: Exporter<T>,
 {
-    CsvExporter.to_string(r).unwrap()
+    Csv::default().to_string(r).unwrap()
 }
 
 #[test]
@@ -252,19 +251,16 @@ mod erased {
     }
     impl<T: serde::Serialize> Ser for T {
         fn json(&self, schema: &'static str) -> String {
-            JsonExporter
-                .to_string(&Document::new(schema, self))
-                .unwrap()
+            Json.to_string(&Document::new(schema, self)).unwrap()
         }
     }
 }
 
 #[test]
 fn prometheus_snapshot_of_live() {
-    use dbio_report::export::prometheus::model::PrometheusExporter;
     insta::assert_snapshot!(
         "live_prometheus",
-        PrometheusExporter.to_string(&live()).unwrap()
+        Prometheus::default().to_string(&live()).unwrap()
     );
 }
 

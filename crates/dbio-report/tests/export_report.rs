@@ -4,10 +4,8 @@
 
 use dbio_report::analysis::input::{Loaded, Source};
 use dbio_report::analysis::{analyse, log_bins};
-use dbio_report::export::csv::report::CsvExporter;
-use dbio_report::export::html::report::HtmlExporter;
-use dbio_report::export::text::report::TextExporter;
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::export::{Csv, Html, Json, Text};
+use dbio_report::Exporter;
 use dbio_schema::bench::*;
 use dbio_schema::hist::LatencyHistogram;
 use dbio_schema::report::{Report, ReportOptions};
@@ -192,18 +190,18 @@ fn export(e: &dyn Exporter<Report>, r: &Report) -> String {
 
 #[test]
 fn text_snapshot() {
-    insta::assert_snapshot!("text", export(&TextExporter, &sample().1));
+    insta::assert_snapshot!("text", export(&Text::default(), &sample().1));
 }
 
 #[test]
 fn csv_snapshot() {
-    insta::assert_snapshot!("csv", export(&CsvExporter, &sample().1));
+    insta::assert_snapshot!("csv", export(&Csv::default(), &sample().1));
 }
 
 #[test]
 fn json_snapshot() {
     let r = sample().1;
-    let json = JsonExporter
+    let json = Json
         .to_string(&Document::new(dbio_schema::doc::REPORT, &r))
         .unwrap();
     let back: Report = serde_json::from_str(&json).unwrap();
@@ -314,7 +312,7 @@ fn a_threads_curve_and_a_scheduler_comparison() {
 #[test]
 fn html_is_one_self_contained_page_with_every_chart_labelled() {
     let r = sample().1;
-    let html = export(&HtmlExporter, &r);
+    let html = export(&Html, &r);
     assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
     for forbidden in ["<script", "http://", "https://", "<link", "@import", "url("] {
         let hits: Vec<&str> = html.matches(forbidden).collect();

@@ -3,7 +3,8 @@
 //! snapshot), with a pending and a failed point; a stack with a partition, an md and a dm
 //! device, as `dbio stack` builds it.
 
-use dbio_report::export::{csv, text, Exporter, JsonExporter};
+use dbio_report::export::Exporter;
+use dbio_report::export::{Csv, Json, Text};
 use dbio_schema::bench::{BenchResult, Mode};
 use dbio_schema::sweep::{points, Axes, Figures, PointResult, Status, SweepResult};
 use dbio_sys::stack::Stack;
@@ -76,9 +77,9 @@ fn export<T>(e: &dyn Exporter<T>, v: &T) -> String {
 #[test]
 fn sweep_text_json_csv() {
     let s = sweep();
-    insta::assert_snapshot!("sweep_text", export(&text::sweep::TextExporter, &s));
-    insta::assert_snapshot!("sweep_csv", export(&csv::sweep::CsvExporter, &s));
-    let j = export(&JsonExporter, &s);
+    insta::assert_snapshot!("sweep_text", export(&Text::default(), &s));
+    insta::assert_snapshot!("sweep_csv", export(&Csv::default(), &s));
+    let j = export(&Json, &s);
     let back: SweepResult = serde_json::from_str(&j).unwrap();
     assert_eq!(back, s, "sweep.json reads back as written (for --resume)");
     insta::assert_snapshot!("sweep_json", j);
@@ -86,7 +87,7 @@ fn sweep_text_json_csv() {
 
 #[test]
 fn sweep_csv_rows_are_as_wide_as_the_header_and_undefined_is_empty() {
-    let out = export(&csv::sweep::CsvExporter, &sweep());
+    let out = export(&Csv::default(), &sweep());
     let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 1 + 8);
     assert!(rows.iter().all(|r| r.len() == rows[0].len()));
@@ -154,9 +155,9 @@ fn stack() -> Stack {
 #[test]
 fn stack_text_and_json() {
     let s = stack();
-    insta::assert_snapshot!("stack_text", export(&text::stack::TextExporter, &s));
+    insta::assert_snapshot!("stack_text", export(&Text::default(), &s));
     let j = export(
-        &JsonExporter,
+        &Json,
         &dbio_schema::Document::new(dbio_schema::doc::STACK, &s),
     );
     insta::assert_snapshot!("stack_json", j);

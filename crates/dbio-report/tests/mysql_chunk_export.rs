@@ -1,8 +1,8 @@
 //! The output formats of `dbio mysql chunk` (text, JSON) on hand-built results: a dry run, and
 //! an executed run with pauses and retries.
 
-use dbio_report::export::text::mysql_chunk::TextExporter;
-use dbio_report::{Exporter, JsonExporter};
+use dbio_report::export::{Json, Text};
+use dbio_report::Exporter;
 use dbio_schema::mysql_chunk::*;
 use dbio_schema::Document;
 
@@ -115,12 +115,12 @@ fn executed() -> ChunkResult {
 
 #[test]
 fn text_dry_run() {
-    insta::assert_snapshot!("text_dry_run", TextExporter.to_string(&dry()).unwrap());
+    insta::assert_snapshot!("text_dry_run", Text::default().to_string(&dry()).unwrap());
 }
 
 #[test]
 fn text_executed() {
-    let t = TextExporter.to_string(&executed()).unwrap();
+    let t = Text::default().to_string(&executed()).unwrap();
     // The facts a reader looks for: the outcome, the time split and every pause's cause.
     assert!(
         t.contains("working 2m21s (47%), sleeping 2m20s (47%), paused 20.50s (7%)"),
@@ -141,7 +141,7 @@ fn text_stopped_by_the_guard() {
     run.outcome = "stopped".into();
     run.stop_reason = Some("the lag of replica mysql://repl@r1/ cannot be read".into());
     run.pauses.clear();
-    let t = TextExporter.to_string(&r).unwrap();
+    let t = Text::default().to_string(&r).unwrap();
     assert!(
         t.contains(
             "outcome     stopped by the guard: the lag of replica mysql://repl@r1/ cannot be read"
@@ -153,11 +153,11 @@ fn text_stopped_by_the_guard() {
 
 #[test]
 fn json() {
-    let j = JsonExporter
+    let j = Json
         .to_string(&Document::new(dbio_schema::doc::MYSQL_CHUNK, &executed()))
         .unwrap();
     insta::assert_snapshot!("json", j);
-    let dry = JsonExporter
+    let dry = Json
         .to_string(&Document::new(dbio_schema::doc::MYSQL_CHUNK, &dry()))
         .unwrap();
     let v: serde_json::Value = serde_json::from_str(&dry).unwrap();

@@ -3,7 +3,7 @@
 //! Progress and warnings go to stderr.
 
 use anyhow::Context;
-use dbio_report::export::Format;
+use dbio_report::export::{Exporters, Format, Render};
 use dbio_sys::atomic::AtomicFile;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -211,33 +211,11 @@ pub fn to_stderr(s: &str) {
     let _ = e.write_all(s.as_bytes()).and_then(|()| e.flush());
 }
 
-/// The formats one command accepts, the first being its default: a marker type per command,
-/// declared with [`formats!`](crate::formats).
-pub trait Formats: Clone + std::fmt::Debug + Send + Sync + 'static {
-    /// The accepted formats, default first.
-    const LIST: &'static [Format];
-}
-
-/// Declares a marker type listing the formats a command accepts (default first):
-/// `formats!(StackFormats: Text, Json);`.
-#[macro_export]
-macro_rules! formats {
-    ($name:ident: $($f:ident),+) => {
-        #[doc = concat!("The formats of this command: ", $(stringify!($f), " "),+)]
-        #[derive(Clone, Debug)]
-        pub struct $name;
-        impl $crate::output::Formats for $name {
-            const LIST: &'static [dbio_report::export::Format] =
-                &[$(dbio_report::export::Format::$f),+];
-        }
-    };
-}
-
-/// A clap parser that accepts the formats of `F`, listing each with its help line.
-pub fn format_parser<F: Formats>() -> impl clap::builder::TypedValueParser<Value = Format> {
+/// A clap parser that accepts the formats result `R` renders in, listing each with its help line.
+pub fn format_parser<R: Render>() -> impl clap::builder::TypedValueParser<Value = Format> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     PossibleValuesParser::new(
-        F::LIST
+        R::FORMATS
             .iter()
             .map(|f| PossibleValue::new(f.name()).help(f.help())),
     )
@@ -248,20 +226,42 @@ pub fn format_parser<F: Formats>() -> impl clap::builder::TypedValueParser<Value
 /// result in the chosen format goes to stdout, or to FILE instead (written atomically; `-` is
 /// stdout). Never both: a command that shows live lines shows them on stderr when the result
 /// goes to a file or is for machines.
-#[derive(clap::Args, Clone, Debug)]
-pub struct OutputArgs<F: Formats> {
+///
+/// `R` is the command's result: the formats offered are those it renders in
+/// ([`Render::FORMATS`], the first the default).
+#[derive(clap::Args)]
+pub struct OutputArgs<R: Render + 'static> {
     /// Output format.
-    #[arg(long, value_name = "FORMAT", default_value = F::LIST[0].name(), value_parser = format_parser::<F>())]
+    #[arg(long, value_name = "FORMAT", default_value = R::FORMATS[0].name(), value_parser = format_parser::<R>())]
     pub format: Format,
     /// Write the result to FILE instead of stdout (atomically: a reader never sees half a
     /// file; `-` is stdout).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[arg(skip)]
-    _formats: std::marker::PhantomData<F>,
+    _result: std::marker::PhantomData<fn() -> R>,
 }
 
-impl<F: Formats> OutputArgs<F> {
+impl<R: Render> Clone for OutputArgs<R> {
+    fn clone(&self) -> Self {
+        OutputArgs {
+            format: self.format,
+            output: self.output.clone(),
+            _result: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<R: Render> std::fmt::Debug for OutputArgs<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutputArgs")
+            .field("format", &self.format)
+            .field("output", &self.output)
+            .finish()
+    }
+}
+
+impl<R: Render> OutputArgs<R> {
     /// The output file, `None` for stdout (also when `-o -`).
     pub fn file(&self) -> Option<&Path> {
         self.output.as_deref().filter(|p| *p != Path::new("-"))
@@ -291,5 +291,24 @@ impl<F: Formats> OutputArgs<F> {
     /// Writes the whole result: to FILE atomically, else to stdout.
     pub fn emit(&self, bytes: &[u8]) -> anyhow::Result<()> {
         emit(self.file(), bytes)
+    }
+
+    /// The result in the chosen format, rendered by the default exporters.
+    pub fn render(&self, r: &R) -> anyhow::Result<Vec<u8>> {
+        self.render_with(&Exporters::default(), r)
+    }
+
+    /// The result in the chosen format, rendered by `with` (exporters with options).
+    pub fn render_with(&self, with: &Exporters, r: &R) -> anyhow::Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        r.render(with, self.format, &mut buf)
+            .with_context(|| format!("cannot render the result as {}", self.format))?;
+        Ok(buf)
+    }
+
+    /// Renders the result in the chosen format and writes it: to FILE atomically, else to
+    /// stdout.
+    pub fn emit_result(&self, r: &R) -> anyhow::Result<()> {
+        self.emit(&self.render(r)?)
     }
 }

@@ -2,17 +2,11 @@
 
 use crate::cli::{parse_size_arg, usage};
 use crate::output::OutputArgs;
-use dbio_report::export::{csv, text, Format};
-use dbio_report::{Exporter, JsonExporter};
-use dbio_schema::doc::{ALIGN_CALC, ALIGN_CHECK};
-use dbio_schema::Document;
+use dbio_schema::align::{CalcResult, DiskCheck};
 use dbio_storage::align::check::{self as disk, CheckOptions};
 use dbio_storage::align::{self, CalcInput, RaidLevel};
 use dbio_sys::sysfs::Sys;
 use std::path::PathBuf;
-
-crate::formats!(CalcFormats: Text, Json);
-crate::formats!(CheckFormats: Text, Json, Csv);
 
 /// Arguments of `dbio align`.
 #[derive(clap::Args, Debug)]
@@ -94,7 +88,7 @@ struct CalcArgs {
     #[arg(long, default_value = "4k", value_parser = parse_size_arg)]
     fs_block: u64,
     #[command(flatten)]
-    out: OutputArgs<CalcFormats>,
+    out: OutputArgs<CalcResult>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -110,7 +104,7 @@ struct CheckArgs {
     #[arg(long, value_parser = parse_size_arg)]
     sector: Option<u64>,
     #[command(flatten)]
-    out: OutputArgs<CheckFormats>,
+    out: OutputArgs<DiskCheck>,
 }
 
 /// Runs `dbio align`.
@@ -137,11 +131,7 @@ fn calc(a: CalcArgs) -> anyhow::Result<u8> {
             "{e}: check --stripe, --sector, --fs-block, --disks and --raid"
         ))
     })?;
-    let bytes = match a.out.format {
-        Format::Json => JsonExporter.to_string(&Document::new(ALIGN_CALC, &r))?,
-        _ => text::align::TextExporter.to_string(&r)?,
-    };
-    a.out.emit(bytes.as_bytes())?;
+    a.out.emit_result(&r)?;
     Ok(0)
 }
 
@@ -153,12 +143,7 @@ fn check(a: CheckArgs) -> anyhow::Result<u8> {
         sector_bytes: a.sector,
     };
     let r = disk::check_disk(&Sys::live(), &opts)?;
-    let bytes = match a.out.format {
-        Format::Json => JsonExporter.to_string(&Document::new(ALIGN_CHECK, &r))?,
-        Format::Csv => csv::align::CsvExporter.to_string(&r)?,
-        _ => text::align::TextExporter.to_string(&r)?,
-    };
-    a.out.emit(bytes.as_bytes())?;
+    a.out.emit_result(&r)?;
     // A failed check, as parted's align-check: scripts test the exit code.
     Ok(if r.problems().is_empty() {
         0

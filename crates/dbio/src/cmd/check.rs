@@ -7,16 +7,11 @@
 use crate::cli::{parse_size_arg, usage};
 use crate::cmd::align::Geometry;
 use crate::output::OutputArgs;
-use dbio_report::export::nagios::check::NagiosExporter;
-use dbio_report::export::{prometheus, text, Format};
-use dbio_report::{Exporter, JsonExporter};
-use dbio_schema::check::CheckFailure;
-use dbio_schema::Document;
+use dbio_report::export::{Exporter, Exporters, Format, Nagios, Render};
+use dbio_schema::check::{CheckFailure, CheckReport};
 use dbio_storage::check::{self as gather, Options};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-
-crate::formats!(CheckFormats: Text, Json, Prometheus, Nagios);
 
 /// Arguments of `dbio check`.
 #[derive(clap::Args, Debug)]
@@ -37,7 +32,7 @@ pub struct Args {
     #[command(flatten)]
     geometry: Geometry,
     #[command(flatten)]
-    out: OutputArgs<CheckFormats>,
+    out: OutputArgs<CheckReport>,
     /// Shorthand for --format nagios: the Nagios/Icinga plugin's short status line with
     /// perfdata, details as long output; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also
     /// for any error, a usage error included).
@@ -88,16 +83,15 @@ fn audit_and_render(a: &Args) -> anyhow::Result<u8> {
     // A missing path is exit 1 (the system said no), like every failure that is not a usage
     // error.
     let r = gather::report(&opts)?;
-    let nagios = NagiosExporter {
-        advice_warns: a.advice_warns,
+    let with = Exporters {
+        nagios: Nagios {
+            advice_warns: a.advice_warns,
+        },
+        ..Exporters::default()
     };
-    let bytes = match format {
-        Format::Json => JsonExporter.to_string(&Document::new(dbio_schema::doc::CHECK, &r))?,
-        Format::Prometheus => prometheus::check::PrometheusExporter.to_string(&r)?,
-        Format::Nagios => nagios.to_string(&r)?,
-        _ => text::check::TextExporter.to_string(&r)?,
-    };
-    a.out.emit(bytes.as_bytes())?;
+    let mut bytes = Vec::new();
+    r.render(&with, format, &mut bytes)?;
+    a.out.emit(&bytes)?;
     Ok(if format == Format::Nagios {
         r.nagios_status(a.advice_warns).nagios_code()
     } else {
@@ -119,7 +113,7 @@ pub fn nagios_unknown(output: Option<&Path>, message: &str) -> u8 {
     let failure = CheckFailure {
         message: message.to_string(),
     };
-    let text = NagiosExporter::default()
+    let text = Nagios::default()
         .to_string(&failure)
         .unwrap_or_else(|_| "DBIO STORAGE UNKNOWN\n".to_string());
     if output.is_none() || crate::output::emit(output, text.as_bytes()).is_err() {

@@ -10,14 +10,10 @@ use crate::output::OutputArgs;
 use crate::progress::Progress;
 use dbio_innodb::recover::{self, OutDirError, Source};
 use dbio_innodb::scan::ScanOptions;
-use dbio_report::export::{text, Format};
-use dbio_report::{Exporter, JsonExporter};
-use dbio_schema::Document;
+use dbio_schema::innodb::PagesReport;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
-
-crate::formats!(PagesFormats: Text, Json);
 
 /// Arguments of `dbio innodb`.
 #[derive(clap::Args, Debug)]
@@ -94,7 +90,7 @@ struct PagesArgs {
     #[command(flatten)]
     scan: ScanFlags,
     #[command(flatten)]
-    out: OutputArgs<PagesFormats>,
+    out: OutputArgs<PagesReport>,
 }
 
 /// Runs `dbio innodb`.
@@ -156,13 +152,7 @@ fn pages(a: PagesArgs) -> anyhow::Result<u8> {
     for w in &report.warnings {
         crate::output::to_stderr(&format!("dbio: warning: {w}\n"));
     }
-    let bytes = match a.out.format {
-        Format::Json => {
-            JsonExporter.to_string(&Document::new(dbio_schema::doc::INNODB_PAGES, &report))?
-        }
-        _ => text::innodb::TextExporter.to_string(&report)?,
-    };
-    a.out.emit(bytes.as_bytes())?;
+    a.out.emit_result(&report)?;
     if let Some(e) = &report.write_error {
         anyhow::bail!(
             "writing to --output-dir {} stopped: {e}. {} pages are there, each whole and listed in manifest.json (no part of a page is left). Once the cause is fixed (free space there, or move the directory to a filesystem with room), run the same command again: it keeps those pages and writes the rest",

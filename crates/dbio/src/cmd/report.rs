@@ -6,13 +6,8 @@ use crate::cli::{parse_duration_arg, usage};
 use crate::output::OutputArgs;
 use anyhow::Context;
 use dbio_report::analysis::{self, input};
-use dbio_report::export::{csv, html, text, Format};
-use dbio_report::{Exporter, JsonExporter};
-use dbio_schema::report::ReportOptions;
-use dbio_schema::Document;
+use dbio_schema::report::{Report, ReportOptions};
 use std::path::PathBuf;
-
-crate::formats!(ReportFormats: Text, Html, Json, Csv);
 
 /// Arguments of `dbio report`.
 #[derive(clap::Args, Debug)]
@@ -41,7 +36,7 @@ pub struct Args {
     #[arg(long, value_name = "PCT", default_value_t = 20.0)]
     pub steady_range: f64,
     #[command(flatten)]
-    pub out: OutputArgs<ReportFormats>,
+    pub out: OutputArgs<Report>,
 }
 
 fn options(a: &Args) -> anyhow::Result<ReportOptions> {
@@ -91,14 +86,6 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let opts = options(&args)?;
     let runs = input::load(&args.inputs).context("dbio report reads bench results")?;
     let report = analysis::analyse(&runs, &opts);
-    let bytes = match args.out.format {
-        Format::Json => {
-            JsonExporter.to_string(&Document::new(dbio_schema::doc::REPORT, &report))?
-        }
-        Format::Csv => csv::report::CsvExporter.to_string(&report)?,
-        Format::Html => html::report::HtmlExporter.to_string(&report)?,
-        _ => text::report::TextExporter.to_string(&report)?,
-    };
-    args.out.emit(bytes.as_bytes())?;
+    args.out.emit_result(&report)?;
     Ok(0)
 }

@@ -3,13 +3,9 @@
 
 use crate::output::{to_stderr, OutputArgs};
 use anyhow::Context;
-use dbio_report::export::{text, Format};
-use dbio_report::{Exporter, JsonExporter};
-use dbio_schema::Document;
+use dbio_sys::stack::Stack;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
-
-crate::formats!(StackFormats: Text, Json);
 
 /// Arguments of `dbio stack`.
 #[derive(clap::Args, Debug)]
@@ -18,7 +14,7 @@ pub struct Args {
     /// /dev/mapper/vg-lv, or a bare kernel name such as vda or dm-0).
     pub path: PathBuf,
     #[command(flatten)]
-    pub out: OutputArgs<StackFormats>,
+    pub out: OutputArgs<Stack>,
 }
 
 /// Runs `dbio stack`.
@@ -49,11 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             )
         })?
     };
-    let bytes = match args.out.format {
-        Format::Json => JsonExporter.to_string(&Document::new(dbio_schema::doc::STACK, &stack))?,
-        _ => text::stack::TextExporter.to_string(&stack)?,
-    };
-    args.out.emit(bytes.as_bytes())?;
+    args.out.emit_result(&stack)?;
     let missing = stack
         .resolved_path
         .as_deref()

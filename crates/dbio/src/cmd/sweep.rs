@@ -9,12 +9,9 @@ use crate::output::{to_stderr, OutputArgs};
 use crate::progress::Progress;
 use crate::signals;
 use dbio_bench::sweep::{Events, SweepOptions, Workload};
-use dbio_report::export::{csv, text, Exporter, Format, JsonExporter};
 use dbio_schema::bench::{Interval, Mode};
-use dbio_schema::sweep::{Axes, Point, PointResult, Status};
+use dbio_schema::sweep::{Axes, Point, PointResult, Status, SweepResult};
 use std::path::PathBuf;
-
-crate::formats!(SweepFormats: Text, Json, Csv);
 
 /// Arguments of `dbio sweep`.
 #[derive(clap::Args, Debug)]
@@ -85,7 +82,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     datadir: Option<PathBuf>,
     #[command(flatten)]
-    out: OutputArgs<SweepFormats>,
+    out: OutputArgs<SweepResult>,
 }
 
 /// Progress on stderr: a bar over the points, the point being run and its last interval.
@@ -179,12 +176,7 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
     };
     let res = dbio_bench::sweep::run(&opts, stop, &mut show).map_err(sweep_err)?;
     show.bar.finish();
-    let bytes = match a.out.format {
-        Format::Json => JsonExporter.to_string(&res)?,
-        Format::Csv => csv::sweep::CsvExporter.to_string(&res)?,
-        _ => text::sweep::TextExporter.to_string(&res)?,
-    };
-    a.out.emit(bytes.as_bytes())?;
+    a.out.emit_result(&res)?;
     let failed = res.points.iter().any(|p| p.status == Status::Failed);
     Ok(if res.interrupted {
         signals::EXIT_INTERRUPTED

@@ -5,6 +5,7 @@
 //! cell. `dbio align calc` is not a table and has no CSV.
 
 use crate::export::csv::opt;
+use crate::export::Csv;
 use crate::export::{csv_row, Exporter};
 use dbio_schema::align::{DiskCheck, GeometryMatch};
 use std::io::{self, Write};
@@ -32,11 +33,7 @@ const HEADER: [&str; 20] = [
     "kernel_alignment_offset_bytes",
 ];
 
-/// `dbio align check --format csv`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CsvExporter;
-
-impl Exporter<DiskCheck> for CsvExporter {
+impl Exporter<DiskCheck> for Csv {
     fn export(&self, value: &DiskCheck, out: &mut dyn Write) -> io::Result<()> {
         csv_row(out, HEADER)?;
         // Without a table the whole device is read in 512-byte sectors.

@@ -1,6 +1,7 @@
 //! `dbio bench --format csv`: the time series, one row per report interval (warmup ones
 //! included and flagged), with the units in the column names.
 
+use crate::export::Csv;
 use crate::export::{csv_row, Exporter};
 use dbio_schema::bench::{BenchResult, DeviceInterval, Interval, OpInterval};
 use std::io::{self, Write};
@@ -102,11 +103,7 @@ pub fn interval_row(i: &Interval, devices: &[String]) -> Vec<String> {
     r
 }
 
-/// The time series as CSV (RFC 4180): a header row, then one row per interval.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CsvExporter;
-
-impl Exporter<BenchResult> for CsvExporter {
+impl Exporter<BenchResult> for Csv {
     fn export(&self, r: &BenchResult, out: &mut dyn Write) -> io::Result<()> {
         let devices = device_names(r);
         csv_row(out, header_row(&devices))?;

@@ -2,11 +2,11 @@
 //! first report's rows). Columns: `time` (RFC 3339, UTC), `ts` (seconds since the epoch),
 //! `interval_s`, `device`, `kind`, then every figure named by its JSON key, at full precision.
 
+use crate::export::Csv;
 use crate::export::{csv_row, Exporter};
 use dbio_sys::diskstats::Figures;
 use dbio_sys::iostat::Report;
 use serde_json::{Map, Value};
-use std::cell::Cell;
 use std::io::{self, Write};
 
 /// The figures as a JSON object, keys in their declared order.
@@ -52,13 +52,7 @@ pub fn rows(r: &Report) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The CSV stream of successive reports: the header row before the first report's rows.
-#[derive(Debug, Default)]
-pub struct CsvExporter {
-    header_done: Cell<bool>,
-}
-
-impl Exporter<Report> for CsvExporter {
+impl Exporter<Report> for Csv {
     fn export(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
         if !self.header_done.replace(true) {
             csv_row(out, header_row())?;

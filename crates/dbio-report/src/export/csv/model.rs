@@ -2,15 +2,12 @@
 //! column names (the JSON keys), full precision, empty cells for undefined values.
 
 use super::{csv_row, opt};
+use crate::export::Csv;
 use crate::export::Exporter;
 use dbio_schema::model::{BoundsResult, LiveResult, MvaResult, ResourceKind, UslResult};
 use std::io::{self, Write};
 
-/// `dbio model ... --format csv`, for each model result.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CsvExporter;
-
-impl Exporter<BoundsResult> for CsvExporter {
+impl Exporter<BoundsResult> for Csv {
     /// One row per population.
     fn export(&self, r: &BoundsResult, out: &mut dyn Write) -> io::Result<()> {
         csv_row(out, ["n", "x_upper_per_s", "r_lower_s"])?;
@@ -28,7 +25,7 @@ impl Exporter<BoundsResult> for CsvExporter {
     }
 }
 
-impl Exporter<MvaResult> for CsvExporter {
+impl Exporter<MvaResult> for Csv {
     /// One row per population.
     fn export(&self, r: &MvaResult, out: &mut dyn Write) -> io::Result<()> {
         csv_row(
@@ -59,7 +56,7 @@ impl Exporter<MvaResult> for CsvExporter {
     }
 }
 
-impl Exporter<UslResult> for CsvExporter {
+impl Exporter<UslResult> for Csv {
     /// One row per measured point.
     fn export(&self, r: &UslResult, out: &mut dyn Write) -> io::Result<()> {
         csv_row(
@@ -90,7 +87,7 @@ impl Exporter<UslResult> for CsvExporter {
     }
 }
 
-impl Exporter<LiveResult> for CsvExporter {
+impl Exporter<LiveResult> for Csv {
     /// One row per resource.
     fn export(&self, r: &LiveResult, out: &mut dyn Write) -> io::Result<()> {
         csv_row(

@@ -3,13 +3,10 @@
 //! are empty cells.
 
 use crate::export::csv::opt;
+use crate::export::Csv;
 use crate::export::{csv_row, Exporter};
 use dbio_schema::report::Report;
 use std::io::{self, Write};
-
-/// CSV, one row per run.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CsvExporter;
 
 const HEADER: [&str; 35] = [
     "run",
@@ -49,7 +46,7 @@ const HEADER: [&str; 35] = [
     "p99_steady_from_s",
 ];
 
-impl Exporter<Report> for CsvExporter {
+impl Exporter<Report> for Csv {
     fn export(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
         csv_row(out, HEADER)?;
         for x in &r.runs {

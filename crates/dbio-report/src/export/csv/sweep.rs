@@ -3,13 +3,10 @@
 //! does not do, a point not run) is an empty cell.
 
 use crate::export::csv::{csv_row, opt};
+use crate::export::Csv;
 use crate::export::Exporter;
 use dbio_schema::sweep::{OpFigures, Status, SweepResult};
 use std::io::{self, Write};
-
-/// `dbio sweep --format csv`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CsvExporter;
 
 const OP_COLUMNS: [&str; 7] = [
     "iops", "mean_ns", "p50_ns", "p95_ns", "p99_ns", "p99_9_ns", "max_ns",
@@ -30,7 +27,7 @@ fn op_cells(o: Option<&OpFigures>) -> Vec<String> {
     }
 }
 
-impl Exporter<SweepResult> for CsvExporter {
+impl Exporter<SweepResult> for Csv {
     fn export(&self, r: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
         let mut head: Vec<String> = [
             "point",

@@ -6,14 +6,11 @@
 use super::charts::{fmt_iops, nice_max, svg, Area, Res, COLOURS, FONT};
 use super::report::{esc, STYLE};
 use crate::export::Exporter;
+use crate::export::Html;
 use dbio_schema::model::{BoundsResult, Demands, Measured, MvaResult, UslResult};
 use dbio_schema::units::format_ns;
 use plotters::prelude::*;
 use std::io::{self, Write};
-
-/// The HTML page of a model result.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct HtmlExporter;
 
 /// One line of a chart: its label and its (N, X) points.
 struct Line {
@@ -153,7 +150,7 @@ fn table(head: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {
     s
 }
 
-impl Exporter<BoundsResult> for HtmlExporter {
+impl Exporter<BoundsResult> for Html {
     fn export(&self, r: &BoundsResult, out: &mut dyn Write) -> io::Result<()> {
         let line = Line {
             label: "X(N) <= min(N / (D + Z), 1 / Dmax)".into(),
@@ -191,7 +188,7 @@ impl Exporter<BoundsResult> for HtmlExporter {
     }
 }
 
-impl Exporter<MvaResult> for HtmlExporter {
+impl Exporter<MvaResult> for Html {
     fn export(&self, r: &MvaResult, out: &mut dyn Write) -> io::Result<()> {
         let lines = [
             Line {
@@ -239,7 +236,7 @@ fn usl_x(r: &UslResult, n: f64) -> f64 {
     l * n / (1.0 + s * (n - 1.0) + k * n * (n - 1.0))
 }
 
-impl Exporter<UslResult> for HtmlExporter {
+impl Exporter<UslResult> for Html {
     fn export(&self, r: &UslResult, out: &mut dyn Write) -> io::Result<()> {
         // The curve from N = 1 to past the peak and the predictions, at least twice the range.
         let far = r

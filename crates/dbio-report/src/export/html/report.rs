@@ -5,13 +5,10 @@
 use super::charts;
 use crate::export::text::report::{iops, knee_words, stall_words, steady_words};
 use crate::export::Exporter;
+use crate::export::Html;
 use dbio_schema::report::{Curve, Report};
 use dbio_schema::units::format_ns;
 use std::io::{self, Write};
-
-/// The HTML page.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct HtmlExporter;
 
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -60,7 +57,7 @@ fn figure(out: &mut dyn Write, svg: &str) -> io::Result<()> {
     writeln!(out, "<figure>{svg}</figure>")
 }
 
-impl Exporter<Report> for HtmlExporter {
+impl Exporter<Report> for Html {
     fn export(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
         let version = r.runs.first().map_or("", |x| x.dbio_version.as_str());
         writeln!(

@@ -3,15 +3,12 @@
 //! array, then the totals. Read whole, it is an ordinary pretty-printed document.
 
 use crate::export::Exporter;
+use crate::export::Json;
 use dbio_schema::doc::{stream_head, INNODB_GREP};
 use dbio_schema::innodb::{GrepEvent, GrepSummary};
 use std::io::{self, Write};
 
-/// `dbio innodb grep --format json`, one [`GrepEvent`] at a time.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct GrepJsonExporter;
-
-impl Exporter<GrepEvent<'_>> for GrepJsonExporter {
+impl Exporter<GrepEvent<'_>> for Json {
     fn export(&self, value: &GrepEvent<'_>, out: &mut dyn Write) -> io::Result<()> {
         match *value {
             GrepEvent::Start { patterns, all_in } => {

@@ -1,4 +1,4 @@
-//! JSON output that is not one [`super::JsonExporter`] document written at the end: documents
+//! JSON output that is not one [`super::Json`] document written at the end: documents
 //! streamed as their result is produced. One file per result.
 
 pub mod innodb;

@@ -3,14 +3,11 @@
 //! (`dbio.innodb.grep.jsonl/1`) and `dbio_version`.
 
 use crate::export::Exporter;
+use crate::export::Jsonl;
 use dbio_schema::doc::{Document, INNODB_GREP_JSONL};
 use dbio_schema::innodb::GrepEvent;
 use serde::Serialize;
 use std::io::{self, Write};
-
-/// `dbio innodb grep --format jsonl`, one [`GrepEvent`] at a time.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct GrepJsonLinesExporter;
 
 /// A line's object: its `type` first, then the fields of the hit or summary.
 #[derive(Serialize)]
@@ -21,7 +18,7 @@ struct Typed<'a, T> {
     value: &'a T,
 }
 
-impl Exporter<GrepEvent<'_>> for GrepJsonLinesExporter {
+impl Exporter<GrepEvent<'_>> for Jsonl {
     fn export(&self, value: &GrepEvent<'_>, out: &mut dyn Write) -> io::Result<()> {
         match *value {
             GrepEvent::Start { .. } => return Ok(()),

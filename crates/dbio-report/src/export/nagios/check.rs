@@ -4,25 +4,18 @@
 
 use crate::export::text::check::paths_note;
 use crate::export::Exporter;
+use crate::export::Nagios;
 use dbio_schema::check::{CheckFailure, CheckReport, Finding, Status, NAGIOS_STATUS_MAX};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-/// `dbio check --nagios` (`--format nagios`). The exit code that goes with a report is
-/// [`Status::nagios_code`] of [`CheckReport::nagios_status`]; with a [`CheckFailure`], 3.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NagiosExporter {
-    /// Count tuning advice as a warning (`--advice-warns`); by default advice alone is OK.
-    pub advice_warns: bool,
-}
-
-impl Exporter<CheckReport> for NagiosExporter {
+impl Exporter<CheckReport> for Nagios {
     fn export(&self, r: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(render(r, self.advice_warns).as_bytes())
     }
 }
 
-impl Exporter<CheckFailure> for NagiosExporter {
+impl Exporter<CheckFailure> for Nagios {
     /// The UNKNOWN status line, cut to [`NAGIOS_STATUS_MAX`] characters, then the whole
     /// message as long output when the line does not hold it.
     fn export(&self, e: &CheckFailure, out: &mut dyn Write) -> io::Result<()> {

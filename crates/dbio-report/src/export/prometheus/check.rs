@@ -6,14 +6,11 @@
 
 use crate::export::prometheus::{labels, Exposition, Kind};
 use crate::export::Exporter;
+use crate::export::Prometheus;
 use dbio_schema::check::{CheckReport, Finding, Labels, Status};
 use std::io::{self, Write};
 
-/// `dbio check --format prometheus`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PrometheusExporter;
-
-impl Exporter<CheckReport> for PrometheusExporter {
+impl Exporter<CheckReport> for Prometheus {
     fn export(&self, r: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         let mut x = Exposition::file();
         let status = series(r.findings().filter(|f| f.rule != "raid.note"));

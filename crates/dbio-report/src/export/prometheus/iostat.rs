@@ -3,10 +3,10 @@
 //! interval's figures, written through the one Prometheus writer ([`Exposition`]).
 //!
 //! Two shapes, both accepted by `promtool check metrics`:
-//! - [`PrometheusExporter::file`]: each report is a whole exposition without timestamps, for a
+//! - [`Prometheus::file`]: each report is a whole exposition without timestamps, for a
 //!   file rewritten at every sample and read by node_exporter's textfile collector (which
 //!   refuses client-side timestamps).
-//! - [`PrometheusExporter::stream`]: the reports follow each other as one exposition, each
+//! - [`Prometheus::stream`]: the reports follow each other as one exposition, each
 //!   family's `# HELP` and `# TYPE` written once (a second `# HELP` is an error for Prometheus'
 //!   parser) and every sample line stamped with the end of its interval in milliseconds, so the
 //!   same series at two instants are two points, not a duplicate.
@@ -20,9 +20,9 @@
 
 use crate::export::prometheus::{Exposition, Kind};
 use crate::export::Exporter;
+use crate::export::Prometheus;
 use dbio_sys::diskstats::{DiskStat, Figures};
 use dbio_sys::iostat::{Kind as RowKind, Report};
-use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
@@ -154,43 +154,27 @@ const GAUGES: [(&str, &str, GetF); 12] = [
 const GROUP_HELP: &str =
     "Of a --group of devices, from the sums of their counters (%util, rd_cnc and wr_cnc divided by its number of devices):";
 
-/// The Prometheus exposition of successive reports (see the module documentation).
+/// What the exposition of successive reports keeps between them: the exposition (families
+/// declared once when streamed) and the devices exported so far.
 #[derive(Debug)]
-pub struct PrometheusExporter {
-    state: RefCell<State>,
-}
-
-#[derive(Debug)]
-struct State {
+pub struct State {
     expo: Exposition,
     exported: BTreeSet<String>,
 }
 
-impl PrometheusExporter {
-    fn with(expo: Exposition) -> Self {
-        PrometheusExporter {
-            state: RefCell::new(State {
-                expo,
-                exported: BTreeSet::new(),
-            }),
+impl State {
+    /// A state that writes `expo`.
+    pub fn new(expo: Exposition) -> Self {
+        State {
+            expo,
+            exported: BTreeSet::new(),
         }
-    }
-
-    /// Each report a whole exposition, without timestamps (a file rewritten per sample, or a
-    /// single report).
-    pub fn file() -> Self {
-        Self::with(Exposition::file())
-    }
-
-    /// Successive reports as one exposition: families declared once, lines timestamped.
-    pub fn stream() -> Self {
-        Self::with(Exposition::stream())
     }
 }
 
-impl Exporter<Report> for PrometheusExporter {
+impl Exporter<Report> for Prometheus {
     fn export(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
-        let mut st = self.state.borrow_mut();
+        let mut st = self.iostat.borrow_mut();
         let State { expo, exported } = &mut *st;
         expo.begin(r.ts);
         exported.extend(

@@ -4,12 +4,9 @@
 
 use super::{Exposition, Kind};
 use crate::export::Exporter;
+use crate::export::Prometheus;
 use dbio_schema::model::{LiveResult, ResourceKind};
 use std::io::{self, Write};
-
-/// `dbio model live --format prometheus`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PrometheusExporter;
 
 fn kind(k: ResourceKind) -> &'static str {
     match k {
@@ -19,7 +16,7 @@ fn kind(k: ResourceKind) -> &'static str {
     }
 }
 
-impl Exporter<LiveResult> for PrometheusExporter {
+impl Exporter<LiveResult> for Prometheus {
     fn export(&self, r: &LiveResult, out: &mut dyn Write) -> io::Result<()> {
         let mut e = Exposition::file();
         e.begin(0.0);

@@ -16,6 +16,7 @@
 //!   sum of the thread's I/O latencies.
 
 use crate::export::Exporter;
+use crate::export::Sysbench;
 use dbio_schema::bench::{
     BenchResult, EngineKind, Environment, Interval, Mode, Spec, ThreadSummary,
 };
@@ -361,11 +362,7 @@ pub fn same_layout_doc(reference: &str, ours: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The sysbench 1.0.20 fileio layout: [`header`], every [`interval_line`], [`summary`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SysbenchExporter;
-
-impl Exporter<BenchResult> for SysbenchExporter {
+impl Exporter<BenchResult> for Sysbench {
     fn export(&self, r: &BenchResult, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(header(&r.spec, &r.environment, &r.warnings).as_bytes())?;
         for i in &r.intervals {

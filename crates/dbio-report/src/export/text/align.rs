@@ -4,23 +4,20 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_schema::align::{size_arg, CalcResult, DiskCheck, GeometryMatch};
 use dbio_schema::disk::Superblock;
 use dbio_schema::units::format_size;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-/// `dbio align calc --format text` and `dbio align check --format text`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TextExporter;
-
-impl Exporter<CalcResult> for TextExporter {
+impl Exporter<CalcResult> for Text {
     fn export(&self, value: &CalcResult, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(calc(value).as_bytes())
     }
 }
 
-impl Exporter<DiskCheck> for TextExporter {
+impl Exporter<DiskCheck> for Text {
     fn export(&self, value: &DiskCheck, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(check(value).as_bytes())
     }

@@ -1,11 +1,12 @@
 //! `dbio bench` as text for people: a header saying what runs where, one line per report
 //! interval, and the final summary.
 //!
-//! The pieces concatenate to exactly what [`TextExporter`] writes:
+//! The pieces concatenate to exactly what [`Text`] writes:
 //! `header(..) + interval_line(i1) + interval_line(i2) + .. + summary(..)`, so a run printed
 //! live reads the same as its result file rendered afterwards.
 
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_schema::bench::{
     percentile_key, BenchResult, EngineKind, Environment, FsyncMode, Interval, LatStats, Mode,
     OpInterval, OpSummary, Spec, Target,
@@ -548,11 +549,7 @@ pub fn summary(r: &BenchResult) -> String {
     s
 }
 
-/// Text for people: [`header`], every [`interval_line`], then [`summary`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TextExporter;
-
-impl Exporter<BenchResult> for TextExporter {
+impl Exporter<BenchResult> for Text {
     fn export(&self, r: &BenchResult, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(header(&r.spec, &r.environment, &r.warnings).as_bytes())?;
         for i in &r.intervals {

@@ -3,14 +3,11 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_schema::check::{CheckReport, Status};
 use std::io::{self, Write};
 
-/// `dbio check --format text`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TextExporter;
-
-impl Exporter<CheckReport> for TextExporter {
+impl Exporter<CheckReport> for Text {
     fn export(&self, r: &CheckReport, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(render(r).as_bytes())
     }

@@ -4,24 +4,19 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_schema::innodb::{GrepEvent, GrepSummary, HitRow, PagesReport, PatternRow};
 use dbio_schema::units::{format_size, format_size_approx};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-/// `dbio innodb pages --format text` (the report), `dbio innodb grep --format text` (a line
-/// per hit as it is found: [`GrepEvent::Start`] and [`GrepEvent::End`] write nothing), grep's
-/// one-line summary (for stderr) and the patterns `--show-bytes` prints.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TextExporter;
-
-impl Exporter<PagesReport> for TextExporter {
+impl Exporter<PagesReport> for Text {
     fn export(&self, value: &PagesReport, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(pages_text(value).as_bytes())
     }
 }
 
-impl Exporter<GrepEvent<'_>> for TextExporter {
+impl Exporter<GrepEvent<'_>> for Text {
     fn export(&self, value: &GrepEvent<'_>, out: &mut dyn Write) -> io::Result<()> {
         match value {
             GrepEvent::Hit { hit, .. } => out.write_all(hit_text(hit).as_bytes()),
@@ -31,7 +26,7 @@ impl Exporter<GrepEvent<'_>> for TextExporter {
 }
 
 /// The summary line, ending in a newline: `3 hits (2 inside InnoDB pages) in 1MiB searched in ...`.
-impl Exporter<GrepSummary> for TextExporter {
+impl Exporter<GrepSummary> for Text {
     fn export(&self, s: &GrepSummary, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
@@ -54,7 +49,7 @@ impl Exporter<GrepSummary> for TextExporter {
 }
 
 /// `--show-bytes`: a `label: hex` line per pattern.
-impl Exporter<[PatternRow]> for TextExporter {
+impl Exporter<[PatternRow]> for Text {
     fn export(&self, value: &[PatternRow], out: &mut dyn Write) -> io::Result<()> {
         for p in value {
             writeln!(out, "{}: {}", p.label, p.hex)?;

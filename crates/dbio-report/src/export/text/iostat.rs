@@ -4,6 +4,7 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_sys::diskstats::Figures;
 use dbio_sys::iostat::Report;
 use std::io::{self, Write};
@@ -107,14 +108,7 @@ impl Columns {
     }
 }
 
-/// `dbio iostat --format text`: one table per report with the chosen columns.
-#[derive(Clone, Debug, Default)]
-pub struct TextExporter {
-    /// The columns shown, in order.
-    pub columns: Columns,
-}
-
-impl Exporter<Report> for TextExporter {
+impl Exporter<Report> for Text {
     fn export(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(render(r, &self.columns).as_bytes())
     }

@@ -5,16 +5,13 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_schema::model::{
     BoundsResult, Coefficient, Demands, LiveResult, Measured, MvaResult, ResourceKind, UslResult,
 };
 use dbio_schema::units::format_ns;
 use std::fmt::Write as _;
 use std::io::{self, Write};
-
-/// `dbio model ... --format text`, for each model result.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TextExporter;
 
 /// A time in seconds with a unit (`850ns`, `2.10ms`, `1.50s`).
 pub fn time(s: f64) -> String {
@@ -98,7 +95,7 @@ fn measured_text(s: &mut String, m: &Measured, model: String) {
     }
 }
 
-impl Exporter<BoundsResult> for TextExporter {
+impl Exporter<BoundsResult> for Text {
     fn export(&self, r: &BoundsResult, out: &mut dyn Write) -> io::Result<()> {
         let mut s = String::new();
         demands_text(&mut s, &r.demands);
@@ -134,7 +131,7 @@ impl Exporter<BoundsResult> for TextExporter {
     }
 }
 
-impl Exporter<MvaResult> for TextExporter {
+impl Exporter<MvaResult> for Text {
     fn export(&self, r: &MvaResult, out: &mut dyn Write) -> io::Result<()> {
         let mut s = String::new();
         demands_text(&mut s, &r.demands);
@@ -206,7 +203,7 @@ fn coef(c: &Coefficient) -> String {
     s
 }
 
-impl Exporter<UslResult> for TextExporter {
+impl Exporter<UslResult> for Text {
     fn export(&self, r: &UslResult, out: &mut dyn Write) -> io::Result<()> {
         let mut s = String::new();
         let _ = writeln!(s, "source   {} ({} points)", r.source, r.points.len());
@@ -294,7 +291,7 @@ impl Exporter<UslResult> for TextExporter {
     }
 }
 
-impl Exporter<LiveResult> for TextExporter {
+impl Exporter<LiveResult> for Text {
     fn export(&self, r: &LiveResult, out: &mut dyn Write) -> io::Result<()> {
         let mut s = String::new();
         let _ = writeln!(

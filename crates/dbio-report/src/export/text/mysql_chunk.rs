@@ -4,17 +4,14 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_schema::mysql_chunk::{ChunkResult, ChunkRun};
 use dbio_schema::units::format_duration;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::time::Duration;
 
-/// `dbio mysql chunk --format text`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TextExporter;
-
-impl Exporter<ChunkResult> for TextExporter {
+impl Exporter<ChunkResult> for Text {
     fn export(&self, value: &ChunkResult, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(render_text(value).as_bytes())
     }

@@ -3,13 +3,10 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_schema::report::{Curve, Knee, Report, ReportOptions, RunReport};
 use dbio_schema::units::{format_ns, format_size};
 use std::io::{self, Write};
-
-/// Text for people.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TextExporter;
 
 /// Throughput with a thousands-friendly precision.
 pub fn iops(v: f64) -> String {
@@ -95,7 +92,7 @@ fn axis_value(c: &Curve, x: u64) -> String {
     }
 }
 
-impl Exporter<Report> for TextExporter {
+impl Exporter<Report> for Text {
     fn export(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
         let hosts: std::collections::BTreeSet<&str> =
             r.runs.iter().map(|x| x.params.host.as_str()).collect();

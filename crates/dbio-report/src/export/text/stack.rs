@@ -2,16 +2,13 @@
 //! each device with its queue attributes.
 
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_schema::units::{format_size, format_size_short};
 use dbio_sys::stack::{Device, DeviceKind, Stack};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-/// `dbio stack --format text`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TextExporter;
-
-impl Exporter<Stack> for TextExporter {
+impl Exporter<Stack> for Text {
     fn export(&self, value: &Stack, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(render_text(value).as_bytes())
     }

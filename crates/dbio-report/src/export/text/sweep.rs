@@ -3,13 +3,10 @@
 
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
+use crate::export::Text;
 use dbio_schema::sweep::{Figures, OpFigures, Status, SweepResult};
 use dbio_schema::units::{format_ns, format_size};
 use std::io::{self, Write};
-
-/// `dbio sweep --format text`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TextExporter;
 
 /// The latency cells of an operation: p50, p99, max.
 fn lat(o: Option<&OpFigures>) -> [String; 3] {
@@ -125,7 +122,7 @@ pub fn table(r: &SweepResult) -> Table {
     t
 }
 
-impl Exporter<SweepResult> for TextExporter {
+impl Exporter<SweepResult> for Text {
     fn export(&self, r: &SweepResult, out: &mut dyn Write) -> io::Result<()> {
         let a = &r.axes;
         let list = |v: Vec<String>| v.join(",");

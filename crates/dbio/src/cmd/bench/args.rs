@@ -19,8 +19,6 @@ pub enum Phase {
     Cleanup,
 }
 
-crate::formats!(BenchFormats: Text, Json, Csv, Sysbench);
-
 /// Arguments of `dbio bench`.
 #[derive(clap::Args, Debug)]
 #[command(
@@ -51,7 +49,7 @@ pub struct Args {
     #[arg(long, default_value = "0", value_parser = parse_size_arg)]
     pub misalign: u64,
     #[command(flatten)]
-    pub out: OutputArgs<BenchFormats>,
+    pub out: OutputArgs<dbio_schema::bench::BenchResult>,
     /// Keep the file set after a full run.
     #[arg(long)]
     pub keep: bool,

@@ -10,12 +10,10 @@ pub use args::{Args, Phase};
 use dbio_bench::options::engine_spec;
 use dbio_bench::plan::{self, Plan};
 use dbio_bench::{fileset, BenchError};
-use dbio_report::export::csv::bench::CsvExporter;
-use dbio_report::export::sysbench::bench::{self as bench_sysbench, SysbenchExporter};
-use dbio_report::export::text::bench::{self as bench_text, TextExporter};
+use dbio_report::export::sysbench::bench as bench_sysbench;
+use dbio_report::export::text::bench as bench_text;
 use dbio_report::export::text::bench_fileset;
 use dbio_report::export::Format;
-use dbio_report::{Exporter, JsonExporter};
 use dbio_schema::bench::{Interval, Mode, Spec};
 
 /// Turns an engine error into an anyhow error with the right exit code. The engine's messages
@@ -43,10 +41,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         return Err(usage(format!(
             "--report-interval 0 (no interval lines, sysbench's default) goes with --format sysbench; \
              the {} result is reported per interval: give an interval such as 1s",
-            match args.out.format {
-                Format::Text => "text",
-                Format::Json => "JSON",
-                _ => "CSV",
+            if args.out.format == Format::Text {
+                "text".to_string()
+            } else {
+                args.out.format.name().to_uppercase()
             }
         )));
     }
@@ -193,16 +191,18 @@ fn run_phase(
     // Live output: the header and one line per interval as it completes. Text and sysbench
     // formats print them on stdout (they are the result); JSON and CSV show them on stderr as
     // progress, keeping stdout for the machine-readable result.
-    let (head, line): (String, fn(&Interval, &Spec) -> String) = match args.out.format {
-        Format::Sysbench => (
-            bench_sysbench::header(spec, &setup.environment, &[]),
-            bench_sysbench::interval_line,
-        ),
-        _ => (
-            bench_text::header(spec, &setup.environment, &[]),
-            bench_text::interval_line,
-        ),
-    };
+    let (head, line): (String, fn(&Interval, &Spec) -> String) =
+        if args.out.format == Format::Sysbench {
+            (
+                bench_sysbench::header(spec, &setup.environment, &[]),
+                bench_sysbench::interval_line,
+            )
+        } else {
+            (
+                bench_text::header(spec, &setup.environment, &[]),
+                bench_text::interval_line,
+            )
+        };
     console.line(&head)?;
     let mut live_error: Option<anyhow::Error> = None;
     let mut on_interval = |i: &Interval| {
@@ -226,16 +226,12 @@ fn run_phase(
     // stdout: the summary after the live lines (text, sysbench), or the whole result (JSON,
     // CSV). -o/--output FILE: the whole result in the chosen format goes there instead, and
     // the live lines and the text summary were shown on stderr.
-    let whole = match args.out.format {
-        Format::Sysbench => SysbenchExporter.to_string(&result)?,
-        Format::Json => JsonExporter.to_string(&result)?,
-        Format::Csv => CsvExporter.to_string(&result)?,
-        _ => TextExporter.to_string(&result)?,
-    };
+    let whole = String::from_utf8(args.out.render(&result)?)?;
     // The summary that ends the live lines: sysbench's after sysbench's lines, else dbio's.
-    let summary = match args.out.format {
-        Format::Sysbench => bench_sysbench::summary(&result),
-        _ => bench_text::summary(&result),
+    let summary = if args.out.format == Format::Sysbench {
+        bench_sysbench::summary(&result)
+    } else {
+        bench_text::summary(&result)
     };
     if !console.to_stdout {
         to_stderr(&summary);

@@ -6,13 +6,8 @@ use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs};
 use crate::progress::Progress;
 use dbio_innodb::search::{self, PatternSpec, SearchOptions};
-use dbio_report::export::json::innodb::GrepJsonExporter;
-use dbio_report::export::jsonl::innodb::GrepJsonLinesExporter;
-use dbio_report::export::{text, Format};
-use dbio_report::Exporter;
+use dbio_report::export::{Exporter, Exporters, Render, Text};
 use dbio_schema::innodb::GrepEvent;
-
-crate::formats!(GrepFormats: Text, Json, Jsonl);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum AllIn {
@@ -95,7 +90,7 @@ pub(super) struct GrepArgs {
     #[command(flatten)]
     scan: ScanFlags,
     #[command(flatten)]
-    out: OutputArgs<GrepFormats>,
+    out: OutputArgs<GrepEvent<'static>>,
 }
 
 impl GrepArgs {
@@ -133,7 +128,7 @@ pub(super) fn run(a: GrepArgs) -> anyhow::Result<u8> {
     let (pats, source_names) = search::build_patterns(&a.pattern_spec()).map_err(|e| usage(e.0))?;
     let patterns = search::pattern_rows(&pats);
     if a.show_bytes {
-        let s = text::innodb::TextExporter.to_string(patterns.as_slice())?;
+        let s = Text::default().to_string(patterns.as_slice())?;
         if source_names.is_empty() {
             a.out.emit(s.as_bytes())?;
             return Ok(0);
@@ -156,17 +151,13 @@ pub(super) fn run(a: GrepArgs) -> anyhow::Result<u8> {
         AllIn::Record => search::AllIn::Record,
         AllIn::Page => search::AllIn::Page,
     });
-    let exporter: &dyn for<'e> Exporter<GrepEvent<'e>> = match a.out.format {
-        Format::Json => &GrepJsonExporter,
-        Format::Jsonl => &GrepJsonLinesExporter,
-        _ => &text::innodb::TextExporter,
-    };
+    let (with, format) = (Exporters::default(), a.out.format);
     let all_in_name = all_in.map(|m| m.name());
     let start = GrepEvent::Start {
         patterns: &patterns,
         all_in: all_in_name,
     };
-    exporter.export(&start, &mut out)?;
+    start.render(&with, format, &mut out)?;
     let sopts = SearchOptions {
         threads: a.scan.threads(),
         scan: &opts,
@@ -176,14 +167,14 @@ pub(super) fn run(a: GrepArgs) -> anyhow::Result<u8> {
         stop,
     };
     let mut sink = |n: u64, hit: search::HitRow| -> anyhow::Result<()> {
-        Ok(exporter.export(&GrepEvent::Hit { n, hit: &hit }, &mut out)?)
+        Ok(GrepEvent::Hit { n, hit: &hit }.render(&with, format, &mut out)?)
     };
     let cb = |d: u64| progress.set(d);
     let summary = search::run(&sources, &pats, &sopts, &cb, map_guard, &mut sink)?;
     progress.finish();
-    exporter.export(&GrepEvent::End(&summary), &mut out)?;
+    GrepEvent::End(&summary).render(&with, format, &mut out)?;
     out.finish()?;
-    let line = text::innodb::TextExporter.to_string(&summary)?;
+    let line = Text::default().to_string(&summary)?;
     to_stderr(&format!("dbio: {line}"));
     Ok(exit_code(summary.interrupted))
 }

@@ -13,12 +13,26 @@ use dbio_innodb::rows::dict_def::{self, DictDefError};
 use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
 use dbio_innodb::rows::{def, temporal};
-use dbio_report::export::{Exporter, Format, JsonExporter};
+use dbio_report::export::{Exporter, Format, Json, Render};
 use dbio_schema::Document;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-crate::formats!(RowsFormats: Sql, Tsv, Jsonl);
+/// The row formats of `--format`: rows are written by the decoder's [`RowWriter`] as they are
+/// decoded, never rendered from a whole result.
+pub struct RowData;
+
+impl Render for RowData {
+    const FORMATS: &'static [Format] = &[Format::Sql, Format::Tsv, Format::Jsonl];
+    fn render(
+        &self,
+        _: &dbio_report::Exporters,
+        format: Format,
+        _: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        Err(dbio_report::export::unsupported(format, Self::FORMATS))
+    }
+}
 
 /// Arguments of `dbio innodb rows`.
 #[derive(clap::Args, Debug)]
@@ -69,7 +83,7 @@ pub struct RowsArgs {
     #[command(flatten)]
     scan: ScanFlags,
     #[command(flatten)]
-    out: OutputArgs<RowsFormats>,
+    out: OutputArgs<RowData>,
 }
 
 /// Runs `dbio innodb rows`.
@@ -191,8 +205,7 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
         ));
     }
     if let Some(path) = &a.summary {
-        let doc =
-            JsonExporter.to_string(&Document::new(dbio_schema::doc::INNODB_ROWS, &summary))?;
+        let doc = Json.to_string(&Document::new(dbio_schema::doc::INNODB_ROWS, &summary))?;
         crate::output::write_file(path, doc.as_bytes())?;
     }
     if let Some(m) = &summary.misfit {

@@ -13,8 +13,6 @@ use std::time::Duration;
 // node_exporter's `node_disk_*` counters plus `dbio_disk_*` interval gauges; several reports
 // on stdout make one exposition (lines timestamped), `-o FILE` is rewritten atomically at
 // every report for the node_exporter textfile collector.
-crate::formats!(IostatFormats: Text, Jsonl, Csv, Prometheus);
-
 /// Arguments of `dbio iostat`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -68,7 +66,7 @@ pub struct Args {
     #[arg(long, short = 'v')]
     pub verbose: bool,
     #[command(flatten)]
-    pub out: OutputArgs<IostatFormats>,
+    pub out: OutputArgs<dbio_sys::iostat::Report>,
 }
 
 fn parse_record_fields(s: &str) -> Result<usize, String> {

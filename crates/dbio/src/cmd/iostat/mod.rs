@@ -9,10 +9,8 @@ pub use args::Args;
 use crate::cli::usage;
 use crate::output::{to_stderr, Stream};
 use anyhow::Context;
-use dbio_report::export::prometheus::iostat::PrometheusExporter;
-use dbio_report::export::text::iostat::{Columns, TextExporter};
-use dbio_report::export::{csv::iostat::CsvExporter, jsonl::iostat::JsonlExporter, Format};
-use dbio_report::Exporter;
+use dbio_report::export::text::iostat::Columns;
+use dbio_report::export::{Exporters, Format, Prometheus, Render, Text};
 use dbio_sys::diskstats::{self, DiskStat};
 use dbio_sys::iostat::{self, Report, Reporter};
 use std::io::Write;
@@ -22,7 +20,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 /// Where the reports go: stdout or `-o FILE` as one stream (the file renamed into place at
 /// the end), or, for Prometheus with `-o FILE`, the file rewritten whole at every report.
 struct Sink {
-    exporter: Box<dyn Exporter<Report>>,
+    with: Exporters,
+    format: Format,
     to: Result<Stream, PathBuf>,
 }
 
@@ -32,29 +31,33 @@ impl Sink {
     /// report is a plain exposition, as the file written for the textfile collector.
     fn new(args: &Args, columns: Columns, reports: Option<u64>) -> anyhow::Result<Sink> {
         let (format, file) = (args.out.format, args.out.file());
-        let exporter: Box<dyn Exporter<Report>> = match format {
-            Format::Prometheus if file.is_none() && reports != Some(1) => {
-                Box::new(PrometheusExporter::stream())
-            }
-            Format::Prometheus => Box::new(PrometheusExporter::file()),
-            Format::Jsonl => Box::new(JsonlExporter),
-            Format::Csv => Box::new(CsvExporter::default()),
-            _ => Box::new(TextExporter { columns }),
+        let with = Exporters {
+            text: Text { columns },
+            prometheus: if file.is_none() && reports != Some(1) {
+                Prometheus::stream()
+            } else {
+                Prometheus::file()
+            },
+            ..Exporters::default()
         };
         let to = match (format, file) {
             (Format::Prometheus, Some(p)) => Err(p.to_path_buf()),
             (_, file) => Ok(Stream::open(file)?),
         };
-        Ok(Sink { exporter, to })
+        Ok(Sink { with, format, to })
     }
 
     fn write(&mut self, r: &Report) -> anyhow::Result<()> {
         match &mut self.to {
             Ok(s) => {
-                self.exporter.export(r, s)?;
+                r.render(&self.with, self.format, s)?;
                 Ok(s.flush()?)
             }
-            Err(p) => crate::output::write_file(p, self.exporter.to_string(r)?.as_bytes()),
+            Err(p) => {
+                let mut bytes = Vec::new();
+                r.render(&self.with, self.format, &mut bytes)?;
+                crate::output::write_file(p, &bytes)
+            }
         }
     }
 

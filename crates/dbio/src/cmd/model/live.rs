@@ -10,9 +10,6 @@ use super::{emit, model_usage};
 use crate::cli::usage;
 use anyhow::Context;
 use dbio_model::live::{link_busy, Interval, Utilisation};
-use dbio_report::export::prometheus::model::PrometheusExporter;
-use dbio_report::Exporter;
-use dbio_schema::doc;
 use dbio_schema::model::ResourceKind;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -224,12 +221,7 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
         Err(e @ dbio_model::ModelError::BadThink(_)) => return Err(model_usage(e)),
         Err(e) => return Err(anyhow::Error::new(e).context("no elements of response time")),
     };
-    if a.out.format == dbio_report::export::Format::Prometheus {
-        let text = PrometheusExporter.to_string(&result)?;
-        a.out.emit(text.as_bytes())?;
-    } else {
-        emit(&a.out, doc::MODEL_LIVE, &result)?;
-    }
+    emit(&a.out, &result)?;
     Ok(if interrupted {
         crate::signals::EXIT_INTERRUPTED
     } else {

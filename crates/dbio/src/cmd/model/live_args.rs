@@ -1,7 +1,7 @@
 //! The flags of `dbio model live`.
 
-use super::LiveFormats;
 use crate::output::OutputArgs;
+use dbio_schema::model::LiveResult;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -48,7 +48,7 @@ pub struct LiveArgs {
     #[arg(long, short = 'Z', value_name = "TIME", default_value = "0", value_parser = crate::cli::parse_duration_arg)]
     pub think: Duration,
     #[command(flatten)]
-    pub out: OutputArgs<LiveFormats>,
+    pub out: OutputArgs<LiveResult>,
 }
 
 /// `IF=MBIT` of `--link-speed`.

@@ -10,16 +10,26 @@ use crate::cli::usage;
 use crate::output::OutputArgs;
 use anyhow::Context;
 use dbio_model::ModelError;
-use dbio_report::export::{
-    csv::model::CsvExporter, html::model::HtmlExporter, text::model::TextExporter, Format,
-};
-use dbio_report::{Exporter, JsonExporter};
-use dbio_schema::{doc, Document};
-use serde::Serialize;
+use dbio_report::export::{Format, Render};
+use dbio_schema::model::{BoundsResult, MvaResult, UslResult};
 use std::path::PathBuf;
 
-crate::formats!(ModelFormats: Text, Json, Csv, Html);
-crate::formats!(LiveFormats: Text, Json, Csv, Prometheus);
+/// `bounds` and `mva` share their arguments, so their results must offer the same formats.
+const _: () = assert!(same_formats(BoundsResult::FORMATS, MvaResult::FORMATS));
+
+const fn same_formats(a: &[Format], b: &[Format]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] as u8 != b[i] as u8 {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 
 /// Arguments of `dbio model`.
 #[derive(clap::Args, Debug)]
@@ -68,7 +78,7 @@ pub struct DemandArgs {
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub step: u64,
     #[command(flatten)]
-    pub out: OutputArgs<ModelFormats>,
+    pub out: OutputArgs<BoundsResult>,
 }
 
 /// Arguments of `dbio model usl`.
@@ -88,7 +98,7 @@ pub struct UslArgs {
     #[arg(long, value_name = "N", value_delimiter = ',')]
     pub predict: Vec<f64>,
     #[command(flatten)]
-    pub out: OutputArgs<ModelFormats>,
+    pub out: OutputArgs<UslResult>,
 }
 
 /// `NAME=TIME` with the shared duration parser (`2.1ms`, `0.0021`).
@@ -110,13 +120,13 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             let (d, rows, measured) = demands(&a)?;
             let mut r = dbio_model::bounds::table(d, rows).map_err(model_usage)?;
             r.measured = measured;
-            emit_chart(&a.out, doc::MODEL_BOUNDS, &r)
+            emit(&a.out, &r)
         }
         What::Mva(a) => {
             let (d, rows, measured) = demands(&a)?;
             let mut r = dbio_model::mva::solve(d, rows).map_err(model_usage)?;
             r.measured = measured;
-            emit_chart(&a.out, doc::MODEL_MVA, &r)
+            emit(&a.out, &r)
         }
         What::Usl(a) => usl(a),
         What::Live(a) => live::run(a),
@@ -249,38 +259,14 @@ fn usl(a: UslArgs) -> anyhow::Result<u8> {
     let mut r = dbio_model::usl::analyse(&points, &opts)
         .with_context(|| format!("{source}: cannot fit"))?;
     r.notes = parsed.notes;
-    emit_chart(&a.out, doc::MODEL_USL, &r)
+    emit(&a.out, &r)
 }
 
-/// [`emit`], and the chart page for `--format html` (bounds, mva, usl).
-fn emit_chart<T, F>(out: &OutputArgs<F>, schema: &'static str, r: &T) -> anyhow::Result<u8>
-where
-    F: crate::output::Formats,
-    T: Serialize,
-    TextExporter: Exporter<T>,
-    CsvExporter: Exporter<T>,
-    HtmlExporter: Exporter<T>,
-{
-    if out.format == Format::Html {
-        out.emit(HtmlExporter.to_string(r)?.as_bytes())?;
-        return Ok(0);
-    }
-    emit(out, schema, r)
-}
-
-/// Renders a model result in the format asked for and writes it.
-fn emit<T, F>(out: &OutputArgs<F>, schema: &'static str, r: &T) -> anyhow::Result<u8>
-where
-    F: crate::output::Formats,
-    T: Serialize,
-    TextExporter: Exporter<T>,
-    CsvExporter: Exporter<T>,
-{
-    let s = match out.format {
-        Format::Json => JsonExporter.to_string(&Document::new(schema, r))?,
-        Format::Csv => CsvExporter.to_string(r)?,
-        _ => TextExporter.to_string(r)?,
-    };
-    out.emit(s.as_bytes())?;
+/// Renders a model result in the format asked for (`X`'s formats, which are `T`'s: bounds and
+/// mva share their arguments) and writes it.
+fn emit<T: Render, X: Render>(out: &OutputArgs<X>, r: &T) -> anyhow::Result<u8> {
+    let mut buf = Vec::new();
+    r.render(&Default::default(), out.format, &mut buf)?;
+    out.emit(&buf)?;
     Ok(0)
 }

@@ -1,6 +1,5 @@
 //! The command line of `dbio mysql chunk`: the clap flags and their plain [`Options`].
 
-use super::ChunkFormats;
 use crate::cli::{parse_duration_arg, usage};
 use crate::output::OutputArgs;
 use dbio_mysql::archive::Format as ArchiveFormat;
@@ -9,6 +8,7 @@ use dbio_mysql::guard::{parse_thresholds, GuardConfig};
 use dbio_mysql::job::{Action, Options, PendingPolicy};
 use dbio_mysql::server::Tls;
 use dbio_mysql::window::Window;
+use dbio_schema::mysql_chunk::ChunkResult;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -132,7 +132,7 @@ pub struct ChunkArgs {
     #[arg(long, default_value = "1s", value_parser = parse_duration_arg)]
     check_interval: Duration,
     #[command(flatten)]
-    pub out: OutputArgs<ChunkFormats>,
+    pub out: OutputArgs<ChunkResult>,
 }
 
 fn state_dir() -> PathBuf {

@@ -11,15 +11,10 @@ use anyhow::Context;
 use args::{options, ChunkArgs};
 use dbio_mysql::guard::Cause;
 use dbio_mysql::job;
-use dbio_report::export::{text, Format};
-use dbio_report::{Exporter, JsonExporter};
 use dbio_schema::mysql_chunk::{ChunkPlan, ChunkResult};
-use dbio_schema::Document;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-crate::formats!(ChunkFormats: Text, Json);
 
 /// Arguments of `dbio mysql`.
 #[derive(clap::Args, Debug)]
@@ -199,10 +194,6 @@ fn watchdog(opts: &job::Options, flight: Arc<Mutex<Flight>>) {
     });
 }
 
-fn render(out: &OutputArgs<ChunkFormats>, r: &ChunkResult) -> anyhow::Result<()> {
-    let bytes = match out.format {
-        Format::Json => JsonExporter.to_string(&Document::new(dbio_schema::doc::MYSQL_CHUNK, r))?,
-        _ => text::mysql_chunk::TextExporter.to_string(r)?,
-    };
-    out.emit(bytes.as_bytes()).context("writing the result")
+fn render(out: &OutputArgs<ChunkResult>, r: &ChunkResult) -> anyhow::Result<()> {
+    out.emit_result(r).context("writing the result")
 }
