@@ -1,6 +1,6 @@
 //! The results of `dbio align calc` ([`CalcResult`]) and `dbio align check` ([`DiskCheck`]).
 //! dbio-storage computes them (`dbio_storage::align`, which re-exports these types); the
-//! exporters in [`crate::export`] render them. JSON keys carry their unit on the leaf
+//! exporters in dbio-report's `export` render them. JSON keys carry their unit on the leaf
 //! (`start_sectors`, `sector_size_bytes`, `stride_blocks`); sector numbers count the sectors of
 //! the document's sector size (`sector_bytes`, `table.sector_size_bytes`) unless the key says
 //! `_512_sectors`.

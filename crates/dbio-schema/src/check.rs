@@ -1,7 +1,7 @@
 //! The result of `dbio check`: [`Finding`]s (one rule's verdict on one subject, with the
 //! evidence, why it matters and the fix), their [`Status`] and [`Labels`], and the whole
 //! [`CheckReport`] grouped by device. `dbio-storage` produces them (its rules and the live
-//! audit); the exporters under [`crate::export`] render them (text, Nagios, Prometheus; JSON is
+//! audit); the exporters under dbio-report's `export` render them (text, Nagios, Prometheus; JSON is
 //! the serde form of [`CheckReport`]).
 
 use serde::Serialize;

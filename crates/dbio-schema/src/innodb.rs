@@ -1,7 +1,7 @@
 //! The results of `dbio innodb pages` and `dbio innodb grep`, and the InnoDB vocabulary they
 //! are written in (page status, checksum algorithm, row format, record). dbio-innodb produces
 //! them (and re-exports the vocabulary where its page code uses it); the exporters in
-//! [`crate::export`] render them.
+//! dbio-report's `export` render them.
 
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -12,10 +12,12 @@ pub mod disk;
 pub mod doc;
 pub mod hist;
 pub mod innodb;
+pub mod iostat;
 pub mod model;
 pub mod mysql_chunk;
 pub mod read;
 pub mod report;
+pub mod stack;
 pub mod sweep;
 pub mod units;
 

@@ -1,7 +1,7 @@
 //! The result of `dbio report` (schema `dbio.report/1`): bench runs read back, each with its
 //! per-interval series, stalls and steady state; the points they make (runs of the same
 //! workload merged exactly: histograms add); scaling curves with their knee; and A/B
-//! comparisons of points that differ in one parameter. Built by [`crate::analysis`].
+//! comparisons of points that differ in one parameter. Built by dbio-report's `analysis`.
 
 use crate::bench::{IntervalLat, LatStats};
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 //! in tests).
 
 use crate::Error;
-use serde::{Deserialize, Serialize};
+pub use dbio_schema::stack::QueueAttrs;
 use std::path::{Path, PathBuf};
 
 /// Where `/sys` and `/proc` live: `/` on a live system, a fixture directory in tests.
@@ -106,67 +106,28 @@ pub fn parse_scheduler(s: &str) -> (Option<String>, Vec<String>) {
     (active, all)
 }
 
-/// The I/O queue attributes of one block device (`/sys/block/<dev>/queue/*`). Each is `None`
-/// when the kernel does not expose it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QueueAttrs {
-    /// The active I/O scheduler (`none`, `mq-deadline`, `bfq`, `kyber`).
-    pub scheduler: Option<String>,
-    /// Every scheduler the device offers.
-    pub schedulers: Vec<String>,
-    /// Requests the scheduler queues per hardware queue (`nr_requests`).
-    pub nr_requests: Option<u64>,
-    /// Read-ahead in KiB.
-    pub read_ahead_kb: Option<u64>,
-    /// Largest request the block layer builds, in KiB (`max_sectors_kb`).
-    pub max_sectors_kb: Option<u64>,
-    /// `true` for spinning disks (as the kernel believes; virtual disks often claim 1).
-    pub rotational: Option<bool>,
-    /// `write back` (a volatile cache: flushes matter) or `write through`.
-    pub write_cache: Option<String>,
-    /// Smallest addressable unit.
-    pub logical_block_size_bytes: Option<u64>,
-    /// Smallest unit written without read-modify-write.
-    pub physical_block_size_bytes: Option<u64>,
-    /// Preferred minimum request size (RAID chunk, physical block).
-    pub minimum_io_size_bytes: Option<u64>,
-    /// Preferred request size for streaming (RAID stripe width); 0 when not reported.
-    pub optimal_io_size_bytes: Option<u64>,
-    /// Largest discard the device accepts; 0 means no discard (TRIM/UNMAP) support.
-    pub discard_max_bytes: Option<u64>,
-    /// Discard granularity.
-    pub discard_granularity_bytes: Option<u64>,
-}
-
-impl QueueAttrs {
-    /// Reads the attributes from a `queue/` directory.
-    pub fn read(queue_dir: &Path) -> QueueAttrs {
-        let get = |n: &str| read_attr(&queue_dir.join(n));
-        let num = |n: &str| get(n).as_deref().and_then(parse_u64);
-        let (scheduler, schedulers) = get("scheduler")
-            .as_deref()
-            .map(parse_scheduler)
-            .unwrap_or_default();
-        QueueAttrs {
-            scheduler,
-            schedulers,
-            nr_requests: num("nr_requests"),
-            read_ahead_kb: num("read_ahead_kb"),
-            max_sectors_kb: num("max_sectors_kb"),
-            rotational: get("rotational").as_deref().and_then(parse_bool),
-            write_cache: get("write_cache").map(|s| s.trim().to_string()),
-            logical_block_size_bytes: num("logical_block_size"),
-            physical_block_size_bytes: num("physical_block_size"),
-            minimum_io_size_bytes: num("minimum_io_size"),
-            optimal_io_size_bytes: num("optimal_io_size"),
-            discard_max_bytes: num("discard_max_bytes"),
-            discard_granularity_bytes: num("discard_granularity"),
-        }
-    }
-
-    /// Whether the device accepts discards (`discard_max_bytes > 0`); `None` when unknown.
-    pub fn discard_supported(&self) -> Option<bool> {
-        self.discard_max_bytes.map(|b| b > 0)
+/// Reads the attributes from a `queue/` directory.
+pub fn read_queue(queue_dir: &Path) -> QueueAttrs {
+    let get = |n: &str| read_attr(&queue_dir.join(n));
+    let num = |n: &str| get(n).as_deref().and_then(parse_u64);
+    let (scheduler, schedulers) = get("scheduler")
+        .as_deref()
+        .map(parse_scheduler)
+        .unwrap_or_default();
+    QueueAttrs {
+        scheduler,
+        schedulers,
+        nr_requests: num("nr_requests"),
+        read_ahead_kb: num("read_ahead_kb"),
+        max_sectors_kb: num("max_sectors_kb"),
+        rotational: get("rotational").as_deref().and_then(parse_bool),
+        write_cache: get("write_cache").map(|s| s.trim().to_string()),
+        logical_block_size_bytes: num("logical_block_size"),
+        physical_block_size_bytes: num("physical_block_size"),
+        minimum_io_size_bytes: num("minimum_io_size"),
+        optimal_io_size_bytes: num("optimal_io_size"),
+        discard_max_bytes: num("discard_max_bytes"),
+        discard_granularity_bytes: num("discard_granularity"),
     }
 }
 
@@ -231,7 +192,7 @@ mod tests {
         ] {
             std::fs::write(d.path().join(n), v).unwrap();
         }
-        let q = QueueAttrs::read(d.path());
+        let q = read_queue(d.path());
         assert_eq!(q.scheduler.as_deref(), Some("none"));
         assert_eq!(q.nr_requests, Some(256));
         assert_eq!(q.rotational, Some(false));
@@ -247,7 +208,7 @@ mod tests {
     fn live_vda_queue() {
         let q = Path::new("/sys/block/vda/queue");
         assert!(q.exists(), "no /sys/block/vda on this machine");
-        let a = QueueAttrs::read(q);
+        let a = read_queue(q);
         let want = std::fs::read_to_string(q.join("logical_block_size")).unwrap();
         assert_eq!(a.logical_block_size_bytes, parse_u64(&want));
         assert!(a.scheduler.is_some());

@@ -12,7 +12,7 @@ mod explain;
 pub use explain::explain_figures;
 
 use crate::diskstats::{self, Delta, DiskStat, Figures};
-use serde::Serialize;
+pub use dbio_schema::iostat::{DeviceRow, Kind, Report};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
@@ -35,69 +35,6 @@ pub enum Error {
         /// The argument as given.
         spec: String,
     },
-}
-
-/// What a row of a report is.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// A whole device (disk, dm, md, ...).
-    Device,
-    /// A partition of a device.
-    Partition,
-    /// A `--group` of devices, summed.
-    Group,
-}
-
-impl Kind {
-    /// `device`, `partition` or `group`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Device => "device",
-            Kind::Partition => "partition",
-            Kind::Group => "group",
-        }
-    }
-}
-
-/// One device (or group) in one report.
-#[derive(Serialize, Debug, Clone)]
-pub struct DeviceRow {
-    /// Kernel name, or the group name.
-    pub device: String,
-    /// `device`, `partition` or `group`.
-    pub kind: Kind,
-    /// For a group: its members.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub members: Vec<String>,
-    /// The figures.
-    #[serde(flatten)]
-    pub figures: Figures,
-    /// --explain: the reading of these figures.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub explain: Vec<String>,
-}
-
-/// One report: the figures of every shown device over one interval.
-#[derive(Serialize, Debug, Clone)]
-pub struct Report {
-    /// End of the interval, seconds since the epoch (JSON `ts_s`).
-    #[serde(rename = "ts_s")]
-    pub ts: f64,
-    /// The same, as `YYYY-MM-DD HH:MM:SS` UTC.
-    pub time: String,
-    /// Interval length.
-    pub interval_s: f64,
-    /// Devices.
-    pub devices: Vec<DeviceRow>,
-    /// Devices left out of this interval and why (counter reset, appeared).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub skipped: Vec<String>,
-    /// The `/proc/diskstats` sample at the end of the interval, every device of it (shown or
-    /// not): the cumulative counters that Prometheus exports as node_exporter does. Not in
-    /// the JSON document.
-    #[serde(skip)]
-    pub sample: Vec<DiskStat>,
 }
 
 /// What `--explain` needs to know about a device beyond its counters.
