@@ -89,7 +89,8 @@ fn megacli_states() {
         &[
             ("raid.write_policy", Status::Crit),
             ("raid.battery", Status::Crit),
-            ("raid.vd_state", Status::Warn),
+            // A degraded RAID 5 is one disk from data loss: CRIT (issue 28).
+            ("raid.vd_state", Status::Crit),
         ],
     );
     assert!(summary(&f, "raid.write_policy").contains("the battery has failed"));
@@ -288,7 +289,8 @@ fn cciss_states() {
     let f = expect(
         &["cciss_vol_status-degraded.txt"],
         Tool::CcissVolStatus,
-        &[("raid.vd_state", Status::Warn)],
+        // Interim recovery mode is a degraded array: CRIT (issue 28, as check_raid).
+        &[("raid.vd_state", Status::Crit)],
     );
     assert!(summary(&f, "raid.vd_state").contains("Using interim recovery mode"));
 }

@@ -4,7 +4,7 @@
 
 use super::{
     battery_state, kv, parse_mem, parse_strip, Battery, BatteryFlags, BatteryState, Controller,
-    VirtualDrive, WritePolicy,
+    PhysicalDrive, VirtualDrive, WritePolicy,
 };
 
 /// One cache-policy line: (write policy, read-ahead on, write-back on bad BBU).
@@ -146,6 +146,72 @@ impl Bbu {
     }
 }
 
+/// A physical drive being read from `-PDList` or `-LdPdInfo`: its enclosure until the slot
+/// number names it.
+#[derive(Default)]
+struct Pd {
+    encl: Option<String>,
+    d: PhysicalDrive,
+}
+
+impl Pd {
+    /// One `key: value` line of a drive section.
+    fn apply(&mut self, k: &str, v: &str, line: &str) {
+        let n = || v.trim().parse::<u64>().ok();
+        match k {
+            "Slot Number" => {
+                self.d.id = match &self.encl {
+                    Some(e) if e != "N/A" => format!("{e}:{v}"),
+                    _ => format!("slot {v}"),
+                }
+            }
+            "Firmware state" => {
+                self.d.state = Some(v.to_string());
+                self.d.evidence.push(line.to_string());
+            }
+            "Media Error Count" => {
+                self.d.media_errors = n();
+                if n().unwrap_or(0) > 0 {
+                    self.d.evidence.push(line.to_string());
+                }
+            }
+            "Other Error Count" => {
+                self.d.other_errors = n();
+                if n().unwrap_or(0) > 0 {
+                    self.d.evidence.push(line.to_string());
+                }
+            }
+            "Predictive Failure Count" => {
+                self.d.predictive_failures = n();
+                if n().unwrap_or(0) > 0 {
+                    self.d.evidence.push(line.to_string());
+                }
+            }
+            "Drive has flagged a S.M.A.R.T alert" => {
+                self.d.smart_alert = v.eq_ignore_ascii_case("yes");
+                if self.d.smart_alert {
+                    self.d.evidence.push(line.to_string());
+                }
+            }
+            "Drive's write cache" => {
+                self.d.write_cache = match v.to_ascii_lowercase().as_str() {
+                    "enabled" => Some(true),
+                    "disabled" => Some(false),
+                    _ => None,
+                };
+                self.d.evidence.push(line.to_string());
+            }
+            "Inquiry Data" => {
+                let name = v.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !name.is_empty() {
+                    self.d.evidence.insert(0, format!("Inquiry Data: {name}"));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Parses MegaCli output.
 pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     let mut ctrls: Vec<Controller> = Vec::new();
@@ -156,6 +222,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     let mut raid_raw: Option<String> = None;
     let mut bbu = Bbu::default();
     let mut bbu_for: Option<usize> = None;
+    let mut pd: Option<Pd> = None;
 
     fn ctrl_index(ctrls: &mut Vec<Controller>, id: &str) -> usize {
         if let Some(i) = ctrls.iter().position(|c| c.id == id) {
@@ -181,6 +248,12 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             ctrls[i].virtual_drives.push(v);
         }
     };
+    let flush_pd = |ctrls: &mut Vec<Controller>, cur: Option<usize>, pd: &mut Option<Pd>| {
+        if let Some(p) = pd.take().filter(|p| !p.d.id.is_empty() || p.d.state.is_some()) {
+            let i = cur.unwrap_or_else(|| ctrl_index(ctrls, "0"));
+            ctrls[i].physical_drives.push(p.d);
+        }
+    };
     let flush_bbu = |ctrls: &mut Vec<Controller>, bbu: &mut Bbu, bbu_for: &mut Option<usize>| {
         let b = std::mem::take(bbu);
         if let (Some(i), Some(bat)) = (bbu_for.take(), b.finish()) {
@@ -192,6 +265,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         let line = raw.trim();
         if let Some(id) = adapter_id(line) {
             flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+            flush_pd(&mut ctrls, cur, &mut pd);
             flush_bbu(&mut ctrls, &mut bbu, &mut bbu_for);
             let i = ctrl_index(&mut ctrls, &id);
             cur = Some(i);
@@ -212,8 +286,28 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             }
             continue;
         }
+        // A drive section: `PD: 0 Information` (-LdPdInfo) or `Enclosure Device ID:` (-PDList,
+        // and the first line of a drive under `PD: N Information`).
+        let pd_head = line.starts_with("PD:") && line.ends_with("Information");
+        if pd_head || line.starts_with("Enclosure Device ID:") {
+            let fresh = pd
+                .as_ref()
+                .is_some_and(|p| p.encl.is_none() && p.d.id.is_empty());
+            if pd_head || !fresh {
+                flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+                flush_pd(&mut ctrls, cur, &mut pd);
+                pd = Some(Pd::default());
+            }
+            if let (Some(p), Some((_, e))) = (pd.as_mut(), kv(line, ':')) {
+                if !pd_head {
+                    p.encl = Some(e.to_string());
+                }
+            }
+            continue;
+        }
         if line.starts_with("Virtual Drive:") || line.starts_with("Virtual Disk:") {
             flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+            flush_pd(&mut ctrls, cur, &mut pd);
             let id: String = line
                 .split_once(':')
                 .map(|x| x.1)
@@ -231,6 +325,10 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         let Some((k, v)) = kv(line, ':') else {
             continue;
         };
+        if let Some(p) = pd.as_mut() {
+            p.apply(k, v, line);
+            continue;
+        }
         if let Some(d) = vd.as_mut() {
             match k {
                 "Name" if !v.is_empty() => d.name = Some(v.to_string()),
@@ -329,6 +427,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         }
     }
     flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+    flush_pd(&mut ctrls, cur, &mut pd);
     flush_bbu(&mut ctrls, &mut bbu, &mut bbu_for);
     if ctrls.is_empty() {
         notes.push("no 'Adapter' line found".to_string());

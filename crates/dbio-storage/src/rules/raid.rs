@@ -2,7 +2,9 @@
 //! virtual-drive state, for every parsed tool's output.
 
 use super::{Finding, Labels, Status};
-use crate::raid::{BatteryState, Controller, RaidReport, Tool, VirtualDrive, WritePolicy};
+use crate::raid::{
+    BatteryState, Controller, PhysicalDrive, RaidReport, Tool, VirtualDrive, WritePolicy,
+};
 
 fn ctl_id(c: &Controller) -> String {
     if c.id.starts_with('c') || c.id.contains(' ') {
@@ -196,6 +198,20 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                 .fix("look at the controller's event log and replace the failed part"),
             );
         }
+        for fault in &c.faults {
+            out.push(
+                Finding::new(
+                    "raid.controller",
+                    &ctl_dev,
+                    Status::Crit,
+                    fault.clone(),
+                    "The controller reports a failed array or a defunct drive: the data on it is degraded or already lost, and one more failure can lose the array.",
+                )
+                .evidence([fault.clone()])
+                .fix("replace the failed disk, let the array rebuild, and take a backup now"),
+            );
+        }
+        out.extend(drive_rules(tool, c, &ctl_dev));
         for b in &c.background {
             out.push(Finding::new(
                 "raid.background",
@@ -270,22 +286,11 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
             let dev = vd_name(tool, c, v);
             if let Some(s) = &v.state {
                 let sl = s.to_ascii_lowercase();
-                let (st, why) = if ["optimal", "optl", "ok", "ready", "online"]
-                    .iter()
-                    .any(|w| sl == *w || sl.starts_with(&format!("{w} ")))
-                {
-                    (Status::Ok, "")
-                } else if background_state(&sl) {
-                    (Status::Advice, "A background verify or initialisation competes with the database for disk time until it ends; the array is whole.")
-                } else if sl.contains("fail") || sl.contains("offline") || sl.contains("ofln") {
-                    (Status::Crit, "a failed or offline volume")
-                } else {
-                    (Status::Warn, "a degraded or rebuilding array serves reads from fewer disks and rebuild I/O competes with the database")
-                };
+                let (st, why) = vd_state_status(&sl);
                 let state_fix = if st == Status::Advice {
                     "let it finish, or schedule verifies off-peak (tw_cli /cN/uN set autoverify=off and a verify schedule; storcli /cN set cc=...)"
                 } else {
-                    "replace the failed disk and let the array rebuild"
+                    "replace the failed disk and let the array rebuild; until it has rebuilt, one more disk failure loses the array (take a backup now)"
                 };
                 out.push(
                     Finding::new(
@@ -304,6 +309,7 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                         } else {
                             why
                         },
+
                     )
                     .evidence(
                         v.evidence
@@ -414,12 +420,32 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
             }
             let dwc = v.drive_write_cache.or(c.drive_write_cache);
             if dwc == Some(true) {
-                out.push(
-                    Finding::new("raid.drive_cache", &dev, Status::Warn, "drive write caches are enabled behind the controller", "A disk's own write cache is not protected by the controller battery: on power loss writes the controller believes are on disk are lost.")
-                        .evidence(v.evidence.iter().filter(|l| l.to_ascii_lowercase().contains("disk cache") || l.to_ascii_lowercase().contains("drive write cache") || l.to_ascii_lowercase().contains("physical device write cache")).cloned())
-                        .fix("MegaCli -LDSetProp -DisDskCache -LALL -aALL; storcli /cN/vall set pdcache=off; ssacli ctrl slot=N modify drivewritecache=disable"),
-                );
+                out.push(drive_cache_finding(
+                    &dev,
+                    v.evidence
+                        .iter()
+                        .filter(|l| {
+                            let l = l.to_ascii_lowercase();
+                            l.contains("disk cache")
+                                || l.contains("drive write cache")
+                                || l.contains("physical device write cache")
+                                || l.contains("pdc")
+                        })
+                        .cloned()
+                        .collect(),
+                ));
             }
+        }
+        if out.len() == first {
+            // A controller listing with nothing else (`tw_cli show`, `MegaCli -AdpAllInfo`
+            // without its BBU line): seen, nothing to judge, and the commands that add it.
+            out.push(Finding::new(
+                "raid.controller",
+                &ctl_dev,
+                Status::Ok,
+                format!("controller listed; its virtual drives and battery are not in this output (`{pol_cmd}` and `{bat_cmd}` show them)"),
+                "Reported by the tool.",
+            ));
         }
         label_raid(&mut out[first..], tool, c, &ctl_dev);
     }
@@ -437,6 +463,170 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                 ..Labels::default()
             }),
         );
+    }
+    out
+}
+
+/// The one drive write cache rule, for every tool: WARN, with the lines that show it.
+fn drive_cache_finding(dev: &str, evidence: Vec<String>) -> Finding {
+    Finding::new("raid.drive_cache", dev, Status::Warn, "drive write caches are enabled behind the controller", "A disk's own write cache is not protected by the controller battery: on power loss, writes the controller (or, on an HBA, the kernel) believes are on disk are lost, unless the drives have power-loss protection (enterprise SSDs with capacitors).")
+        .evidence(evidence)
+        .fix("MegaCli -LDSetProp -DisDskCache -LALL -aALL; storcli /cN/vall set pdcache=off; ssacli ctrl slot=N modify drivewritecache=disable; arcconf SETCACHE 1 DEVICEALL WT (or keep it on only for drives with power-loss protection)")
+}
+
+/// How a virtual drive's state word is judged (the policy table in the README): the array
+/// is whole (OK), doing a background verify or initialisation (ADVICE), rebuilding (WARN, as
+/// check_raid's `resync`), degraded, failed or offline (CRIT, as check_raid and
+/// megaclisas-status), anything else WARN.
+fn vd_state_status(sl: &str) -> (Status, &'static str) {
+    const WHY_DEGRADED: &str = "A degraded array has lost its redundancy: one more disk failure loses the data, and every read of the missing disk's blocks is rebuilt from the others (slower).";
+    if ["optimal", "optl", "ok", "ready", "online", "okay"]
+        .iter()
+        .any(|w| sl == *w || sl.starts_with(&format!("{w} ")))
+    {
+        (Status::Ok, "")
+    } else if background_state(sl) {
+        (Status::Advice, "A background verify or initialisation competes with the database for disk time until it ends; the array is whole.")
+    } else if sl.contains("rebuild") || sl.contains("rbld") || sl.contains("recovering") && !sl.contains("interim")
+    {
+        (Status::Warn, "A rebuilding array is not redundant until the rebuild ends, and rebuild I/O competes with the database.")
+    } else if sl.contains("fail")
+        || sl.contains("offline")
+        || sl.contains("ofln")
+        || sl.contains("degrad")
+        || sl.contains("dgrd")
+        || sl.contains("pdgd")
+        || sl.contains("interim recovery")
+        || sl.contains("inoperable")
+        || sl.contains("critical")
+    {
+        (Status::Crit, WHY_DEGRADED)
+    } else {
+        (Status::Warn, "The array is not optimal: the tool's state word says it is not whole or not idle.")
+    }
+}
+
+/// How a physical drive's state word is judged: in use or ready (OK), rebuilding or copying
+/// back (WARN), failed, offline, missing, unconfigured bad, defunct or degraded (CRIT, as
+/// check_raid), anything else WARN.
+fn drive_state_status(sl: &str) -> Status {
+    let ok = [
+        "online",
+        "onln",
+        "ok",
+        "optimal",
+        "hotspare",
+        "hot spare",
+        "hot-spare",
+        "dedicated hot-spare",
+        "global hot-spare",
+        "ghs",
+        "dhs",
+        "spare",
+        "ready",
+        "unconfigured(good)",
+        "ugood",
+        "jbod",
+        "raw",
+        "verifying",
+        "verify-paused",
+    ];
+    if ok.iter().any(|w| sl == *w || sl.starts_with(&format!("{w},")) || sl.starts_with(&format!("{w} ")) || sl.starts_with(&format!("{w}(")))
+    {
+        Status::Ok
+    } else if sl.contains("rebuild") || sl.contains("rbld") || sl.contains("copyback") || sl.contains("cpybck") {
+        Status::Warn
+    } else if sl.contains("fail")
+        || sl.contains("offline")
+        || sl.contains("ofln")
+        || sl.contains("missing")
+        || sl.contains("msng")
+        || sl.contains("unconfigured(bad)")
+        || sl.contains("ubad")
+        || sl.contains("defunct")
+        || sl.contains("degraded")
+        || sl.contains("error")
+    {
+        Status::Crit
+    } else {
+        Status::Warn
+    }
+}
+
+/// The physical drives of one controller: each drive in a bad state, each drive whose
+/// counters predict a failure, and one OK line for the drives that are fine.
+fn drive_rules(tool: &str, c: &Controller, ctl_dev: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut fine: Vec<String> = Vec::new();
+    for d in &c.physical_drives {
+        let dev = format!("{tool} {} drive {}", ctl_id(c), d.id);
+        let state = d.state.as_deref().unwrap_or("");
+        let st = drive_state_status(&state.to_ascii_lowercase());
+        if st != Status::Ok {
+            out.push(
+                Finding::new(
+                    "raid.drive_state",
+                    &dev,
+                    st,
+                    format!("drive {} {state}", d.id),
+                    if st == Status::Crit {
+                        "A failed, missing, offline or bad drive has left its array (or cannot be used as a spare): the array runs degraded or the spare is gone."
+                    } else {
+                        "A drive that is rebuilding or in an unknown state is not yet a full member of its array."
+                    },
+                )
+                .evidence(d.evidence.iter().cloned())
+                .fix("replace the drive (MegaCli -PdReplaceMissing / storcli /cN/eE/sS set good, then rebuild) and check that the array rebuilds"),
+            );
+        }
+        let mut signs = Vec::new();
+        if let Some(n) = d.predictive_failures.filter(|n| *n > 0) {
+            signs.push(format!("predictive failure count {n}"));
+        }
+        if d.smart_alert {
+            signs.push("S.M.A.R.T alert flagged by the drive".to_string());
+        }
+        if let Some(n) = d.media_errors.filter(|n| *n > 0) {
+            signs.push(format!("{n} media errors"));
+        }
+        if !signs.is_empty() {
+            out.push(
+                Finding::new(
+                    "raid.drive_errors",
+                    &dev,
+                    Status::Warn,
+                    format!("drive {} ({}): {}", d.id, if state.is_empty() { "state not shown" } else { state }, signs.join(", ")),
+                    "A drive that predicts its own failure or cannot read some of its blocks is the next disk to fail; until it is replaced each bad block is rebuilt from the other disks, slowly, and a second failure in the array loses data.",
+                )
+                .evidence(d.evidence.iter().cloned())
+                .fix("replace the drive while the array is still whole (MegaCli -PDOffline / -PDMarkMissing / -PdReplaceMissing, or storcli /cN/eE/sS set offline then missing), then let it rebuild"),
+            );
+        } else if st == Status::Ok {
+            fine.push(d.id.clone());
+        }
+    }
+    // One drive-cache rule for every family: with no virtual drive to hang it on (an HBA, a
+    // drive listing alone), the drives' own caches are judged on the controller.
+    let drive_wc: Vec<&PhysicalDrive> = c
+        .physical_drives
+        .iter()
+        .filter(|d| d.write_cache == Some(true))
+        .collect();
+    if c.virtual_drives.is_empty() && (!drive_wc.is_empty() || c.drive_write_cache == Some(true)) {
+        let ev: Vec<String> = drive_wc
+            .iter()
+            .flat_map(|d| d.evidence.iter().filter(|l| l.to_ascii_lowercase().contains("write cache")).map(move |l| format!("drive {}: {l}", d.id)))
+            .collect();
+        out.push(drive_cache_finding(ctl_dev, ev));
+    }
+    if !fine.is_empty() {
+        out.push(Finding::new(
+            "raid.drive_state",
+            ctl_dev,
+            Status::Ok,
+            format!("{} physical drives without fault ({})", fine.len(), fine.join(", ")),
+            "Every drive is in use, a spare or ready, with no predictive failure, S.M.A.R.T alert or media error.",
+        ));
     }
     out
 }
