@@ -434,3 +434,99 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     }
     (ctrls, notes)
 }
+
+/// True when `text` is `MegaCli -ShowSummary` output: `System`, `Hardware` and `Storage`
+/// headings with `ProductName` or `Virtual drive` lines under them.
+pub fn is_summary(text: &str) -> bool {
+    let heading = |h: &str| text.lines().any(|l| l.trim() == h);
+    heading("Hardware")
+        && (heading("Storage") || heading("System"))
+        && (text.contains("ProductName") || text.contains("Virtual drive"))
+}
+
+/// Parses `MegaCli -ShowSummary -aALL`: the controller's model and status, the BBU status,
+/// each physical drive's state and each virtual drive's state and RAID level. It shows no
+/// cache policy; the note says which command does.
+pub fn parse_summary(text: &str) -> (Vec<Controller>, Vec<String>) {
+    let mut c = Controller {
+        id: "0".into(),
+        ..Default::default()
+    };
+    let mut section = String::new();
+    for raw in text.lines() {
+        let t = raw.trim();
+        if t.is_empty() || t.starts_with("Exit Code") {
+            continue;
+        }
+        let Some((k, v)) = kv(t, ':') else {
+            section = t.to_ascii_lowercase();
+            continue;
+        };
+        match (section.as_str(), k) {
+            ("controller", "ProductName") => {
+                // "LSI MegaRAID SAS 9266-8i(Bus 0, Dev 0)"
+                let m = v.split_once("(Bus").map(|x| x.0).unwrap_or(v).trim();
+                c.model = Some(m.to_string());
+            }
+            ("controller", "Status") if !v.eq_ignore_ascii_case("optimal") => {
+                c.problems.push(format!("controller Status: {v}"))
+            }
+            ("bbu", "Status") => {
+                c.battery = Some(Battery {
+                    kind: "BBU".into(),
+                    state: super::battery_state_word(v),
+                    state_text: v.to_string(),
+                    learn_active: false,
+                    learn_due: false,
+                    next_learn: None,
+                    evidence: vec![format!("BBU Status: {v}")],
+                });
+            }
+            ("pd", "Connector") => {
+                // "Port 0 - 3<Internal>: Slot 1"
+                let slot = v.rsplit_once(':').map(|x| x.1).unwrap_or(v).trim();
+                c.physical_drives.push(PhysicalDrive {
+                    id: slot.to_ascii_lowercase(),
+                    evidence: vec![t.to_string()],
+                    ..Default::default()
+                });
+            }
+            ("pd", "State") => {
+                if let Some(d) = c.physical_drives.last_mut() {
+                    d.state = Some(v.to_string());
+                    d.evidence.push(t.to_string());
+                }
+            }
+            ("virtual drives", "Virtual drive") => {
+                // "Target Id 0 ,VD name"
+                let id: String = v
+                    .trim_start_matches("Target Id")
+                    .trim()
+                    .chars()
+                    .take_while(|ch| ch.is_ascii_digit())
+                    .collect();
+                c.virtual_drives.push(VirtualDrive {
+                    id,
+                    evidence: vec![t.to_string()],
+                    ..Default::default()
+                });
+            }
+            ("virtual drives", _) => {
+                if let Some(d) = c.virtual_drives.last_mut() {
+                    match k {
+                        "State" => {
+                            d.state = Some(v.to_string());
+                            d.evidence.push(format!("status: {t}"));
+                        }
+                        "Size" => d.size = Some(v.to_string()),
+                        "RAID Level" => d.raid_level = Some(v.to_string()),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let notes = vec!["MegaCli -ShowSummary shows the states, not the cache policy: `MegaCli -LDInfo -Lall -aALL` shows the write policy and `MegaCli -AdpBbuCmd -aALL` the battery's details".to_string()];
+    (vec![c], notes)
+}

@@ -162,6 +162,7 @@ pub fn battery_state_word(s: &str) -> BatteryState {
     } else if t == "ok"
         || t == "opt"
         || t == "good"
+        || t == "healthy"
         || (t.contains("optimal") && !t.contains("not optimal"))
         || t.starts_with("operational")
         || t.starts_with("ready")
@@ -387,6 +388,9 @@ pub fn detect(text: &str) -> Option<Tool> {
     {
         return Some(Tool::StorcliJson);
     }
+    if megacli::is_summary(text) {
+        return Some(Tool::Megacli);
+    }
     if text.contains("Default Cache Policy")
         || text.contains("Current Cache Policy")
         || text.contains("BBU status for Adapter")
@@ -490,6 +494,7 @@ pub fn parse(text: &str, source: &str) -> Result<RaidReport, RaidParseError> {
 /// Parses `text` as the output of `tool`.
 pub fn parse_as(tool: Tool, text: &str, source: &str) -> Result<RaidReport, RaidParseError> {
     let (controllers, notes) = match tool {
+        Tool::Megacli if megacli::is_summary(text) => megacli::parse_summary(text),
         Tool::Megacli => megacli::parse(text),
         Tool::Storcli => storcli::parse_text(text),
         Tool::StorcliJson => storcli::parse_json(text)?,
