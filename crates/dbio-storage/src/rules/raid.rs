@@ -114,6 +114,11 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
     let bat_cmd = battery_command(r.tool);
     let pol_cmd = policy_command(r.tool);
     let mut out = Vec::new();
+    // A controller listing (`tw_cli show`, `MegaCli -AdpAllInfo` without a BBU line): no
+    // controller in it has a volume, a drive or a battery.
+    let listing = r.controllers.iter().all(|c| {
+        c.virtual_drives.is_empty() && c.physical_drives.is_empty() && c.battery.is_none()
+    });
     for c in &r.controllers {
         let first = out.len();
         let bstate = c.battery.as_ref().map(|b| b.state);
@@ -436,7 +441,7 @@ pub fn raid_rules(r: &RaidReport) -> Vec<Finding> {
                 ));
             }
         }
-        if out.len() == first {
+        if out.len() == first && listing {
             // A controller listing with nothing else (`tw_cli show`, `MegaCli -AdpAllInfo`
             // without its BBU line): seen, nothing to judge, and the commands that add it.
             out.push(Finding::new(
