@@ -82,7 +82,10 @@ fn nagios_verdict_of_every_real_capture() {
     let table = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
     let mut wrong = Vec::new();
     let mut n = 0;
-    for line in table.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let cols: Vec<&str> = line.split('\t').collect();
         let (file, want) = (cols[0], cols[2]);
         let (code, out) = nagios(&[&format!("real/{file}")]);
@@ -97,7 +100,9 @@ fn nagios_verdict_of_every_real_capture() {
             wrong.push(format!("{file}: want {want}, got {got}\n{out}"));
         }
         if want != "OK" && out.lines().count() < 2 {
-            wrong.push(format!("{file}: {want} without a finding in the long output\n{out}"));
+            wrong.push(format!(
+                "{file}: {want} without a finding in the long output\n{out}"
+            ));
         }
         n += 1;
     }

@@ -34,11 +34,9 @@ fn pd_line(p: &mut Pd, kl: &str, v: &str, t: &str) -> Option<bool> {
             p.d.evidence.insert(0, t.to_string())
         }
         "serial number" if !v.is_empty() => p.d.evidence.push(t.to_string()),
-        "s.m.a.r.t. warnings" => {
-            if v.parse::<u64>().unwrap_or(0) > 0 {
-                p.d.smart_alert = true;
-                p.d.evidence.push(t.to_string());
-            }
+        "s.m.a.r.t. warnings" if v.parse::<u64>().unwrap_or(0) > 0 => {
+            p.d.smart_alert = true;
+            p.d.evidence.push(t.to_string());
         }
         "s.m.a.r.t." if v.eq_ignore_ascii_case("yes") => {
             p.d.smart_alert = true;
@@ -58,6 +56,68 @@ fn pd_line(p: &mut Pd, kl: &str, v: &str, t: &str) -> Option<bool> {
         _ => {}
     }
     None
+}
+
+/// A heading line: `Device #N` opens a physical device block, `Device is a ...` says what
+/// it is, and the next big section closes it.
+fn heading(lower: &str, c: &mut Controller, pd: &mut Option<Pd>) {
+    if let Some(n) = lower.strip_prefix("device #") {
+        flush_pd(c, pd);
+        *pd = Some(Pd {
+            d: PhysicalDrive {
+                id: format!("device {}", n.trim()),
+                ..Default::default()
+            },
+            not_a_drive: false,
+        });
+    } else if lower.starts_with("device is a") {
+        if let Some(p) = pd.as_mut() {
+            p.not_a_drive = lower.contains("enclosure") || lower.contains("sep");
+        }
+    } else if lower.contains("logical device information")
+        || lower.contains("controller information")
+        || lower.contains("maxcache")
+        || lower.contains("connector information")
+    {
+        flush_pd(c, pd);
+    }
+}
+
+/// After the whole output: the controller's cache status is the current policy of every
+/// logical device that printed none, `No-Battery Write Cache` marks write-back devices, and
+/// the physical drives' write cache is every device's drive cache.
+fn finish_vds(c: &mut Controller, any_drive_wc: Option<bool>, no_battery_wc: bool) {
+    c.drive_write_cache = any_drive_wc;
+    let cache_off = c.cache_disabled.is_some();
+    let cache_known = c.cache_status.is_some();
+    for v in &mut c.virtual_drives {
+        if v.current_write.is_none() && cache_known {
+            // The controller's cache status is the current state of every device it caches.
+            v.current_write = if cache_off {
+                Some(WritePolicy::WriteThrough)
+            } else {
+                v.configured_write
+            };
+            if cache_off {
+                v.cache_disabled_reason = c.cache_disabled.clone();
+            }
+        }
+        if no_battery_wc && v.configured_write.is_some_and(WritePolicy::is_write_back) {
+            v.write_back_on_bad_battery = true;
+            v.evidence.push("No-Battery Write Cache: Enabled".into());
+        }
+        v.drive_write_cache = any_drive_wc;
+        if let Some(on) = any_drive_wc {
+            v.evidence.push(format!(
+                "physical device Write Cache: {}",
+                if on {
+                    "Enabled (write-back) on at least one drive"
+                } else {
+                    "Disabled (write-through)"
+                }
+            ));
+        }
+    }
 }
 
 /// Parses arcconf GETCONFIG output.
@@ -95,26 +155,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         }
         let Some((k, v)) = kv(t, ':') else {
             // A heading line.
-            if let Some(n) = lower.strip_prefix("device #") {
-                flush_pd(&mut c, &mut pd);
-                pd = Some(Pd {
-                    d: PhysicalDrive {
-                        id: format!("device {}", n.trim()),
-                        ..Default::default()
-                    },
-                    not_a_drive: false,
-                });
-            } else if lower.starts_with("device is a") {
-                if let Some(p) = pd.as_mut() {
-                    p.not_a_drive = lower.contains("enclosure") || lower.contains("sep");
-                }
-            } else if lower.contains("logical device information")
-                || lower.contains("controller information")
-                || lower.contains("maxcache")
-                || lower.contains("connector information")
-            {
-                flush_pd(&mut c, &mut pd);
-            }
+            heading(&lower, &mut c, &mut pd);
             section = lower;
             if section.contains("physical device") {
                 if let Some(v) = vd.take() {
@@ -265,37 +306,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         c.virtual_drives.push(v);
     }
     flush_pd(&mut c, &mut pd);
-    c.drive_write_cache = any_drive_wc;
-    let cache_off = c.cache_disabled.is_some();
-    let cache_known = c.cache_status.is_some();
-    for v in &mut c.virtual_drives {
-        if v.current_write.is_none() && cache_known {
-            // The controller's cache status is the current state of every device it caches.
-            v.current_write = if cache_off {
-                Some(WritePolicy::WriteThrough)
-            } else {
-                v.configured_write
-            };
-            if cache_off {
-                v.cache_disabled_reason = c.cache_disabled.clone();
-            }
-        }
-        if no_battery_wc && v.configured_write.is_some_and(WritePolicy::is_write_back) {
-            v.write_back_on_bad_battery = true;
-            v.evidence.push("No-Battery Write Cache: Enabled".into());
-        }
-        v.drive_write_cache = any_drive_wc;
-        if let Some(on) = any_drive_wc {
-            v.evidence.push(format!(
-                "physical device Write Cache: {}",
-                if on {
-                    "Enabled (write-back) on at least one drive"
-                } else {
-                    "Disabled (write-through)"
-                }
-            ));
-        }
-    }
+    finish_vds(&mut c, any_drive_wc, no_battery_wc);
     let mut notes = Vec::new();
     if let (Some(mode), true) = (hba_mode, c.virtual_drives.is_empty()) {
         notes.push(format!(

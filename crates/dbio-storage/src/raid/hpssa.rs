@@ -241,7 +241,11 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         if let Some(rest) = t.strip_prefix("array ") {
             // "(Failed)" alone, or "(SAS, Unused Space: 0 MB, Status: Failed)".
             if let Some((_, inner)) = rest.split_once('(') {
-                let parts: Vec<&str> = inner.trim_end_matches(')').split(',').map(str::trim).collect();
+                let parts: Vec<&str> = inner
+                    .trim_end_matches(')')
+                    .split(',')
+                    .map(str::trim)
+                    .collect();
                 let status = parts
                     .iter()
                     .find_map(|p| p.strip_prefix("Status:").map(str::trim))

@@ -146,6 +146,47 @@ impl Bbu {
     }
 }
 
+impl Bbu {
+    /// One `key: value` line of `-AdpBbuCmd`: the state word, the flags, and the lines that
+    /// back them as evidence (the state lines and every flag that is raised).
+    fn apply(&mut self, k: &str, v: &str, line: &str) {
+        let yes = v.eq_ignore_ascii_case("yes");
+        let mut keep = true;
+        if matches!(
+            k,
+            "Learn Cycle Active" | "Battery Pack Missing" | "Battery Replacement required"
+        ) {
+            self.flags_seen = true;
+        }
+        match k {
+            "BatteryType" => self.kind = Some(v.to_string()),
+            "Battery State" | "Battery state" => self.state_text = Some(v.to_string()),
+            "Charging Status" => self.charging = v.eq_ignore_ascii_case("charging"),
+            "Learn Cycle Active" => self.learn_active = yes,
+            "Learn Cycle Requested" | "Periodic Learn Required" => self.learn_due |= yes,
+            "Battery Pack Missing" => self.missing = yes,
+            "Battery Replacement required" => self.replace |= yes,
+            "isSOHGood" => self.replace |= v.eq_ignore_ascii_case("no"),
+            "Remaining Capacity Low" | "Pack is about to fail & should be replaced" => {
+                self.degraded |= yes
+            }
+            "Next Learn time" => self.next_learn = Some(v.to_string()),
+            _ => keep = false,
+        }
+        // Evidence: the state lines and every flag that is raised.
+        let flag = match k {
+            "Battery State" | "Battery state" => !v.is_empty(),
+            "Charging Status" => !v.eq_ignore_ascii_case("none"),
+            "isSOHGood" => v.eq_ignore_ascii_case("no"),
+            "BatteryType" | "Next Learn time" => false,
+            _ => yes,
+        };
+        if keep && flag {
+            self.evidence.push(line.to_string());
+        }
+    }
+}
+
 /// A physical drive being read from `-PDList` or `-LdPdInfo`: its enclosure until the slot
 /// number names it.
 #[derive(Default)]
@@ -249,7 +290,10 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         }
     };
     let flush_pd = |ctrls: &mut Vec<Controller>, cur: Option<usize>, pd: &mut Option<Pd>| {
-        if let Some(p) = pd.take().filter(|p| !p.d.id.is_empty() || p.d.state.is_some()) {
+        if let Some(p) = pd
+            .take()
+            .filter(|p| !p.d.id.is_empty() || p.d.state.is_some())
+        {
             let i = cur.unwrap_or_else(|| ctrl_index(ctrls, "0"));
             ctrls[i].physical_drives.push(p.d);
         }
@@ -362,40 +406,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             continue;
         }
         if bbu_for.is_some() {
-            let yes = v.eq_ignore_ascii_case("yes");
-            let mut keep = true;
-            if matches!(
-                k,
-                "Learn Cycle Active" | "Battery Pack Missing" | "Battery Replacement required"
-            ) {
-                bbu.flags_seen = true;
-            }
-            match k {
-                "BatteryType" => bbu.kind = Some(v.to_string()),
-                "Battery State" | "Battery state" => bbu.state_text = Some(v.to_string()),
-                "Charging Status" => bbu.charging = v.eq_ignore_ascii_case("charging"),
-                "Learn Cycle Active" => bbu.learn_active = yes,
-                "Learn Cycle Requested" | "Periodic Learn Required" => bbu.learn_due |= yes,
-                "Battery Pack Missing" => bbu.missing = yes,
-                "Battery Replacement required" => bbu.replace |= yes,
-                "isSOHGood" => bbu.replace |= v.eq_ignore_ascii_case("no"),
-                "Remaining Capacity Low" | "Pack is about to fail & should be replaced" => {
-                    bbu.degraded |= yes
-                }
-                "Next Learn time" => bbu.next_learn = Some(v.to_string()),
-                _ => keep = false,
-            }
-            // Evidence: the state lines and every flag that is raised.
-            let flag = match k {
-                "Battery State" | "Battery state" => !v.is_empty(),
-                "Charging Status" => !v.eq_ignore_ascii_case("none"),
-                "isSOHGood" => v.eq_ignore_ascii_case("no"),
-                "BatteryType" | "Next Learn time" => false,
-                _ => yes,
-            };
-            if keep && flag {
-                bbu.evidence.push(line.to_string());
-            }
+            bbu.apply(k, v, line);
             continue;
         }
         if let Some(i) = cur {

@@ -410,9 +410,9 @@ pub fn parse_text(text: &str) -> (Vec<Controller>, Vec<String>) {
         }
         if let Some((k, v)) = kv(t, '=') {
             // `Drive /c0/e252/s4 State :` and `... Device attributes :` blocks.
-            if let Some(id) = drive_key_id(&section).filter(|_| {
-                section.ends_with(" State") || section.ends_with("Device attributes")
-            }) {
+            if let Some(id) = drive_key_id(&section)
+                .filter(|_| section.ends_with(" State") || section.ends_with("Device attributes"))
+            {
                 let c = ctrl_mut(&mut ctrls, &cur);
                 drive_prop(drive_mut(c, &id), k, v, &format!("{section}: {t}"));
                 continue;
@@ -517,6 +517,87 @@ fn str_of(v: &Value) -> String {
     }
 }
 
+/// `storcli show J`: one `System Overview` row per controller, with its BBU and health.
+fn system_overview(val: &Value) -> Vec<Controller> {
+    let mut out = Vec::new();
+    for row in val.as_array().into_iter().flatten() {
+        let cid = row.get("Ctl").map(str_of).unwrap_or_default();
+        let mut c = Controller {
+            id: cid.clone(),
+            model: row.get("Model").map(str_of),
+            ..Default::default()
+        };
+        if let Some(b) = row.get("BBU").map(str_of) {
+            let state = if ["n/a", "na", "msng", "absent", "-"]
+                .contains(&b.to_ascii_lowercase().as_str())
+            {
+                BatteryState::Missing
+            } else {
+                battery_state_word(&b)
+            };
+            c.battery = Some(Battery {
+                kind: "BBU".into(),
+                state,
+                state_text: b.clone(),
+                learn_active: state == BatteryState::Learning,
+                learn_due: false,
+                next_learn: None,
+                evidence: vec![format!("System Overview: Ctl {cid} BBU {b}")],
+            });
+        }
+        if let Some(h) = row.get("Hlth").map(str_of) {
+            if !h.eq_ignore_ascii_case("opt") {
+                c.problems
+                    .push(format!("controller health {h} (System Overview)"));
+            }
+        }
+        let vds = row.get("VDs").and_then(Value::as_u64).unwrap_or(0);
+        let vnopt = row.get("VNOpt").and_then(Value::as_u64).unwrap_or(0);
+        if vnopt > 0 {
+            c.problems.push(format!(
+                "{vnopt} of {vds} virtual drives not optimal (System Overview)"
+            ));
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The drive keys of the JSON output: `PD LIST`, `Drive Information` and `Drive /cN/eE/sS`
+/// rows, and the `Drive /cN/eE/sS - Detailed Information` blocks (error counters, S.M.A.R.T
+/// alert, write cache). False when `key` is none of them.
+fn json_drives(key: &str, val: &Value, ctrl: &mut Controller) -> bool {
+    if key == "PD LIST"
+        || key == "Drive Information"
+        || (key.starts_with("Drive /c") && val.is_array())
+    {
+        for row in val.as_array().into_iter().flatten() {
+            if let Some(d) = pd_from_json_row(key, row) {
+                let e = drive_mut(ctrl, &d.id);
+                e.state = d.state;
+                e.evidence.splice(0..0, d.evidence);
+            }
+        }
+        return true;
+    }
+    if !(key.starts_with("Drive /c") && key.ends_with("Detailed Information")) {
+        return false;
+    }
+    let Some(id) = drive_key_id(key) else {
+        return true;
+    };
+    for (sub, block) in val.as_object().into_iter().flatten() {
+        if !(sub.ends_with(" State") || sub.ends_with("Device attributes")) {
+            continue;
+        }
+        for (p, v) in block.as_object().into_iter().flatten() {
+            let v = str_of(v);
+            drive_prop(drive_mut(ctrl, &id), p, &v, &format!("{sub}: {p} = {v}"));
+        }
+    }
+    true
+}
+
 /// Parses storcli/perccli `J` (JSON) output.
 pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidParseError> {
     let root: Value =
@@ -555,53 +636,15 @@ pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidPars
         let mut kind = "BBU".to_string();
         let mut overview: Vec<Controller> = Vec::new();
         for (key, val) in data {
+            if json_drives(key, val, &mut ctrl) {
+                continue;
+            }
             match key.as_str() {
                 "Number of Controllers" if val.as_u64() == Some(0) => {
                     notes.push("storcli/perccli reports no controller (Number of Controllers = 0): nothing to check".to_string());
                 }
                 // `storcli show J`: one row per controller, with a BBU column.
-                "System Overview" => {
-                    for row in val.as_array().into_iter().flatten() {
-                        let cid = row.get("Ctl").map(str_of).unwrap_or_default();
-                        let mut c = Controller {
-                            id: cid.clone(),
-                            model: row.get("Model").map(str_of),
-                            ..Default::default()
-                        };
-                        if let Some(b) = row.get("BBU").map(str_of) {
-                            let state = if ["n/a", "na", "msng", "absent", "-"]
-                                .contains(&b.to_ascii_lowercase().as_str())
-                            {
-                                BatteryState::Missing
-                            } else {
-                                battery_state_word(&b)
-                            };
-                            c.battery = Some(Battery {
-                                kind: "BBU".into(),
-                                state,
-                                state_text: b.clone(),
-                                learn_active: state == BatteryState::Learning,
-                                learn_due: false,
-                                next_learn: None,
-                                evidence: vec![format!("System Overview: Ctl {cid} BBU {b}")],
-                            });
-                        }
-                        if let Some(h) = row.get("Hlth").map(str_of) {
-                            if !h.eq_ignore_ascii_case("opt") {
-                                c.problems
-                                    .push(format!("controller health {h} (System Overview)"));
-                            }
-                        }
-                        let vds = row.get("VDs").and_then(Value::as_u64).unwrap_or(0);
-                        let vnopt = row.get("VNOpt").and_then(Value::as_u64).unwrap_or(0);
-                        if vnopt > 0 {
-                            c.problems.push(format!(
-                                "{vnopt} of {vds} virtual drives not optimal (System Overview)"
-                            ));
-                        }
-                        overview.push(c);
-                    }
-                }
+                "System Overview" => overview.extend(system_overview(val)),
                 // `storcli show J` on HBAs (IT firmware): no cache memory, nothing to protect.
                 "IT System Overview" => {
                     for row in val.as_array().into_iter().flatten() {
@@ -654,30 +697,6 @@ pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidPars
                     }
                 }
                 "On Board Memory Size" => ctrl.cache_bytes = parse_mem(&str_of(val)),
-                k if k == "PD LIST"
-                    || k == "Drive Information"
-                    || (k.starts_with("Drive /c") && val.is_array()) =>
-                {
-                    for row in val.as_array().into_iter().flatten() {
-                        if let Some(d) = pd_from_json_row(k, row) {
-                            let e = drive_mut(&mut ctrl, &d.id);
-                            e.state = d.state;
-                            e.evidence.splice(0..0, d.evidence);
-                        }
-                    }
-                }
-                k if k.starts_with("Drive /c") && k.ends_with("Detailed Information") => {
-                    let Some(id) = drive_key_id(k) else { continue };
-                    for (sub, block) in val.as_object().into_iter().flatten() {
-                        if !(sub.ends_with(" State") || sub.ends_with("Device attributes")) {
-                            continue;
-                        }
-                        for (p, v) in block.as_object().into_iter().flatten() {
-                            let v = str_of(v);
-                            drive_prop(drive_mut(&mut ctrl, &id), p, &v, &format!("{sub}: {p} = {v}"));
-                        }
-                    }
-                }
                 k if k == "VD LIST" || (k.starts_with("/c") && k.contains("/v")) => {
                     for row in val.as_array().into_iter().flatten() {
                         let dgvd = row.get("DG/VD").map(str_of).unwrap_or_default();

@@ -4,8 +4,7 @@
 //! configured and a current one.
 
 use super::{
-    battery_state_word, Battery, BatteryState, Controller, PhysicalDrive, VirtualDrive,
-    WritePolicy,
+    battery_state_word, Battery, BatteryState, Controller, PhysicalDrive, VirtualDrive, WritePolicy,
 };
 
 /// The header of a port (drive) table: `Port Status Unit Size ...` (`info cN drivestatus`)
@@ -58,6 +57,29 @@ fn cache_policy(col: &str) -> (Option<WritePolicy>, bool) {
         }),
         c.starts_with('R'),
     )
+}
+
+/// tw_cli prints the write cache setting, not what the controller does now: with a BBU
+/// that is not ready (testing, charging, fault) 3ware firmware turns the write cache off,
+/// so the current policy of a write-back unit is inferred from the BBU then.
+fn infer_current_policy(c: &mut Controller) {
+    let bbu_not_ready = c.battery.as_ref().is_some_and(|b| {
+        matches!(
+            b.state,
+            BatteryState::Learning
+                | BatteryState::Charging
+                | BatteryState::Failed
+                | BatteryState::Degraded
+        )
+    });
+    if bbu_not_ready {
+        for v in &mut c.virtual_drives {
+            if v.configured_write.is_some_and(WritePolicy::is_write_back) {
+                v.current_write = None;
+                v.current_inferred = true;
+            }
+        }
+    }
 }
 
 /// Parses tw_cli output.
@@ -244,30 +266,14 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             evidence: bbu_evidence,
         });
     }
-    // tw_cli prints the write cache setting, not what the controller does now: with a BBU
-    // that is not ready (testing, charging, fault) 3ware firmware turns the write cache off,
-    // so the current policy is inferred from the BBU then.
-    let bbu_not_ready = c.battery.as_ref().is_some_and(|b| {
-        matches!(
-            b.state,
-            BatteryState::Learning
-                | BatteryState::Charging
-                | BatteryState::Failed
-                | BatteryState::Degraded
-        )
-    });
-    if bbu_not_ready {
-        for v in &mut c.virtual_drives {
-            if v.configured_write.is_some_and(WritePolicy::is_write_back) {
-                v.current_write = None;
-                v.current_inferred = true;
-            }
-        }
-    }
+    infer_current_policy(&mut c);
     if c.virtual_drives.is_empty() && c.physical_drives.is_empty() {
         notes.push("no unit table: save `tw_cli /c0 show` too".into());
     } else if c.virtual_drives.is_empty() {
-        notes.push("the drive table alone: the units and their cache policy are in `tw_cli /c0 show`".into());
+        notes.push(
+            "the drive table alone: the units and their cache policy are in `tw_cli /c0 show`"
+                .into(),
+        );
     } else if c.battery.is_none() {
         notes.push("the BBU state is not in this output: save `tw_cli /c0/bbu show all` (or `tw_cli /c0 show`) too".into());
     }
