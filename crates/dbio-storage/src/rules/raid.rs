@@ -262,9 +262,9 @@ fn drive_cache_finding(dev: &str, evidence: Vec<String>) -> Finding {
 }
 
 /// How a virtual drive's state word is judged (the policy table in the README): the array
-/// is whole (OK), doing a background verify or initialisation (ADVICE), rebuilding (WARN, as
-/// check_raid's `resync`), degraded, failed or offline (CRIT, as check_raid and
-/// megaclisas-status), anything else WARN.
+/// is whole (OK), doing a background verify or initialisation (ADVICE), impacted (arcconf:
+/// redundancy not built yet) or rebuilding (WARN, as check_raid's `resync`), degraded, failed
+/// or offline (CRIT, as check_raid and megaclisas-status), anything else WARN.
 fn vd_state_status(sl: &str) -> (Status, &'static str) {
     const WHY_DEGRADED: &str = "A degraded array has lost its redundancy: one more disk failure loses the data, and every read of the missing disk's blocks is rebuilt from the others (slower).";
     if ["optimal", "optl", "ok", "ready", "online", "okay"]
@@ -272,6 +272,9 @@ fn vd_state_status(sl: &str) -> (Status, &'static str) {
         .any(|w| sl == *w || sl.starts_with(&format!("{w} ")))
     {
         (Status::Ok, "")
+    } else if sl.starts_with("impacted") {
+        // arcconf: the array is being built or verified and its redundancy is not whole yet.
+        (Status::Warn, "An impacted array has not finished building its redundancy (build/verify under way): until it has, a disk failure can lose data.")
     } else if background_state(sl) {
         (Status::Advice, "A background verify or initialisation competes with the database for disk time until it ends; the array is whole.")
     } else if sl.contains("rebuild")
