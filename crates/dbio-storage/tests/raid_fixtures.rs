@@ -89,7 +89,8 @@ fn megacli_states() {
         &[
             ("raid.write_policy", Status::Crit),
             ("raid.battery", Status::Crit),
-            ("raid.vd_state", Status::Warn),
+            // A degraded RAID 5 is one disk from data loss: CRIT (issue 28).
+            ("raid.vd_state", Status::Crit),
         ],
     );
     assert!(summary(&f, "raid.write_policy").contains("the battery has failed"));
@@ -288,7 +289,8 @@ fn cciss_states() {
     let f = expect(
         &["cciss_vol_status-degraded.txt"],
         Tool::CcissVolStatus,
-        &[("raid.vd_state", Status::Warn)],
+        // Interim recovery mode is a degraded array: CRIT (issue 28, as check_raid).
+        &[("raid.vd_state", Status::Crit)],
     );
     assert!(summary(&f, "raid.vd_state").contains("Using interim recovery mode"));
 }
@@ -708,4 +710,111 @@ fn omreport_storage_controller_listing() {
     assert_eq!(c.virtual_drives.len(), 2);
     assert_eq!(c.battery.as_ref().unwrap().state, BatteryState::Ok);
     assert_eq!(c.cache_bytes, Some(1 << 30));
+}
+
+/// The physical drives every family's reader finds in real captures (issue 28): states,
+/// error counters and S.M.A.R.T flags as the tools print them, enclosures left out.
+#[test]
+fn physical_drives_of_every_family() {
+    let drives = |f: &str| {
+        let (r, _) = run(&[f]);
+        r[0].controllers
+            .iter()
+            .flat_map(|c| c.physical_drives.clone())
+            .collect::<Vec<_>>()
+    };
+    let state = |d: &[dbio_storage::raid::PhysicalDrive], id: &str| {
+        d.iter()
+            .find(|d| d.id == id)
+            .unwrap_or_else(|| panic!("no drive {id}: {d:#?}"))
+            .state
+            .clone()
+            .unwrap()
+    };
+    // MegaCli -PDList: 12 drives, one Unconfigured(bad), one hot spare.
+    let d = drives("real/megacli-pdlist-unconfigured-bad.txt");
+    assert_eq!(d.len(), 12);
+    assert_eq!(state(&d, "15:10"), "Unconfigured(bad)");
+    assert_eq!(state(&d, "15:11"), "Hotspare, Spun down");
+    // MegaCli -PDList with a drive that predicts its failure.
+    let d = drives("real/megacli-pdlist-smart-alert-predictive-423.txt");
+    assert_eq!(d.len(), 8);
+    let bad = d.iter().find(|d| d.id == "252:2").unwrap();
+    assert_eq!(bad.predictive_failures, Some(423));
+    assert_eq!(bad.media_errors, Some(71));
+    assert!(bad.smart_alert);
+    assert_eq!(d.iter().filter(|d| d.smart_alert).count(), 1);
+    // MegaCli -LdPdInfo: the drives after the virtual drive do not spill into it.
+    let (r, f) = run(&["real/megacli-ldpdinfo-smart-alert-media-errors.txt"]);
+    let c = &r[0].controllers[0];
+    assert_eq!(c.virtual_drives.len(), 1);
+    assert_eq!(c.virtual_drives[0].state.as_deref(), Some("Optimal"));
+    assert_eq!(c.physical_drives.len(), 2);
+    assert_eq!(c.physical_drives[0].media_errors, Some(72605));
+    assert_eq!(worst(&f, "raid.drive_errors"), Some(Status::Warn));
+    assert_eq!(worst(&f, "raid.vd_state"), Some(Status::Ok));
+    // arcconf: the failed drive, the enclosure (Device #6) is not a drive.
+    let d = drives("real/arcconf-getconfig-2025s-degraded-failed-drive.txt");
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(state(&d, "device 1"), "Failed");
+    // tw_cli `info c0 drivestatus`.
+    let d = drives("real/tw_cli-drivestatus-degraded-port.txt");
+    assert_eq!(state(&d, "p0"), "DEGRADED");
+    assert_eq!(state(&d, "p1"), "OK");
+    // ssacli `show config`.
+    let d = drives("real/hpacucli-config-p400i-logicaldrive.txt");
+    assert_eq!(state(&d, "1I:1:2"), "OK");
+    // storcli JSON: `/cN/eE/sS show` and `/cN show` (PD LIST).
+    let d = drives("real/storcli-json-drive-offline.json");
+    assert_eq!(state(&d, "35:12"), "Offln");
+    let d = drives("real/storcli-json-c0-show-pd-list-ugood.json");
+    assert_eq!(d.len(), 12);
+    assert!(d.iter().all(|d| d.state.as_deref() == Some("UGood")));
+    // MegaCli -ShowSummary: controller, BBU, drives and the virtual drive.
+    let (r, f) = run(&["real/megacli-showsummary-9266-8i.txt"]);
+    let c = &r[0].controllers[0];
+    assert_eq!(c.model.as_deref(), Some("LSI MegaRAID SAS 9266-8i"));
+    assert_eq!(c.battery.as_ref().unwrap().state, BatteryState::Ok);
+    assert_eq!(state(&c.physical_drives, "slot 1"), "Online");
+    assert_eq!(c.virtual_drives[0].raid_level.as_deref(), Some("1"));
+    assert!(f.iter().all(|f| f.status == Status::Ok), "{f:#?}");
+}
+
+/// One drive write cache rule for every family: MegaCli `Disk Cache Policy: Enabled`,
+/// storcli `Disk Cache Policy = Enabled` and arcconf's physical `Write Cache: Enabled
+/// (write-back)` all give the same WARN finding, with the line that shows it.
+#[test]
+fn one_drive_cache_rule_for_every_family() {
+    for (files, tool, line) in [
+        (
+            &["megacli-always-writeback.txt"][..],
+            Tool::Megacli,
+            "Disk Cache Policy",
+        ),
+        (
+            &["storcli-always-writeback.txt"][..],
+            Tool::Storcli,
+            "Disk Cache Policy",
+        ),
+        (
+            &["real/arcconf-getconfig-6805e-degraded-failed-drive.txt"][..],
+            Tool::Arcconf,
+            "Write Cache",
+        ),
+        (
+            &["real/arcconf-getconfig-3405-drive-write-cache.txt"][..],
+            Tool::Arcconf,
+            "Write Cache",
+        ),
+    ] {
+        let f = expect(files, tool, &[("raid.drive_cache", Status::Warn)]);
+        let dc: Vec<&Finding> = f.iter().filter(|f| f.rule == "raid.drive_cache").collect();
+        assert!(
+            dc.iter().all(
+                |f| f.summary == "drive write caches are enabled behind the controller"
+                    && f.evidence.iter().any(|e| e.contains(line))
+            ),
+            "{files:?}: {dc:#?}"
+        );
+    }
 }

@@ -73,6 +73,43 @@ fn relative(s: &str) -> String {
     s.replace(&dir, "testdata/raid/")
 }
 
+/// Every real capture in testdata/raid/real through the binary, `dbio check --raid-output
+/// FILE --nagios`: its exit code is the verdict testdata/raid/expected.tsv gives (written
+/// before the code), and its long output names a non-OK finding unless the verdict is OK.
+#[test]
+fn nagios_verdict_of_every_real_capture() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/raid");
+    let table = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
+    let mut wrong = Vec::new();
+    let mut n = 0;
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (file, want) = (cols[0], cols[2]);
+        let (code, out) = nagios(&[&format!("real/{file}")]);
+        let got = match code {
+            0 => "OK",
+            1 => "WARN",
+            2 => "CRIT",
+            _ => "UNKNOWN",
+        };
+        let head = ["OK", "WARNING", "CRITICAL", "UNKNOWN"][code.clamp(0, 3) as usize];
+        if got != want || !out.starts_with(&format!("DBIO STORAGE {head} - ")) {
+            wrong.push(format!("{file}: want {want}, got {got}\n{out}"));
+        }
+        if want != "OK" && out.lines().count() < 2 {
+            wrong.push(format!(
+                "{file}: {want} without a finding in the long output\n{out}"
+            ));
+        }
+        n += 1;
+    }
+    assert!(n >= 79, "{n} captures");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn nagios_exit_codes() {
     let (code, out) = nagios(&[
@@ -84,8 +121,9 @@ fn nagios_exit_codes() {
     // cciss_vol_status reports volume health only: a healthy array is OK, not UNKNOWN.
     let (code, out) = nagios(&["real/cciss_vol_status-p410i-flash.txt"]);
     assert_eq!(code, 0, "{out}");
+    // Interim recovery mode is a degraded array: CRITICAL, as check_raid says (issue 28).
     let (code, out) = nagios(&["cciss_vol_status-degraded.txt"]);
-    assert_eq!(code, 1, "{out}");
+    assert_eq!(code, 2, "{out}");
     let (code, out) = nagios(&["megacli-always-writeback.txt"]);
     assert_eq!(code, 1, "{out}");
     assert!(
@@ -188,7 +226,7 @@ fn every_tool_and_state_through_the_binary() {
             "raid.vd_state",
             "OK",
         ),
-        (&["cciss_vol_status-degraded.txt"], "raid.vd_state", "WARN"),
+        (&["cciss_vol_status-degraded.txt"], "raid.vd_state", "CRIT"),
         (
             &["real/arcconf-getconfig-serveraid8k-battery.txt"],
             "raid.write_policy",

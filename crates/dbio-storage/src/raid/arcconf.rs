@@ -4,8 +4,121 @@
 //! what it does now (`On`, `Off`, `Off (...)`).
 
 use super::{
-    battery_state_word, kv, parse_mem, parse_strip, Battery, Controller, VirtualDrive, WritePolicy,
+    battery_state_word, kv, parse_mem, parse_strip, Battery, Controller, PhysicalDrive,
+    VirtualDrive, WritePolicy,
 };
+
+/// A `Device #N` block of the physical device section: a drive until the tool says it is
+/// an enclosure or a SEP.
+#[derive(Default)]
+struct Pd {
+    d: PhysicalDrive,
+    not_a_drive: bool,
+}
+
+fn flush_pd(c: &mut Controller, pd: &mut Option<Pd>) {
+    if let Some(p) = pd.take().filter(|p| !p.not_a_drive && p.d.state.is_some()) {
+        c.physical_drives.push(p.d);
+    }
+}
+
+/// One `key : value` line of a physical device block; returns the drive write cache setting
+/// when the line is one.
+fn pd_line(p: &mut Pd, kl: &str, v: &str, t: &str) -> Option<bool> {
+    match kl {
+        "state" => {
+            p.d.state = Some(v.to_string());
+            p.d.evidence.push(t.to_string());
+        }
+        "reported channel,device(t:l)" | "reported channel,device" | "reported location" => {
+            p.d.evidence.insert(0, t.to_string())
+        }
+        "serial number" if !v.is_empty() => p.d.evidence.push(t.to_string()),
+        "s.m.a.r.t. warnings" if v.parse::<u64>().unwrap_or(0) > 0 => {
+            p.d.smart_alert = true;
+            p.d.evidence.push(t.to_string());
+        }
+        "s.m.a.r.t." if v.eq_ignore_ascii_case("yes") => {
+            p.d.smart_alert = true;
+            p.d.evidence.push(t.to_string());
+        }
+        "write cache" => {
+            let on = v.to_ascii_lowercase().starts_with("enabled");
+            let known = on || v.to_ascii_lowercase().starts_with("disabled");
+            if known {
+                p.d.write_cache = Some(on);
+                if on {
+                    p.d.evidence.push(t.to_string());
+                }
+                return Some(on);
+            }
+        }
+        _ => {}
+    }
+    None
+}
+
+/// A heading line: `Device #N` opens a physical device block, `Device is a ...` says what
+/// it is, and the next big section closes it.
+fn heading(lower: &str, c: &mut Controller, pd: &mut Option<Pd>) {
+    if let Some(n) = lower.strip_prefix("device #") {
+        flush_pd(c, pd);
+        *pd = Some(Pd {
+            d: PhysicalDrive {
+                id: format!("device {}", n.trim()),
+                ..Default::default()
+            },
+            not_a_drive: false,
+        });
+    } else if lower.starts_with("device is a") {
+        if let Some(p) = pd.as_mut() {
+            p.not_a_drive = lower.contains("enclosure") || lower.contains("sep");
+        }
+    } else if lower.contains("logical device information")
+        || lower.contains("controller information")
+        || lower.contains("maxcache")
+        || lower.contains("connector information")
+    {
+        flush_pd(c, pd);
+    }
+}
+
+/// After the whole output: the controller's cache status is the current policy of every
+/// logical device that printed none, `No-Battery Write Cache` marks write-back devices, and
+/// the physical drives' write cache is every device's drive cache.
+fn finish_vds(c: &mut Controller, any_drive_wc: Option<bool>, no_battery_wc: bool) {
+    c.drive_write_cache = any_drive_wc;
+    let cache_off = c.cache_disabled.is_some();
+    let cache_known = c.cache_status.is_some();
+    for v in &mut c.virtual_drives {
+        if v.current_write.is_none() && cache_known {
+            // The controller's cache status is the current state of every device it caches.
+            v.current_write = if cache_off {
+                Some(WritePolicy::WriteThrough)
+            } else {
+                v.configured_write
+            };
+            if cache_off {
+                v.cache_disabled_reason = c.cache_disabled.clone();
+            }
+        }
+        if no_battery_wc && v.configured_write.is_some_and(WritePolicy::is_write_back) {
+            v.write_back_on_bad_battery = true;
+            v.evidence.push("No-Battery Write Cache: Enabled".into());
+        }
+        v.drive_write_cache = any_drive_wc;
+        if let Some(on) = any_drive_wc {
+            v.evidence.push(format!(
+                "physical device Write Cache: {}",
+                if on {
+                    "Enabled (write-back) on at least one drive"
+                } else {
+                    "Disabled (write-through)"
+                }
+            ));
+        }
+    }
+}
 
 /// Parses arcconf GETCONFIG output.
 pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
@@ -17,6 +130,8 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     let mut vd: Option<VirtualDrive> = None;
     let mut any_drive_wc: Option<bool> = None;
     let mut no_battery_wc = false;
+    let mut pd: Option<Pd> = None;
+    let mut hba_mode: Option<String> = None;
     for raw in text.lines() {
         let t = raw.trim();
         if t.is_empty() || t.chars().all(|ch| ch == '-') {
@@ -40,6 +155,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         }
         let Some((k, v)) = kv(t, ':') else {
             // A heading line.
+            heading(&lower, &mut c, &mut pd);
             section = lower;
             if section.contains("physical device") {
                 if let Some(v) = vd.take() {
@@ -123,6 +239,14 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             }
             continue;
         }
+        if let Some(p) = pd.as_mut() {
+            if let Some(on) = pd_line(p, &kl, v, t) {
+                if !p.not_a_drive {
+                    any_drive_wc = Some(any_drive_wc.unwrap_or(false) || on);
+                }
+            }
+            continue;
+        }
         if section.contains("battery")
             || section.contains("zmm")
             || section.contains("backup unit")
@@ -155,12 +279,18 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         }
         match kl.as_str() {
             "controller model" => c.model = Some(v.to_string()),
+            "controller mode" if v.to_ascii_lowercase().contains("hba") => {
+                hba_mode = Some(t.to_string())
+            }
             "installed memory" | "cache memory" => c.cache_bytes = parse_mem(v),
             "cache status" if section.contains("cache properties") => {
                 c.cache_status = Some(v.to_string());
                 if v.to_ascii_lowercase().contains("disabled") {
                     c.cache_disabled = Some(format!("Cache Status: {v}"));
                 }
+            }
+            "defunct disk drive count" if v.parse::<u64>().unwrap_or(0) > 0 => {
+                c.faults.push(format!("Defunct disk drive count: {v}"));
             }
             "no-battery write cache" => {
                 no_battery_wc = v.to_ascii_lowercase().starts_with("enabled");
@@ -175,36 +305,14 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     if let Some(v) = vd.take() {
         c.virtual_drives.push(v);
     }
-    c.drive_write_cache = any_drive_wc;
-    let cache_off = c.cache_disabled.is_some();
-    let cache_known = c.cache_status.is_some();
-    for v in &mut c.virtual_drives {
-        if v.current_write.is_none() && cache_known {
-            // The controller's cache status is the current state of every device it caches.
-            v.current_write = if cache_off {
-                Some(WritePolicy::WriteThrough)
-            } else {
-                v.configured_write
-            };
-            if cache_off {
-                v.cache_disabled_reason = c.cache_disabled.clone();
-            }
-        }
-        if no_battery_wc && v.configured_write.is_some_and(WritePolicy::is_write_back) {
-            v.write_back_on_bad_battery = true;
-            v.evidence.push("No-Battery Write Cache: Enabled".into());
-        }
-        v.drive_write_cache = any_drive_wc;
-        if let Some(on) = any_drive_wc {
-            v.evidence.push(format!(
-                "physical device Write Cache: {}",
-                if on {
-                    "Enabled (write-back) on at least one drive"
-                } else {
-                    "Disabled (write-through)"
-                }
-            ));
-        }
+    flush_pd(&mut c, &mut pd);
+    finish_vds(&mut c, any_drive_wc, no_battery_wc);
+    let mut notes = Vec::new();
+    if let (Some(mode), true) = (hba_mode, c.virtual_drives.is_empty()) {
+        notes.push(format!(
+            "controller {} in HBA mode ({mode}): no logical devices, so no controller write cache to judge; the drives are judged on their own",
+            c.model.as_deref().unwrap_or("1")
+        ));
     }
-    (vec![c], Vec::new())
+    (vec![c], notes)
 }

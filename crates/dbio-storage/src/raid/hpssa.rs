@@ -6,8 +6,31 @@
 
 use super::{
     battery_state_word, kv, parse_mem, parse_strip, Battery, BatteryState, Controller,
-    VirtualDrive, WritePolicy,
+    PhysicalDrive, VirtualDrive, WritePolicy,
 };
+
+/// `physicaldrive 1I:1:1 (port 1I:box 1:bay 1, SAS, 146 GB, OK)` (`show config`) or
+/// `physicaldrive 2I:0:1 (port 2I:box 0:bay 1, 1 TB): OK` (`pd all show status`).
+fn physical_drive_line(t: &str) -> Option<PhysicalDrive> {
+    let rest = t.strip_prefix("physicaldrive ")?;
+    let (id, rest) = rest.split_once(' ')?;
+    let state = match rest.rsplit_once("): ") {
+        Some((_, st)) => st.trim().to_string(),
+        None => rest
+            .trim()
+            .trim_end_matches(')')
+            .rsplit(',')
+            .next()?
+            .trim()
+            .to_string(),
+    };
+    Some(PhysicalDrive {
+        id: id.to_string(),
+        state: Some(state),
+        evidence: vec![t.to_string()],
+        ..Default::default()
+    })
+}
 
 #[derive(Default)]
 struct Ctl {
@@ -212,6 +235,31 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
                 ctl.vd_caching.push(None);
             }
             in_vd = true;
+            continue;
+        }
+        // `show config`: "array B (Failed)": an array the controller reports failed.
+        if let Some(rest) = t.strip_prefix("array ") {
+            // "(Failed)" alone, or "(SAS, Unused Space: 0 MB, Status: Failed)".
+            if let Some((_, inner)) = rest.split_once('(') {
+                let parts: Vec<&str> = inner
+                    .trim_end_matches(')')
+                    .split(',')
+                    .map(str::trim)
+                    .collect();
+                let status = parts
+                    .iter()
+                    .find_map(|p| p.strip_prefix("Status:").map(str::trim))
+                    .or_else(|| (parts.len() == 1).then(|| parts[0]));
+                if status.is_some_and(|st| !st.eq_ignore_ascii_case("ok")) {
+                    ctl.c.faults.push(format!("array {rest}"));
+                }
+            }
+            in_vd = false;
+            continue;
+        }
+        if let Some(pd) = physical_drive_line(t) {
+            ctl.c.physical_drives.push(pd);
+            in_vd = false;
             continue;
         }
         if t.starts_with("Array:")

@@ -4,7 +4,7 @@
 
 use super::{
     battery_state, kv, parse_mem, parse_strip, Battery, BatteryFlags, BatteryState, Controller,
-    VirtualDrive, WritePolicy,
+    PhysicalDrive, VirtualDrive, WritePolicy,
 };
 
 /// One cache-policy line: (write policy, read-ahead on, write-back on bad BBU).
@@ -146,6 +146,113 @@ impl Bbu {
     }
 }
 
+impl Bbu {
+    /// One `key: value` line of `-AdpBbuCmd`: the state word, the flags, and the lines that
+    /// back them as evidence (the state lines and every flag that is raised).
+    fn apply(&mut self, k: &str, v: &str, line: &str) {
+        let yes = v.eq_ignore_ascii_case("yes");
+        let mut keep = true;
+        if matches!(
+            k,
+            "Learn Cycle Active" | "Battery Pack Missing" | "Battery Replacement required"
+        ) {
+            self.flags_seen = true;
+        }
+        match k {
+            "BatteryType" => self.kind = Some(v.to_string()),
+            "Battery State" | "Battery state" => self.state_text = Some(v.to_string()),
+            "Charging Status" => self.charging = v.eq_ignore_ascii_case("charging"),
+            "Learn Cycle Active" => self.learn_active = yes,
+            "Learn Cycle Requested" | "Periodic Learn Required" => self.learn_due |= yes,
+            "Battery Pack Missing" => self.missing = yes,
+            "Battery Replacement required" => self.replace |= yes,
+            "isSOHGood" => self.replace |= v.eq_ignore_ascii_case("no"),
+            "Remaining Capacity Low" | "Pack is about to fail & should be replaced" => {
+                self.degraded |= yes
+            }
+            "Next Learn time" => self.next_learn = Some(v.to_string()),
+            _ => keep = false,
+        }
+        // Evidence: the state lines and every flag that is raised.
+        let flag = match k {
+            "Battery State" | "Battery state" => !v.is_empty(),
+            "Charging Status" => !v.eq_ignore_ascii_case("none"),
+            "isSOHGood" => v.eq_ignore_ascii_case("no"),
+            "BatteryType" | "Next Learn time" => false,
+            _ => yes,
+        };
+        if keep && flag {
+            self.evidence.push(line.to_string());
+        }
+    }
+}
+
+/// A physical drive being read from `-PDList` or `-LdPdInfo`: its enclosure until the slot
+/// number names it.
+#[derive(Default)]
+struct Pd {
+    encl: Option<String>,
+    d: PhysicalDrive,
+}
+
+impl Pd {
+    /// One `key: value` line of a drive section.
+    fn apply(&mut self, k: &str, v: &str, line: &str) {
+        let n = || v.trim().parse::<u64>().ok();
+        match k {
+            "Slot Number" => {
+                self.d.id = match &self.encl {
+                    Some(e) if e != "N/A" => format!("{e}:{v}"),
+                    _ => format!("slot {v}"),
+                }
+            }
+            "Firmware state" => {
+                self.d.state = Some(v.to_string());
+                self.d.evidence.push(line.to_string());
+            }
+            "Media Error Count" => {
+                self.d.media_errors = n();
+                if n().unwrap_or(0) > 0 {
+                    self.d.evidence.push(line.to_string());
+                }
+            }
+            "Other Error Count" => {
+                self.d.other_errors = n();
+                if n().unwrap_or(0) > 0 {
+                    self.d.evidence.push(line.to_string());
+                }
+            }
+            "Predictive Failure Count" => {
+                self.d.predictive_failures = n();
+                if n().unwrap_or(0) > 0 {
+                    self.d.evidence.push(line.to_string());
+                }
+            }
+            "Drive has flagged a S.M.A.R.T alert" => {
+                self.d.smart_alert = v.eq_ignore_ascii_case("yes");
+                if self.d.smart_alert {
+                    self.d.evidence.push(line.to_string());
+                }
+            }
+            "Drive's write cache" => {
+                self.d.write_cache = match v.to_ascii_lowercase().as_str() {
+                    "enabled" => Some(true),
+                    "disabled" => Some(false),
+                    _ => None,
+                };
+                self.d.evidence.push(line.to_string());
+            }
+            "Inquiry Data" => {
+                let name = v.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !name.is_empty() {
+                    self.d.evidence.insert(0, format!("Inquiry Data: {name}"));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Parses MegaCli output.
 pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     let mut ctrls: Vec<Controller> = Vec::new();
@@ -156,6 +263,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     let mut raid_raw: Option<String> = None;
     let mut bbu = Bbu::default();
     let mut bbu_for: Option<usize> = None;
+    let mut pd: Option<Pd> = None;
 
     fn ctrl_index(ctrls: &mut Vec<Controller>, id: &str) -> usize {
         if let Some(i) = ctrls.iter().position(|c| c.id == id) {
@@ -181,6 +289,15 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             ctrls[i].virtual_drives.push(v);
         }
     };
+    let flush_pd = |ctrls: &mut Vec<Controller>, cur: Option<usize>, pd: &mut Option<Pd>| {
+        if let Some(p) = pd
+            .take()
+            .filter(|p| !p.d.id.is_empty() || p.d.state.is_some())
+        {
+            let i = cur.unwrap_or_else(|| ctrl_index(ctrls, "0"));
+            ctrls[i].physical_drives.push(p.d);
+        }
+    };
     let flush_bbu = |ctrls: &mut Vec<Controller>, bbu: &mut Bbu, bbu_for: &mut Option<usize>| {
         let b = std::mem::take(bbu);
         if let (Some(i), Some(bat)) = (bbu_for.take(), b.finish()) {
@@ -192,6 +309,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         let line = raw.trim();
         if let Some(id) = adapter_id(line) {
             flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+            flush_pd(&mut ctrls, cur, &mut pd);
             flush_bbu(&mut ctrls, &mut bbu, &mut bbu_for);
             let i = ctrl_index(&mut ctrls, &id);
             cur = Some(i);
@@ -212,8 +330,28 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             }
             continue;
         }
+        // A drive section: `PD: 0 Information` (-LdPdInfo) or `Enclosure Device ID:` (-PDList,
+        // and the first line of a drive under `PD: N Information`).
+        let pd_head = line.starts_with("PD:") && line.ends_with("Information");
+        if pd_head || line.starts_with("Enclosure Device ID:") {
+            let fresh = pd
+                .as_ref()
+                .is_some_and(|p| p.encl.is_none() && p.d.id.is_empty());
+            if pd_head || !fresh {
+                flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+                flush_pd(&mut ctrls, cur, &mut pd);
+                pd = Some(Pd::default());
+            }
+            if let (Some(p), Some((_, e))) = (pd.as_mut(), kv(line, ':')) {
+                if !pd_head {
+                    p.encl = Some(e.to_string());
+                }
+            }
+            continue;
+        }
         if line.starts_with("Virtual Drive:") || line.starts_with("Virtual Disk:") {
             flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+            flush_pd(&mut ctrls, cur, &mut pd);
             let id: String = line
                 .split_once(':')
                 .map(|x| x.1)
@@ -231,6 +369,10 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         let Some((k, v)) = kv(line, ':') else {
             continue;
         };
+        if let Some(p) = pd.as_mut() {
+            p.apply(k, v, line);
+            continue;
+        }
         if let Some(d) = vd.as_mut() {
             match k {
                 "Name" if !v.is_empty() => d.name = Some(v.to_string()),
@@ -264,40 +406,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             continue;
         }
         if bbu_for.is_some() {
-            let yes = v.eq_ignore_ascii_case("yes");
-            let mut keep = true;
-            if matches!(
-                k,
-                "Learn Cycle Active" | "Battery Pack Missing" | "Battery Replacement required"
-            ) {
-                bbu.flags_seen = true;
-            }
-            match k {
-                "BatteryType" => bbu.kind = Some(v.to_string()),
-                "Battery State" | "Battery state" => bbu.state_text = Some(v.to_string()),
-                "Charging Status" => bbu.charging = v.eq_ignore_ascii_case("charging"),
-                "Learn Cycle Active" => bbu.learn_active = yes,
-                "Learn Cycle Requested" | "Periodic Learn Required" => bbu.learn_due |= yes,
-                "Battery Pack Missing" => bbu.missing = yes,
-                "Battery Replacement required" => bbu.replace |= yes,
-                "isSOHGood" => bbu.replace |= v.eq_ignore_ascii_case("no"),
-                "Remaining Capacity Low" | "Pack is about to fail & should be replaced" => {
-                    bbu.degraded |= yes
-                }
-                "Next Learn time" => bbu.next_learn = Some(v.to_string()),
-                _ => keep = false,
-            }
-            // Evidence: the state lines and every flag that is raised.
-            let flag = match k {
-                "Battery State" | "Battery state" => !v.is_empty(),
-                "Charging Status" => !v.eq_ignore_ascii_case("none"),
-                "isSOHGood" => v.eq_ignore_ascii_case("no"),
-                "BatteryType" | "Next Learn time" => false,
-                _ => yes,
-            };
-            if keep && flag {
-                bbu.evidence.push(line.to_string());
-            }
+            bbu.apply(k, v, line);
             continue;
         }
         if let Some(i) = cur {
@@ -329,9 +438,106 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         }
     }
     flush_vd(&mut ctrls, cur, &mut vd, &mut raid_raw, &mut span_depth);
+    flush_pd(&mut ctrls, cur, &mut pd);
     flush_bbu(&mut ctrls, &mut bbu, &mut bbu_for);
     if ctrls.is_empty() {
         notes.push("no 'Adapter' line found".to_string());
     }
     (ctrls, notes)
+}
+
+/// True when `text` is `MegaCli -ShowSummary` output: `System`, `Hardware` and `Storage`
+/// headings with `ProductName` or `Virtual drive` lines under them.
+pub fn is_summary(text: &str) -> bool {
+    let heading = |h: &str| text.lines().any(|l| l.trim() == h);
+    heading("Hardware")
+        && (heading("Storage") || heading("System"))
+        && (text.contains("ProductName") || text.contains("Virtual drive"))
+}
+
+/// Parses `MegaCli -ShowSummary -aALL`: the controller's model and status, the BBU status,
+/// each physical drive's state and each virtual drive's state and RAID level. It shows no
+/// cache policy; the note says which command does.
+pub fn parse_summary(text: &str) -> (Vec<Controller>, Vec<String>) {
+    let mut c = Controller {
+        id: "0".into(),
+        ..Default::default()
+    };
+    let mut section = String::new();
+    for raw in text.lines() {
+        let t = raw.trim();
+        if t.is_empty() || t.starts_with("Exit Code") {
+            continue;
+        }
+        let Some((k, v)) = kv(t, ':') else {
+            section = t.to_ascii_lowercase();
+            continue;
+        };
+        match (section.as_str(), k) {
+            ("controller", "ProductName") => {
+                // "LSI MegaRAID SAS 9266-8i(Bus 0, Dev 0)"
+                let m = v.split_once("(Bus").map(|x| x.0).unwrap_or(v).trim();
+                c.model = Some(m.to_string());
+            }
+            ("controller", "Status") if !v.eq_ignore_ascii_case("optimal") => {
+                c.problems.push(format!("controller Status: {v}"))
+            }
+            ("bbu", "Status") => {
+                c.battery = Some(Battery {
+                    kind: "BBU".into(),
+                    state: super::battery_state_word(v),
+                    state_text: v.to_string(),
+                    learn_active: false,
+                    learn_due: false,
+                    next_learn: None,
+                    evidence: vec![format!("BBU Status: {v}")],
+                });
+            }
+            ("pd", "Connector") => {
+                // "Port 0 - 3<Internal>: Slot 1"
+                let slot = v.rsplit_once(':').map(|x| x.1).unwrap_or(v).trim();
+                c.physical_drives.push(PhysicalDrive {
+                    id: slot.to_ascii_lowercase(),
+                    evidence: vec![t.to_string()],
+                    ..Default::default()
+                });
+            }
+            ("pd", "State") => {
+                if let Some(d) = c.physical_drives.last_mut() {
+                    d.state = Some(v.to_string());
+                    d.evidence.push(t.to_string());
+                }
+            }
+            ("virtual drives", "Virtual drive") => {
+                // "Target Id 0 ,VD name"
+                let id: String = v
+                    .trim_start_matches("Target Id")
+                    .trim()
+                    .chars()
+                    .take_while(|ch| ch.is_ascii_digit())
+                    .collect();
+                c.virtual_drives.push(VirtualDrive {
+                    id,
+                    evidence: vec![t.to_string()],
+                    ..Default::default()
+                });
+            }
+            ("virtual drives", _) => {
+                if let Some(d) = c.virtual_drives.last_mut() {
+                    match k {
+                        "State" => {
+                            d.state = Some(v.to_string());
+                            d.evidence.push(format!("status: {t}"));
+                        }
+                        "Size" => d.size = Some(v.to_string()),
+                        "RAID Level" => d.raid_level = Some(v.to_string()),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let notes = vec!["MegaCli -ShowSummary shows the states, not the cache policy: `MegaCli -LDInfo -Lall -aALL` shows the write policy and `MegaCli -AdpBbuCmd -aALL` the battery's details".to_string()];
+    (vec![c], notes)
 }

@@ -162,6 +162,7 @@ pub fn battery_state_word(s: &str) -> BatteryState {
     } else if t == "ok"
         || t == "opt"
         || t == "good"
+        || t == "healthy"
         || (t.contains("optimal") && !t.contains("not optimal"))
         || t.starts_with("operational")
         || t.starts_with("ready")
@@ -284,6 +285,32 @@ pub struct VirtualDrive {
     pub evidence: Vec<String>,
 }
 
+/// A physical drive (disk, SSD) behind the controller, as its tool reports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PhysicalDrive {
+    /// Identifier as the tool names it (`32:4` enclosure:slot, `p0` port, `0,1` channel,device).
+    pub id: String,
+    /// State as printed (`Online, Spun Up`, `Unconfigured(bad)`, `DEGRADED`, `Failed`...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Predictive failure count (MegaCli, storcli).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predictive_failures: Option<u64>,
+    /// Media error count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media_errors: Option<u64>,
+    /// Other error count (link resets, timeouts: shown, not judged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_errors: Option<u64>,
+    /// The drive flagged a S.M.A.R.T. alert (or arcconf counts S.M.A.R.T. warnings).
+    pub smart_alert: bool,
+    /// The drive's own write cache is enabled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<bool>,
+    /// Tool lines behind the state.
+    pub evidence: Vec<String>,
+}
+
 /// One controller.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Controller {
@@ -311,22 +338,32 @@ pub struct Controller {
     /// status that is not OK).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
+    /// Faults that put data at risk, as the tool words them (a failed array, a defunct
+    /// drive count): CRIT.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<String>,
     /// Background operations the tool reports (verify, initialisation, patrol read).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub background: Vec<String>,
     /// Virtual drives.
     pub virtual_drives: Vec<VirtualDrive>,
+    /// Physical drives, when the output lists them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub physical_drives: Vec<PhysicalDrive>,
 }
 
 impl Controller {
-    /// Nothing about this controller was read but its name.
+    /// Nothing about this controller was read, not even its model.
     pub fn is_empty(&self) -> bool {
-        self.virtual_drives.is_empty()
+        self.model.is_none()
+            && self.virtual_drives.is_empty()
             && self.battery.is_none()
             && self.cache_status.is_none()
             && self.cache_disabled.is_none()
             && self.cache_bytes.is_none()
             && self.problems.is_empty()
+            && self.faults.is_empty()
+            && self.physical_drives.is_empty()
     }
 }
 
@@ -350,6 +387,9 @@ pub fn detect(text: &str) -> Option<Tool> {
         && (text.contains("\"Controllers\"") || text.contains("\"Command Status\""))
     {
         return Some(Tool::StorcliJson);
+    }
+    if megacli::is_summary(text) {
+        return Some(Tool::Megacli);
     }
     if text.contains("Default Cache Policy")
         || text.contains("Current Cache Policy")
@@ -382,6 +422,7 @@ pub fn detect(text: &str) -> Option<Tool> {
         || (text.contains("Ctl") && text.contains("NotOpt"))
         || text.contains("/bbu Status")
         || text.contains("/u0 ")
+        || twcli::has_port_table(text)
     {
         return Some(Tool::TwCli);
     }
@@ -453,6 +494,7 @@ pub fn parse(text: &str, source: &str) -> Result<RaidReport, RaidParseError> {
 /// Parses `text` as the output of `tool`.
 pub fn parse_as(tool: Tool, text: &str, source: &str) -> Result<RaidReport, RaidParseError> {
     let (controllers, notes) = match tool {
+        Tool::Megacli if megacli::is_summary(text) => megacli::parse_summary(text),
         Tool::Megacli => megacli::parse(text),
         Tool::Storcli => storcli::parse_text(text),
         Tool::StorcliJson => storcli::parse_json(text)?,
@@ -467,7 +509,7 @@ pub fn parse_as(tool: Tool, text: &str, source: &str) -> Result<RaidReport, Raid
     let empty = controllers.iter().all(Controller::is_empty);
     let says_none = notes.iter().any(|n| {
         let l = n.to_ascii_lowercase();
-        l.contains("no controller") || l.contains("not found")
+        l.contains("no controller") || l.contains("not found") || l.contains("in hba mode")
     });
     if (controllers.is_empty() || empty) && !says_none {
         return Err(RaidParseError::Empty {
@@ -538,7 +580,13 @@ fn merge_controller(list: &mut Vec<Controller>, c: Controller) {
         e.cache_disabled = c.cache_disabled;
     }
     e.problems.extend(c.problems);
+    e.faults.extend(c.faults);
     e.background.extend(c.background);
+    for pd in c.physical_drives {
+        if !e.physical_drives.iter().any(|p| p.id == pd.id) {
+            e.physical_drives.push(pd);
+        }
+    }
     for vd in c.virtual_drives {
         if let Some(ev) = e.virtual_drives.iter_mut().find(|v| v.id == vd.id) {
             merge_vd(ev, vd);

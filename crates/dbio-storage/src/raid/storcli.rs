@@ -5,8 +5,108 @@
 
 use super::{
     battery_state, battery_state_word, kv, parse_mem, parse_strip, Battery, BatteryFlags,
-    BatteryState, Controller, RaidParseError, VirtualDrive, WritePolicy,
+    BatteryState, Controller, PhysicalDrive, RaidParseError, VirtualDrive, WritePolicy,
 };
+
+/// A drive cache setting as storcli prints it: `PDC` (`enbl`/`dsbl`/`dflt`), `Disk Cache
+/// Policy` (`Enabled`/`Disabled`/`Disk's Default`) or a drive's `Write Cache`.
+fn drive_cache_word(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "enabled" | "enbl" | "on" | "yes" => Some(true),
+        "disabled" | "dsbl" | "off" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+/// `252:4` (or ` :4` with no enclosure) as an `EID:Slt` cell.
+fn eid_slot(s: &str) -> bool {
+    let Some((e, sl)) = s.split_once(':') else {
+        return false;
+    };
+    !sl.is_empty()
+        && sl.chars().all(|c| c.is_ascii_digit())
+        && e.chars().all(|c| c.is_ascii_digit() || c == ' ')
+}
+
+/// `Drive /c0/e252/s4 ...` -> `252:4`.
+fn drive_key_id(key: &str) -> Option<String> {
+    let rest = key.strip_prefix("Drive /c")?;
+    let (_, rest) = rest.split_once('/')?;
+    let path = rest.split_whitespace().next()?;
+    let (e, sl) = match path.split_once('/') {
+        Some((e, sl)) => (e.trim_start_matches('e'), sl.trim_start_matches('s')),
+        None => ("", path.trim_start_matches('s')),
+    };
+    Some(format!("{e}:{sl}"))
+}
+
+fn drive_mut<'a>(c: &'a mut Controller, id: &str) -> &'a mut PhysicalDrive {
+    if let Some(i) = c.physical_drives.iter().position(|d| d.id == id) {
+        return &mut c.physical_drives[i];
+    }
+    c.physical_drives.push(PhysicalDrive {
+        id: id.to_string(),
+        ..Default::default()
+    });
+    c.physical_drives.last_mut().expect("just pushed")
+}
+
+/// One counter or flag of a drive's `State` block (`Media Error Count = 0`, `S.M.A.R.T alert
+/// flagged by drive = No`) or its `Write Cache` attribute.
+fn drive_prop(d: &mut PhysicalDrive, k: &str, v: &str, line: &str) {
+    let n = v.trim().parse::<u64>().ok();
+    let raised = match k {
+        "Media Error Count" => {
+            d.media_errors = n;
+            n.unwrap_or(0) > 0
+        }
+        "Other Error Count" => {
+            d.other_errors = n;
+            n.unwrap_or(0) > 0
+        }
+        "Predictive Failure Count" => {
+            d.predictive_failures = n;
+            n.unwrap_or(0) > 0
+        }
+        "S.M.A.R.T alert flagged by drive" => {
+            d.smart_alert = v.trim().eq_ignore_ascii_case("yes");
+            d.smart_alert
+        }
+        "Write Cache" => {
+            d.write_cache = drive_cache_word(v);
+            d.write_cache == Some(true)
+        }
+        _ => false,
+    };
+    if raised {
+        d.evidence.push(line.to_string());
+    }
+}
+
+/// A PD table row, text (`252:4 9 Onln 0 ...`) split into tokens.
+fn pd_from_tokens(tokens: &[&str], line: &str) -> Option<PhysicalDrive> {
+    if tokens.len() < 4 || !eid_slot(tokens[0]) || !tokens[1].chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(PhysicalDrive {
+        id: tokens[0].to_string(),
+        state: Some(tokens[2].to_string()),
+        evidence: vec![format!("PD table: {}", line.trim())],
+        ..Default::default()
+    })
+}
+
+/// A PD table row of the JSON output (`{"EID:Slt": "252:4", "State": "Onln", ...}`).
+fn pd_from_json_row(key: &str, row: &Value) -> Option<PhysicalDrive> {
+    let id = row.get("EID:Slt").map(str_of)?;
+    let state = row.get("State").map(str_of)?;
+    Some(PhysicalDrive {
+        id: id.trim().to_string(),
+        evidence: vec![format!("{key}: {id} State {state}")],
+        state: Some(state),
+        ..Default::default()
+    })
+}
 use serde_json::Value;
 
 /// Decodes a Cache column code: (write policy, read-ahead on).
@@ -67,8 +167,13 @@ fn vd_from_json_row(key: &str, row: &Value) -> Option<VirtualDrive> {
         evidence.push(format!("{key}: DG/VD {dgvd} DefaultCache {d}"));
         cache_pair(d).0
     });
+    let pdc = row.get("PDC").map(str_of);
+    if let Some(p) = &pdc {
+        evidence.push(format!("{key}: DG/VD {dgvd} PDC={p}"));
+    }
     Some(VirtualDrive {
         id: vdid,
+        drive_write_cache: pdc.as_deref().and_then(drive_cache_word),
         name: row.get("Name").map(str_of).filter(|s| !s.is_empty()),
         raid_level: row
             .get("TYPE")
@@ -304,6 +409,14 @@ pub fn parse_text(text: &str) -> (Vec<Controller>, Vec<String>) {
             continue;
         }
         if let Some((k, v)) = kv(t, '=') {
+            // `Drive /c0/e252/s4 State :` and `... Device attributes :` blocks.
+            if let Some(id) = drive_key_id(&section)
+                .filter(|_| section.ends_with(" State") || section.ends_with("Device attributes"))
+            {
+                let c = ctrl_mut(&mut ctrls, &cur);
+                drive_prop(drive_mut(c, &id), k, v, &format!("{section}: {t}"));
+                continue;
+            }
             match k {
                 "Controller" if v.chars().all(|c| c.is_ascii_digit()) => {
                     cur = v.to_string();
@@ -345,12 +458,8 @@ pub fn parse_text(text: &str) -> (Vec<Controller>, Vec<String>) {
                             vd.configured_write == Some(WritePolicy::AlwaysWriteBack);
                         vd.evidence.push(t.to_string());
                     }
-                    "Disk Cache Policy" => {
-                        vd.drive_write_cache = match v.to_ascii_lowercase().as_str() {
-                            "enabled" => Some(true),
-                            "disabled" => Some(false),
-                            _ => None,
-                        };
+                    "Disk Cache Policy" | "PDC" => {
+                        vd.drive_write_cache = drive_cache_word(v);
                         vd.evidence.push(t.to_string());
                     }
                     "OS Drive Name" => vd.os_device = Some(v.to_string()),
@@ -360,6 +469,15 @@ pub fn parse_text(text: &str) -> (Vec<Controller>, Vec<String>) {
             continue;
         }
         let tokens: Vec<&str> = t.split_whitespace().collect();
+        if section.contains("PD LIST") || section.starts_with("Drive") {
+            if let Some(d) = pd_from_tokens(&tokens, t) {
+                let c = ctrl_mut(&mut ctrls, &cur);
+                let e = drive_mut(c, &d.id);
+                e.state = d.state;
+                e.evidence.splice(0..0, d.evidence);
+                continue;
+            }
+        }
         if let Some(v) = vd_from_row(&tokens, t) {
             let c = ctrl_mut(&mut ctrls, &cur);
             upsert_vd(c, v);
@@ -397,6 +515,87 @@ fn str_of(v: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// `storcli show J`: one `System Overview` row per controller, with its BBU and health.
+fn system_overview(val: &Value) -> Vec<Controller> {
+    let mut out = Vec::new();
+    for row in val.as_array().into_iter().flatten() {
+        let cid = row.get("Ctl").map(str_of).unwrap_or_default();
+        let mut c = Controller {
+            id: cid.clone(),
+            model: row.get("Model").map(str_of),
+            ..Default::default()
+        };
+        if let Some(b) = row.get("BBU").map(str_of) {
+            let state = if ["n/a", "na", "msng", "absent", "-"]
+                .contains(&b.to_ascii_lowercase().as_str())
+            {
+                BatteryState::Missing
+            } else {
+                battery_state_word(&b)
+            };
+            c.battery = Some(Battery {
+                kind: "BBU".into(),
+                state,
+                state_text: b.clone(),
+                learn_active: state == BatteryState::Learning,
+                learn_due: false,
+                next_learn: None,
+                evidence: vec![format!("System Overview: Ctl {cid} BBU {b}")],
+            });
+        }
+        if let Some(h) = row.get("Hlth").map(str_of) {
+            if !h.eq_ignore_ascii_case("opt") {
+                c.problems
+                    .push(format!("controller health {h} (System Overview)"));
+            }
+        }
+        let vds = row.get("VDs").and_then(Value::as_u64).unwrap_or(0);
+        let vnopt = row.get("VNOpt").and_then(Value::as_u64).unwrap_or(0);
+        if vnopt > 0 {
+            c.problems.push(format!(
+                "{vnopt} of {vds} virtual drives not optimal (System Overview)"
+            ));
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The drive keys of the JSON output: `PD LIST`, `Drive Information` and `Drive /cN/eE/sS`
+/// rows, and the `Drive /cN/eE/sS - Detailed Information` blocks (error counters, S.M.A.R.T
+/// alert, write cache). False when `key` is none of them.
+fn json_drives(key: &str, val: &Value, ctrl: &mut Controller) -> bool {
+    if key == "PD LIST"
+        || key == "Drive Information"
+        || (key.starts_with("Drive /c") && val.is_array())
+    {
+        for row in val.as_array().into_iter().flatten() {
+            if let Some(d) = pd_from_json_row(key, row) {
+                let e = drive_mut(ctrl, &d.id);
+                e.state = d.state;
+                e.evidence.splice(0..0, d.evidence);
+            }
+        }
+        return true;
+    }
+    if !(key.starts_with("Drive /c") && key.ends_with("Detailed Information")) {
+        return false;
+    }
+    let Some(id) = drive_key_id(key) else {
+        return true;
+    };
+    for (sub, block) in val.as_object().into_iter().flatten() {
+        if !(sub.ends_with(" State") || sub.ends_with("Device attributes")) {
+            continue;
+        }
+        for (p, v) in block.as_object().into_iter().flatten() {
+            let v = str_of(v);
+            drive_prop(drive_mut(ctrl, &id), p, &v, &format!("{sub}: {p} = {v}"));
+        }
+    }
+    true
 }
 
 /// Parses storcli/perccli `J` (JSON) output.
@@ -437,53 +636,15 @@ pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidPars
         let mut kind = "BBU".to_string();
         let mut overview: Vec<Controller> = Vec::new();
         for (key, val) in data {
+            if json_drives(key, val, &mut ctrl) {
+                continue;
+            }
             match key.as_str() {
                 "Number of Controllers" if val.as_u64() == Some(0) => {
                     notes.push("storcli/perccli reports no controller (Number of Controllers = 0): nothing to check".to_string());
                 }
                 // `storcli show J`: one row per controller, with a BBU column.
-                "System Overview" => {
-                    for row in val.as_array().into_iter().flatten() {
-                        let cid = row.get("Ctl").map(str_of).unwrap_or_default();
-                        let mut c = Controller {
-                            id: cid.clone(),
-                            model: row.get("Model").map(str_of),
-                            ..Default::default()
-                        };
-                        if let Some(b) = row.get("BBU").map(str_of) {
-                            let state = if ["n/a", "na", "msng", "absent", "-"]
-                                .contains(&b.to_ascii_lowercase().as_str())
-                            {
-                                BatteryState::Missing
-                            } else {
-                                battery_state_word(&b)
-                            };
-                            c.battery = Some(Battery {
-                                kind: "BBU".into(),
-                                state,
-                                state_text: b.clone(),
-                                learn_active: state == BatteryState::Learning,
-                                learn_due: false,
-                                next_learn: None,
-                                evidence: vec![format!("System Overview: Ctl {cid} BBU {b}")],
-                            });
-                        }
-                        if let Some(h) = row.get("Hlth").map(str_of) {
-                            if !h.eq_ignore_ascii_case("opt") {
-                                c.problems
-                                    .push(format!("controller health {h} (System Overview)"));
-                            }
-                        }
-                        let vds = row.get("VDs").and_then(Value::as_u64).unwrap_or(0);
-                        let vnopt = row.get("VNOpt").and_then(Value::as_u64).unwrap_or(0);
-                        if vnopt > 0 {
-                            c.problems.push(format!(
-                                "{vnopt} of {vds} virtual drives not optimal (System Overview)"
-                            ));
-                        }
-                        overview.push(c);
-                    }
-                }
+                "System Overview" => overview.extend(system_overview(val)),
                 // `storcli show J` on HBAs (IT firmware): no cache memory, nothing to protect.
                 "IT System Overview" => {
                     for row in val.as_array().into_iter().flatten() {

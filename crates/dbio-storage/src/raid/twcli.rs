@@ -3,7 +3,24 @@
 //! `/cN/bbu show all` (`/c0/bbu Status = OK`). 3ware prints one write-cache setting, not a
 //! configured and a current one.
 
-use super::{battery_state_word, Battery, BatteryState, Controller, VirtualDrive, WritePolicy};
+use super::{
+    battery_state_word, Battery, BatteryState, Controller, PhysicalDrive, VirtualDrive, WritePolicy,
+};
+
+/// The header of a port (drive) table: `Port Status Unit Size ...` (`info cN drivestatus`)
+/// or `VPort Status Unit Size ...` (`/cN show` on 9690/9750).
+fn port_header(tokens: &[&str]) -> bool {
+    tokens.len() >= 3
+        && (tokens[0] == "Port" || tokens[0] == "VPort")
+        && tokens[1] == "Status"
+        && tokens[2] == "Unit"
+}
+
+/// True when `text` has a tw_cli port (drive) table.
+pub fn has_port_table(text: &str) -> bool {
+    text.lines()
+        .any(|l| port_header(&l.split_whitespace().collect::<Vec<_>>()))
+}
 
 fn battery_state(status: &str, ready: Option<&str>) -> BatteryState {
     let s = if status.trim() == "-" {
@@ -42,6 +59,29 @@ fn cache_policy(col: &str) -> (Option<WritePolicy>, bool) {
     )
 }
 
+/// tw_cli prints the write cache setting, not what the controller does now: with a BBU
+/// that is not ready (testing, charging, fault) 3ware firmware turns the write cache off,
+/// so the current policy of a write-back unit is inferred from the BBU then.
+fn infer_current_policy(c: &mut Controller) {
+    let bbu_not_ready = c.battery.as_ref().is_some_and(|b| {
+        matches!(
+            b.state,
+            BatteryState::Learning
+                | BatteryState::Charging
+                | BatteryState::Failed
+                | BatteryState::Degraded
+        )
+    });
+    if bbu_not_ready {
+        for v in &mut c.virtual_drives {
+            if v.configured_write.is_some_and(WritePolicy::is_write_back) {
+                v.current_write = None;
+                v.current_inferred = true;
+            }
+        }
+    }
+}
+
 /// Parses tw_cli output.
 pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     let mut c = Controller {
@@ -50,6 +90,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
     };
     let mut id_set = false;
     let mut unit_table = false;
+    let mut port_table = false;
     let mut cols: (Option<usize>, Option<usize>, Option<usize>) = (None, None, None);
     let mut bbu_status: Option<String> = None;
     let mut bbu_ready: Option<String> = None;
@@ -93,6 +134,27 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
                 bbu_status.get_or_insert_with(|| tokens[8].to_string());
             }
             bbu_evidence.push(format!("controller list: {t}"));
+            continue;
+        }
+        if port_header(&tokens) {
+            port_table = true;
+            continue;
+        }
+        // "p0     DEGRADED         u0     465.76 GB ..."; an empty port is NOT-PRESENT.
+        if port_table
+            && tokens.len() >= 3
+            && tokens[0].len() > 1
+            && tokens[0].starts_with('p')
+            && tokens[0][1..].chars().all(|ch| ch.is_ascii_digit())
+        {
+            if tokens[1] != "NOT-PRESENT" {
+                c.physical_drives.push(PhysicalDrive {
+                    id: tokens[0].to_string(),
+                    state: Some(tokens[1].to_string()),
+                    evidence: vec![format!("port table: {t}")],
+                    ..Default::default()
+                });
+            }
             continue;
         }
         if tokens[0] == "Unit" && tokens.get(1) == Some(&"UnitType") {
@@ -204,28 +266,14 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             evidence: bbu_evidence,
         });
     }
-    // tw_cli prints the write cache setting, not what the controller does now: with a BBU
-    // that is not ready (testing, charging, fault) 3ware firmware turns the write cache off,
-    // so the current policy is inferred from the BBU then.
-    let bbu_not_ready = c.battery.as_ref().is_some_and(|b| {
-        matches!(
-            b.state,
-            BatteryState::Learning
-                | BatteryState::Charging
-                | BatteryState::Failed
-                | BatteryState::Degraded
-        )
-    });
-    if bbu_not_ready {
-        for v in &mut c.virtual_drives {
-            if v.configured_write.is_some_and(WritePolicy::is_write_back) {
-                v.current_write = None;
-                v.current_inferred = true;
-            }
-        }
-    }
-    if c.virtual_drives.is_empty() {
+    infer_current_policy(&mut c);
+    if c.virtual_drives.is_empty() && c.physical_drives.is_empty() {
         notes.push("no unit table: save `tw_cli /c0 show` too".into());
+    } else if c.virtual_drives.is_empty() {
+        notes.push(
+            "the drive table alone: the units and their cache policy are in `tw_cli /c0 show`"
+                .into(),
+        );
     } else if c.battery.is_none() {
         notes.push("the BBU state is not in this output: save `tw_cli /c0/bbu show all` (or `tw_cli /c0 show`) too".into());
     }
