@@ -8,7 +8,7 @@ use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs};
 use crate::progress::Progress;
 use anyhow::Context;
-use args::{options, ChunkArgs};
+use args::{options, ChunkArgs, ChunkFormats};
 use dbio_mysql::guard::Cause;
 use dbio_mysql::job;
 use dbio_report::export::{text, Format};
@@ -18,8 +18,6 @@ use dbio_schema::Document;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-crate::formats!(ChunkFormats: Text, Json);
 
 /// Arguments of `dbio mysql`.
 #[derive(clap::Args, Debug)]
