@@ -1,9 +1,10 @@
 //! The flags of `dbio model live`.
 
-use super::LiveFormats;
 use crate::output::OutputArgs;
 use std::path::PathBuf;
 use std::time::Duration;
+
+crate::formats!(LiveFormats: Text, Json, Csv, Prometheus);
 
 /// Which status counter counts transactions.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

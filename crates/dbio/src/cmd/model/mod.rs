@@ -4,14 +4,14 @@
 
 mod live;
 mod live_args;
-mod mysql_status;
 
 use crate::cli::usage;
 use crate::output::OutputArgs;
 use anyhow::Context;
 use dbio_model::ModelError;
 use dbio_report::export::{
-    csv::model::CsvExporter, html::model::HtmlExporter, text::model::TextExporter, Format,
+    csv::model::CsvExporter, html::model::HtmlExporter, prometheus::model::PrometheusExporter,
+    text::model::TextExporter, Format,
 };
 use dbio_report::{Exporter, JsonExporter};
 use dbio_schema::{doc, Document};
@@ -19,7 +19,6 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 crate::formats!(ModelFormats: Text, Json, Csv, Html);
-crate::formats!(LiveFormats: Text, Json, Csv, Prometheus);
 
 /// Arguments of `dbio model`.
 #[derive(clap::Args, Debug)]
@@ -119,7 +118,20 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             emit_chart(&a.out, doc::MODEL_MVA, &r)
         }
         What::Usl(a) => usl(a),
-        What::Live(a) => live::run(a),
+        What::Live(a) => {
+            let (result, interrupted) = live::measure(&a)?;
+            if a.out.format == Format::Prometheus {
+                let text = PrometheusExporter.to_string(&result)?;
+                a.out.emit(text.as_bytes())?;
+            } else {
+                emit(&a.out, doc::MODEL_LIVE, &result)?;
+            }
+            Ok(if interrupted {
+                crate::signals::EXIT_INTERRUPTED
+            } else {
+                0
+            })
+        }
     }
 }
 
