@@ -322,22 +322,17 @@ pub fn open_owned(
 /// Bytes free for an unprivileged writer on the filesystem of `dir`; `u64::MAX` when the
 /// filesystem keeps no block count (ramfs and friends report 0 blocks in total).
 pub fn free_bytes(dir: &Path) -> Result<u64, BenchError> {
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
-        .map_err(|_| BenchError::InvalidSpec(format!("{} contains a NUL byte", dir.display())))?;
-    // SAFETY: statvfs only writes into the zeroed struct we pass; the path is NUL-terminated.
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::statvfs(c.as_ptr(), &mut s) };
-    if r != 0 {
-        return Err(BenchError::io(
-            "cannot stat filesystem of",
-            dir,
-            std::io::Error::last_os_error(),
-        ));
-    }
-    if s.f_blocks == 0 {
+    let s = dbio_sys::os::statvfs(dir).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            BenchError::InvalidSpec(format!("{} contains a NUL byte", dir.display()))
+        } else {
+            BenchError::io("cannot stat filesystem of", dir, e)
+        }
+    })?;
+    if s.total_bytes == 0 {
         return Ok(u64::MAX);
     }
-    Ok(s.f_bavail as u64 * s.f_frsize as u64)
+    Ok(s.avail_bytes)
 }
 
 /// What prepare did.
@@ -562,10 +557,7 @@ pub fn prepare_for(
 
 /// Drops a file's pages from the page cache (after they were written back).
 pub fn drop_cache(f: &File) {
-    // SAFETY: plain advisory call on an open descriptor.
-    unsafe {
-        libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
-    }
+    dbio_sys::os::drop_cache(f);
 }
 
 /// What cleanup removed.

@@ -64,9 +64,7 @@ fn open_flags(spec: &Spec, write: bool) -> (i32, Vec<String>) {
 /// ownership or CAP_FOWNER; `open_one` then opens without it).
 fn granted(names: &mut Vec<String>, f: Option<&File>) {
     if let Some(f) = f {
-        // SAFETY: F_GETFL on an open descriptor only returns its status flags.
-        let fl = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) };
-        if fl >= 0 && fl & libc::O_NOATIME == 0 {
+        if dbio_sys::os::status_flags(f).is_ok_and(|fl| fl & libc::O_NOATIME == 0) {
             names.retain(|n| n != "O_NOATIME");
         }
     }
@@ -98,24 +96,12 @@ fn open_one(path: &Path, write: bool, flags: i32, fs: &str) -> Result<File, Benc
 
 /// Size of a block device in bytes (BLKGETSIZE64).
 pub fn device_size(f: &File) -> std::io::Result<u64> {
-    let mut size: u64 = 0;
-    // SAFETY: BLKGETSIZE64 writes one u64 into `size`.
-    let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x8008_1272, &mut size) };
-    if r != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(size)
+    dbio_sys::os::block_device_size(f)
 }
 
 /// Logical block size of a block device (BLKSSZGET).
 pub fn device_logical_block(f: &File) -> std::io::Result<u64> {
-    let mut v: libc::c_int = 0;
-    // SAFETY: BLKSSZGET writes one int into `v`.
-    let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x1268, &mut v) };
-    if r != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(v as u64)
+    dbio_sys::os::logical_block_size(f)
 }
 
 /// Opens the target for a run: the prepared file set, or the device (read-only unless the
@@ -810,7 +796,6 @@ pub fn run_with<F: EngineFactory>(
     let start: OnceLock<Clock> = OnceLock::new();
     let io_before = env::proc_self_io();
     let started_at = std::time::SystemTime::now();
-    let rated = spec.rate_iops.is_some();
 
     let samples = std::sync::Mutex::new(Samples::new(devices.to_vec()));
     let workers_done = AtomicBool::new(false);
@@ -920,6 +905,37 @@ pub fn run_with<F: EngineFactory>(
         Ok(rep)
     })?;
     let clock = *start.get().expect("clock was set");
+    let samples = samples.into_inner().expect("samples lock");
+    let started = Started {
+        clock,
+        io_before,
+        started_at,
+    };
+    Ok(summarise(spec, target, rep, samples, started))
+}
+
+/// What [`run_with`] noted when the run began, for [`summarise`].
+struct Started {
+    clock: Clock,
+    io_before: Option<ProcessIo>,
+    started_at: std::time::SystemTime,
+}
+
+/// The run's output from the reporter's totals and the device samples: device figures next to
+/// each interval, the summary, the cross-check with the device side.
+fn summarise(
+    spec: &Spec,
+    target: &Target,
+    rep: Reporter,
+    samples: Samples,
+    started: Started,
+) -> RunOutput {
+    let Started {
+        clock,
+        io_before,
+        started_at,
+    } = started;
+    let rated = spec.rate_iops.is_some();
     let Reporter {
         mut intervals,
         total,
@@ -931,7 +947,6 @@ pub fn run_with<F: EngineFactory>(
         ..
     } = rep;
     // Device-side figures next to each interval, and the cross-check over the measured run.
-    let samples = samples.into_inner().expect("samples lock");
     for iv in &mut intervals {
         let (from, to) = (
             (iv.start_s * 1e9).round() as u64,
@@ -994,7 +1009,7 @@ pub fn run_with<F: EngineFactory>(
         process_io,
         device_check,
     };
-    Ok(RunOutput {
+    RunOutput {
         intervals,
         summary,
         error: first_error,
@@ -1003,7 +1018,7 @@ pub fn run_with<F: EngineFactory>(
         started_at,
         clock: clock.timer.describe(),
         engine,
-    })
+    }
 }
 
 #[cfg(test)]
