@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -155,11 +154,10 @@ impl Marker {
 /// do not track holes report the whole file as data. Unlike `st_blocks`, it is not fooled by
 /// compression, RAID-Z parity or allocation the filesystem accounts for late (ZFS).
 fn first_hole(f: &File, size: u64) -> Option<u64> {
-    // SAFETY: lseek on an open descriptor; it only moves the file offset, which no one else
-    // uses (the engines use pread/pwrite and io_uring with explicit offsets).
-    let at = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_HOLE) };
-    // An error (ENXIO: the file is empty) means there is no byte, so no hole either.
-    u64::try_from(at).ok().filter(|&h| h < size)
+    // The seek moves the file offset, which no one else uses (the engines use pread/pwrite
+    // and io_uring with explicit offsets). An error (ENXIO: the file is empty) means there is
+    // no byte, so no hole either.
+    dbio_sys::os::seek_hole(f).ok().filter(|&h| h < size)
 }
 
 /// Checks that data file `path`, opened as `f`, is whole: `expected` bytes (the size of each

@@ -1,5 +1,6 @@
 //! Safe wrappers of the raw system calls dbio's crates make (statvfs, statfs, getrlimit and
-//! setrlimit, sysconf, geteuid, getrandom, posix_fadvise, fcntl, the block-device ioctls). The
+//! setrlimit, sysconf, geteuid, getrandom, posix_fadvise, fcntl, lseek SEEK_HOLE, the block-device ioctls, and
+//! the signal calls of the binary: sigaction, signal, write to fd 2, _exit). The
 //! `unsafe` of each call is here, once, with its `// SAFETY:` reason; the other crates call
 //! these functions. (dbio-bench's I/O engines keep their own: that is the hot path.)
 
@@ -149,6 +150,59 @@ pub fn logical_block_size(f: &impl AsRawFd) -> io::Result<u64> {
     Ok(v as u64)
 }
 
+/// `lseek(fd, 0, SEEK_HOLE)`: the offset of the first hole of an open file (its end when it has
+/// none). Moves the descriptor's file offset there.
+pub fn seek_hole(f: &impl AsRawFd) -> io::Result<u64> {
+    // SAFETY: lseek on a descriptor the caller holds open only moves its file offset.
+    let at = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_HOLE) };
+    u64::try_from(at).map_err(|_| io::Error::last_os_error())
+}
+
+/// A signal handler: a plain function that may only do async-signal-safe things (store to an
+/// atomic, [`write_stderr`], [`exit_now`]).
+pub type SignalHandler = extern "C" fn(libc::c_int);
+
+/// Installs `handler` for signal `sig` (sigaction with an empty mask; with `once`,
+/// SA_RESETHAND: the handler runs for the first signal only and the next one has the default
+/// action).
+pub fn on_signal(sig: libc::c_int, handler: SignalHandler, once: bool) -> io::Result<()> {
+    // SAFETY: sigaction is plain old data, for which all-zero bytes are a valid value.
+    let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
+    sa.sa_sigaction = handler as *const () as usize;
+    sa.sa_flags = if once { libc::SA_RESETHAND } else { 0 };
+    // SAFETY: sigemptyset initialises the mask of `sa`, a valid pointer; sigaction reads `sa`
+    // and installs a handler that is an `extern "C" fn(c_int)`, as the kernel calls it; the old
+    // action is not asked for (null).
+    let r = unsafe {
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(sig, &sa, std::ptr::null_mut())
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Gives signal `sig` its default action again.
+pub fn default_signal(sig: libc::c_int) {
+    // SAFETY: signal(2) with SIG_DFL frees nothing and touches no memory of ours.
+    unsafe { libc::signal(sig, libc::SIG_DFL) };
+}
+
+/// Writes `bytes` to file descriptor 2 with one write(2), async-signal-safe (for a signal
+/// handler: no lock, no allocation). A failed or short write is ignored.
+pub fn write_stderr(bytes: &[u8]) {
+    // SAFETY: write(2) is async-signal-safe and reads at most bytes.len() bytes from a valid
+    // buffer.
+    unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
+}
+
+/// Ends the process at once with `code` (_exit(2): no destructors, no flush; async-signal-safe).
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit is async-signal-safe, has no preconditions and never returns.
+    unsafe { libc::_exit(code) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,5 +247,29 @@ mod tests {
         assert!(block_device_size(&f).is_err());
         assert!(logical_block_size(&f).is_err());
         drop_cache(&f);
+        // An empty file has no byte, so no hole (ENXIO).
+        assert!(seek_hole(&f).is_err());
+        std::io::Write::write_all(&mut &f, &[1u8; 4096]).unwrap();
+        assert_eq!(seek_hole(&f).unwrap(), 4096);
+    }
+
+    static SEEN: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+    extern "C" fn note(sig: libc::c_int) {
+        SEEN.store(sig, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    #[test]
+    fn a_handler_sees_its_signal_and_the_default_comes_back() {
+        // SIGWINCH: ignored by default, so the default action is harmless to the test run.
+        on_signal(libc::SIGWINCH, note, false).unwrap();
+        // SAFETY: raise(3) sends a signal to this thread; its handler only stores an atomic.
+        assert_eq!(unsafe { libc::raise(libc::SIGWINCH) }, 0);
+        assert_eq!(
+            SEEN.load(std::sync::atomic::Ordering::SeqCst),
+            libc::SIGWINCH
+        );
+        default_signal(libc::SIGWINCH);
+        assert!(on_signal(-1, note, true).is_err());
     }
 }
