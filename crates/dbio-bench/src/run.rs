@@ -300,9 +300,8 @@ fn probe_direct(spec: &Spec, t: &Target) -> Result<(), BenchError> {
     let mut buf = crate::engines::AlignedBuffers::new(1, spec.block_size_bytes as usize);
     let b = buf.slot(0);
     let off = spec.misalign_bytes;
-    // SAFETY: b is valid for block_size bytes.
-    let r = unsafe { libc::pread64(f.as_raw_fd(), b.as_mut_ptr().cast(), b.len(), off as i64) };
-    if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+    let r = std::os::unix::fs::FileExt::read_at(f, b, off);
+    if r.is_err_and(|e| e.raw_os_error() == Some(libc::EINVAL)) {
         let hint = if spec.misalign_bytes > 0 {
             format!("--misalign {} breaks O_DIRECT alignment on {}: use a multiple of the logical block size (often 512 or 4096), or drop --direct (add --buffered) to measure misalignment through the page cache", spec.misalign_bytes, t.fs)
         } else {
@@ -426,10 +425,7 @@ fn run_worker<F: EngineFactory>(
     // thread, each pread/pwrite pays for reference counting in the kernel's fd lookup; a
     // table owned by one thread takes the lookup's fast path (measured +2 to 5% IOPS for the
     // sync engine on tmpfs). The copy holds the same open files under the same numbers.
-    // SAFETY: unshare(2) only affects the calling thread's own descriptor table.
-    unsafe {
-        libc::unshare(libc::CLONE_FILES);
-    }
+    dbio_sys::os::private_fd_table();
     let engine = engines.make(EngineSetup {
         worker: plan.id,
         fds,

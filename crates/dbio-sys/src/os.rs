@@ -1,5 +1,5 @@
 //! Safe wrappers of the raw system calls dbio's crates make (statvfs, statfs, getrlimit and
-//! setrlimit, sysconf, geteuid, getrandom, posix_fadvise, fcntl, lseek SEEK_HOLE, the block-device ioctls, and
+//! setrlimit, sysconf, geteuid, getrandom, posix_fadvise, fcntl, lseek SEEK_HOLE, the block-device ioctls, unshare, prctl, and
 //! the signal calls of the binary: sigaction, signal, write to fd 2, _exit). The
 //! `unsafe` of each call is here, once, with its `// SAFETY:` reason; the other crates call
 //! these functions. (dbio-bench's I/O engines keep their own: that is the hot path.)
@@ -158,6 +158,35 @@ pub fn seek_hole(f: &impl AsRawFd) -> io::Result<u64> {
     u64::try_from(at).map_err(|_| io::Error::last_os_error())
 }
 
+/// Gives the calling thread a private copy of the descriptor table (unshare CLONE_FILES): the
+/// same open files under the same numbers, looked up without the shared table's reference
+/// counting. A failure leaves the shared table, which works the same, only slower.
+pub fn private_fd_table() {
+    // SAFETY: unshare(2) with CLONE_FILES only affects the calling thread's own descriptor
+    // table; it touches no memory of ours.
+    unsafe {
+        libc::unshare(libc::CLONE_FILES);
+    }
+}
+
+/// Sets the calling thread's timer slack (PR_SET_TIMERSLACK), in nanoseconds. A failure (an
+/// old kernel) leaves the default 50 us.
+pub fn set_timer_slack_ns(ns: u64) {
+    // SAFETY: PR_SET_TIMERSLACK takes a plain integer and changes only the calling thread's
+    // timer slack.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0);
+    }
+}
+
+/// Whether this process may read the time-stamp counter (PR_GET_TSC is PR_TSC_ENABLE).
+pub fn tsc_enabled() -> bool {
+    let mut state: libc::c_int = 0;
+    // SAFETY: PR_GET_TSC writes one int through the pointer, which points at `state`.
+    let r = unsafe { libc::prctl(libc::PR_GET_TSC, &mut state as *mut libc::c_int) };
+    r == 0 && state == libc::PR_TSC_ENABLE
+}
+
 /// A signal handler: a plain function that may only do async-signal-safe things (store to an
 /// atomic, [`write_stderr`], [`exit_now`]).
 pub type SignalHandler = extern "C" fn(libc::c_int);
@@ -251,6 +280,22 @@ mod tests {
         assert!(seek_hole(&f).is_err());
         std::io::Write::write_all(&mut &f, &[1u8; 4096]).unwrap();
         assert_eq!(seek_hole(&f).unwrap(), 4096);
+    }
+
+    #[test]
+    fn thread_settings_take_and_leave_the_files_open() {
+        let f = tempfile::tempfile().unwrap();
+        let fl = status_flags(&f).unwrap();
+        std::thread::spawn(move || {
+            private_fd_table();
+            set_timer_slack_ns(1);
+            // The private table holds the same open file under the same number.
+            assert_eq!(status_flags(&f).unwrap(), fl);
+        })
+        .join()
+        .unwrap();
+        // PR_GET_TSC answers on x86_64 (enabled unless a seccomp policy forbids the counter).
+        let _ = tsc_enabled();
     }
 
     static SEEN: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
