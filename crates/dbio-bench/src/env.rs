@@ -12,26 +12,7 @@ fn read_trim(path: &str) -> Option<String> {
 /// Raises this process's soft limit on open files (RLIMIT_NOFILE) to its hard limit, as a
 /// run opens every data file at once; returns the (soft, hard) limits now in force.
 pub fn raise_open_file_limit() -> std::io::Result<(u64, u64)> {
-    let mut r = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes one rlimit into `r`.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    if r.rlim_cur < r.rlim_max {
-        let raised = libc::rlimit {
-            rlim_cur: r.rlim_max,
-            rlim_max: r.rlim_max,
-        };
-        // SAFETY: setrlimit reads one rlimit; raising the soft limit up to the hard one is
-        // always allowed.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            r = raised;
-        }
-    }
-    Ok((r.rlim_cur, r.rlim_max))
+    dbio_sys::os::raise_open_file_limit()
 }
 
 /// Room left under the memory limits of a cgroup and its ancestors: the smallest
@@ -178,15 +159,10 @@ pub fn io_delta(before: &ProcessIo, after: &ProcessIo) -> ProcessIo {
 
 /// Filesystem type name from statfs(2)'s magic number, for error messages.
 pub fn fs_type_name(path: &std::path::Path) -> String {
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+    let Ok(magic) = dbio_sys::os::fs_magic(path) else {
         return "unknown".into();
     };
-    // SAFETY: statfs writes only into the zeroed struct; the path is NUL-terminated.
-    let mut s: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(c.as_ptr(), &mut s) } != 0 {
-        return "unknown".into();
-    }
-    match s.f_type as u64 {
+    match magic {
         0xEF53 => "ext4".into(),
         0x5846_5342 => "xfs".into(),
         0x0102_1994 => "tmpfs".into(),
@@ -211,8 +187,7 @@ pub fn is_memory_fs(name: &str) -> bool {
 /// Bytes of these files that sit in the page cache now (mmap + mincore), or `None` when it
 /// cannot be told. Used to catch filesystems that accept O_DIRECT but cache anyway.
 pub fn resident_bytes(paths: &[std::path::PathBuf]) -> Option<u64> {
-    // SAFETY: sysconf has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+    let page = dbio_sys::os::page_size();
     let mut total = 0u64;
     for p in paths {
         // O_NOATIME: mapping a file counts as an access; this look must not change atimes.

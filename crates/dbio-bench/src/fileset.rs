@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -155,11 +154,10 @@ impl Marker {
 /// do not track holes report the whole file as data. Unlike `st_blocks`, it is not fooled by
 /// compression, RAID-Z parity or allocation the filesystem accounts for late (ZFS).
 fn first_hole(f: &File, size: u64) -> Option<u64> {
-    // SAFETY: lseek on an open descriptor; it only moves the file offset, which no one else
-    // uses (the engines use pread/pwrite and io_uring with explicit offsets).
-    let at = unsafe { libc::lseek(f.as_raw_fd(), 0, libc::SEEK_HOLE) };
-    // An error (ENXIO: the file is empty) means there is no byte, so no hole either.
-    u64::try_from(at).ok().filter(|&h| h < size)
+    // The seek moves the file offset, which no one else uses (the engines use pread/pwrite
+    // and io_uring with explicit offsets). An error (ENXIO: the file is empty) means there is
+    // no byte, so no hole either.
+    dbio_sys::os::seek_hole(f).ok().filter(|&h| h < size)
 }
 
 /// Checks that data file `path`, opened as `f`, is whole: `expected` bytes (the size of each
@@ -322,22 +320,17 @@ pub fn open_owned(
 /// Bytes free for an unprivileged writer on the filesystem of `dir`; `u64::MAX` when the
 /// filesystem keeps no block count (ramfs and friends report 0 blocks in total).
 pub fn free_bytes(dir: &Path) -> Result<u64, BenchError> {
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
-        .map_err(|_| BenchError::InvalidSpec(format!("{} contains a NUL byte", dir.display())))?;
-    // SAFETY: statvfs only writes into the zeroed struct we pass; the path is NUL-terminated.
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::statvfs(c.as_ptr(), &mut s) };
-    if r != 0 {
-        return Err(BenchError::io(
-            "cannot stat filesystem of",
-            dir,
-            std::io::Error::last_os_error(),
-        ));
-    }
-    if s.f_blocks == 0 {
+    let s = dbio_sys::os::statvfs(dir).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            BenchError::InvalidSpec(format!("{} contains a NUL byte", dir.display()))
+        } else {
+            BenchError::io("cannot stat filesystem of", dir, e)
+        }
+    })?;
+    if s.total_bytes == 0 {
         return Ok(u64::MAX);
     }
-    Ok(s.f_bavail as u64 * s.f_frsize as u64)
+    Ok(s.avail_bytes)
 }
 
 /// What prepare did.
@@ -562,10 +555,7 @@ pub fn prepare_for(
 
 /// Drops a file's pages from the page cache (after they were written back).
 pub fn drop_cache(f: &File) {
-    // SAFETY: plain advisory call on an open descriptor.
-    unsafe {
-        libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
-    }
+    dbio_sys::os::drop_cache(f);
 }
 
 /// What cleanup removed.

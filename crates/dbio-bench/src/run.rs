@@ -64,9 +64,7 @@ fn open_flags(spec: &Spec, write: bool) -> (i32, Vec<String>) {
 /// ownership or CAP_FOWNER; `open_one` then opens without it).
 fn granted(names: &mut Vec<String>, f: Option<&File>) {
     if let Some(f) = f {
-        // SAFETY: F_GETFL on an open descriptor only returns its status flags.
-        let fl = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) };
-        if fl >= 0 && fl & libc::O_NOATIME == 0 {
+        if dbio_sys::os::status_flags(f).is_ok_and(|fl| fl & libc::O_NOATIME == 0) {
             names.retain(|n| n != "O_NOATIME");
         }
     }
@@ -98,24 +96,12 @@ fn open_one(path: &Path, write: bool, flags: i32, fs: &str) -> Result<File, Benc
 
 /// Size of a block device in bytes (BLKGETSIZE64).
 pub fn device_size(f: &File) -> std::io::Result<u64> {
-    let mut size: u64 = 0;
-    // SAFETY: BLKGETSIZE64 writes one u64 into `size`.
-    let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x8008_1272, &mut size) };
-    if r != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(size)
+    dbio_sys::os::block_device_size(f)
 }
 
 /// Logical block size of a block device (BLKSSZGET).
 pub fn device_logical_block(f: &File) -> std::io::Result<u64> {
-    let mut v: libc::c_int = 0;
-    // SAFETY: BLKSSZGET writes one int into `v`.
-    let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x1268, &mut v) };
-    if r != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(v as u64)
+    dbio_sys::os::logical_block_size(f)
 }
 
 /// Opens the target for a run: the prepared file set, or the device (read-only unless the
@@ -314,9 +300,8 @@ fn probe_direct(spec: &Spec, t: &Target) -> Result<(), BenchError> {
     let mut buf = crate::engines::AlignedBuffers::new(1, spec.block_size_bytes as usize);
     let b = buf.slot(0);
     let off = spec.misalign_bytes;
-    // SAFETY: b is valid for block_size bytes.
-    let r = unsafe { libc::pread64(f.as_raw_fd(), b.as_mut_ptr().cast(), b.len(), off as i64) };
-    if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+    let r = std::os::unix::fs::FileExt::read_at(f, b, off);
+    if r.is_err_and(|e| e.raw_os_error() == Some(libc::EINVAL)) {
         let hint = if spec.misalign_bytes > 0 {
             format!("--misalign {} breaks O_DIRECT alignment on {}: use a multiple of the logical block size (often 512 or 4096), or drop --direct (add --buffered) to measure misalignment through the page cache", spec.misalign_bytes, t.fs)
         } else {
@@ -440,10 +425,7 @@ fn run_worker<F: EngineFactory>(
     // thread, each pread/pwrite pays for reference counting in the kernel's fd lookup; a
     // table owned by one thread takes the lookup's fast path (measured +2 to 5% IOPS for the
     // sync engine on tmpfs). The copy holds the same open files under the same numbers.
-    // SAFETY: unshare(2) only affects the calling thread's own descriptor table.
-    unsafe {
-        libc::unshare(libc::CLONE_FILES);
-    }
+    dbio_sys::os::private_fd_table();
     let engine = engines.make(EngineSetup {
         worker: plan.id,
         fds,
@@ -810,7 +792,6 @@ pub fn run_with<F: EngineFactory>(
     let start: OnceLock<Clock> = OnceLock::new();
     let io_before = env::proc_self_io();
     let started_at = std::time::SystemTime::now();
-    let rated = spec.rate_iops.is_some();
 
     let samples = std::sync::Mutex::new(Samples::new(devices.to_vec()));
     let workers_done = AtomicBool::new(false);
@@ -920,6 +901,37 @@ pub fn run_with<F: EngineFactory>(
         Ok(rep)
     })?;
     let clock = *start.get().expect("clock was set");
+    let samples = samples.into_inner().expect("samples lock");
+    let started = Started {
+        clock,
+        io_before,
+        started_at,
+    };
+    Ok(summarise(spec, target, rep, samples, started))
+}
+
+/// What [`run_with`] noted when the run began, for [`summarise`].
+struct Started {
+    clock: Clock,
+    io_before: Option<ProcessIo>,
+    started_at: std::time::SystemTime,
+}
+
+/// The run's output from the reporter's totals and the device samples: device figures next to
+/// each interval, the summary, the cross-check with the device side.
+fn summarise(
+    spec: &Spec,
+    target: &Target,
+    rep: Reporter,
+    samples: Samples,
+    started: Started,
+) -> RunOutput {
+    let Started {
+        clock,
+        io_before,
+        started_at,
+    } = started;
+    let rated = spec.rate_iops.is_some();
     let Reporter {
         mut intervals,
         total,
@@ -931,7 +943,6 @@ pub fn run_with<F: EngineFactory>(
         ..
     } = rep;
     // Device-side figures next to each interval, and the cross-check over the measured run.
-    let samples = samples.into_inner().expect("samples lock");
     for iv in &mut intervals {
         let (from, to) = (
             (iv.start_s * 1e9).round() as u64,
@@ -994,7 +1005,7 @@ pub fn run_with<F: EngineFactory>(
         process_io,
         device_check,
     };
-    Ok(RunOutput {
+    RunOutput {
         intervals,
         summary,
         error: first_error,
@@ -1003,7 +1014,7 @@ pub fn run_with<F: EngineFactory>(
         started_at,
         clock: clock.timer.describe(),
         engine,
-    })
+    }
 }
 
 #[cfg(test)]

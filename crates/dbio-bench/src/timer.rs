@@ -58,10 +58,7 @@ fn tsc_usable() -> bool {
     if source.trim() != "tsc" {
         return false;
     }
-    let mut state: libc::c_int = 0;
-    // SAFETY: PR_GET_TSC writes one int through the pointer, which points at `state`.
-    let r = unsafe { libc::prctl(libc::PR_GET_TSC, &mut state as *mut libc::c_int) };
-    r == 0 && state == libc::PR_TSC_ENABLE
+    dbio_sys::os::tsc_enabled()
 }
 
 /// A (monotonic, counter) pair read as close together as this machine allows: the counter

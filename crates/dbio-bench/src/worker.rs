@@ -427,12 +427,8 @@ impl Pacer {
 
     /// A pacer for starts `period_ns` apart; sets the calling thread's timer slack.
     pub(crate) fn new(period_ns: f64) -> Self {
-        // SAFETY: PR_SET_TIMERSLACK takes a plain integer and changes only the calling
-        // thread's timer slack. A failure (an old kernel) leaves the default 50 us, which the
-        // margin then absorbs.
-        unsafe {
-            libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
-        }
+        // A failure (an old kernel) leaves the default 50 us, which the margin then absorbs.
+        dbio_sys::os::set_timer_slack_ns(1);
         let cap_ns = ((period_ns / 4.0) as u64).clamp(Self::SPIN_NS, Self::MAX_MARGIN_NS);
         Pacer {
             margin_ns: 50_000.min(cap_ns),

@@ -20,6 +20,7 @@ pub mod marker;
 pub mod server;
 pub mod sizer;
 pub mod state;
+pub mod status;
 pub mod value;
 pub mod window;
 

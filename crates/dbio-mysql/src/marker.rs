@@ -153,9 +153,7 @@ fn truncate(s: &str, n: usize) -> &str {
 /// that cannot be read) from the clock and the process id.
 pub fn token() -> u64 {
     let mut b = [0u8; 8];
-    // SAFETY: getrandom writes at most b.len() bytes into the buffer it is given.
-    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), b.len(), 0) };
-    if n == 8 {
+    if dbio_sys::os::random_bytes(&mut b) {
         return u64::from_le_bytes(b);
     }
     let t = std::time::SystemTime::now()

@@ -1153,3 +1153,52 @@ fn a_small_table_with_no_condition_runs() {
     assert_eq!(r.run.unwrap().outcome, "finished");
     assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t"), 0);
 }
+
+/// `dbio model live`'s reads: the commits a client makes show in Com_commit, Threads_running
+/// counts the reading connection, @@datadir is the server's, a loopback DSN is local.
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL"]
+fn status_counts_commits_and_reads_the_datadir() {
+    use dbio_mysql::status::Server;
+    let (mut c, dsn) = fresh("status_reads");
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY) ENGINE=InnoDB")
+        .unwrap();
+    let mut s = Server::connect(&dsn, &dbio_mysql::conn::Net::default()).unwrap();
+    assert!(s.local, "{dsn} is on this machine");
+    let before = s.status().unwrap();
+    for i in 0..5 {
+        c.query_drop("BEGIN").unwrap();
+        c.query_drop(format!("INSERT INTO t VALUES ({i})")).unwrap();
+        c.query_drop("COMMIT").unwrap();
+    }
+    let after = s.status().unwrap();
+    assert!(
+        after.get("Com_commit") >= before.get("Com_commit") + 5,
+        "{} then {}",
+        before.get("Com_commit"),
+        after.get("Com_commit")
+    );
+    assert!(after.get("Questions") > before.get("Questions"));
+    assert!(s.threads_running().unwrap() >= 1);
+    let datadir: String = c.query_first("SELECT @@datadir").unwrap().unwrap();
+    assert_eq!(
+        s.datadir().unwrap(),
+        Some(std::path::PathBuf::from(datadir))
+    );
+    c.query_drop("DROP DATABASE chunk_status_reads").unwrap();
+}
+
+/// A DSN that does not parse, or a server that refuses, is an error that hides the password.
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL"]
+fn status_connect_errors_hide_the_password() {
+    use dbio_mysql::status::Server;
+    let net = dbio_mysql::conn::Net::default();
+    let e = Server::connect("not a dsn", &net).err().unwrap();
+    assert!(matches!(e, Error::Dsn { .. }), "{e}");
+    let e = Server::connect("mysql://nobody_dbio:s3cret@127.0.0.1:3306/test", &net)
+        .err()
+        .unwrap();
+    assert!(matches!(e, Error::Connect { .. }), "{e}");
+    assert!(!e.to_string().contains("s3cret"), "{e}");
+}

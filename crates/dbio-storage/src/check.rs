@@ -185,15 +185,9 @@ fn targets(o: &Options) -> Result<Vec<(String, PathBuf)>, Error> {
 }
 
 fn fs_size(mountpoint: &str) -> Option<u64> {
-    let c = std::ffi::CString::new(mountpoint).ok()?;
-    // SAFETY: statvfs is plain old data; zeroed is a valid initial value.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: `c` is a valid NUL-terminated path and `st` a valid out-pointer for the call.
-    let rc = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
-    if rc != 0 {
-        return None;
-    }
-    Some(st.f_blocks as u64 * st.f_frsize as u64)
+    dbio_sys::os::statvfs(std::path::Path::new(mountpoint))
+        .ok()
+        .map(|s| s.total_bytes)
 }
 
 fn split_opts(s: &str) -> Vec<String> {
@@ -523,8 +517,7 @@ fn pv_alignment(o: &Options, st: &Stack, pv: &Device) -> Option<Finding> {
 }
 
 fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    dbio_sys::os::is_root()
 }
 
 fn run_lvs() -> Result<Vec<LvInfo>, String> {

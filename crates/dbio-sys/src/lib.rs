@@ -14,6 +14,7 @@ pub mod inuse;
 pub mod iostat;
 pub mod mounts;
 pub mod netdev;
+pub mod os;
 pub mod stack;
 pub mod sysfs;
 

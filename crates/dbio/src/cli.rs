@@ -93,9 +93,12 @@ pub fn allow_negative_numbers(cmd: clap::Command) -> clap::Command {
     .mut_subcommands(allow_negative_numbers)
 }
 
-/// Parses the command line into `T` (exits on a usage error, with code 2, as clap does; with
-/// code 3 and a Nagios status line on stdout for `dbio check --nagios`).
-pub fn parse_command_line<T: clap::Parser>() -> T {
+/// Parses the command line into `T` (exits on a usage error, with code 2, as clap does).
+/// `on_usage_error` sees the command line and clap's message (without `error: `) first, and may
+/// exit its own way instead: `dbio check --nagios` exits 3 with a Nagios status line.
+pub fn parse_command_line<T: clap::Parser>(
+    on_usage_error: impl FnOnce(&[std::ffi::OsString], &str),
+) -> T {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let mut cmd = allow_negative_numbers(T::command());
     let parsed = cmd
@@ -106,10 +109,9 @@ pub fn parse_command_line<T: clap::Parser>() -> T {
         Err(e) => {
             let e = negative_count(&e).unwrap_or_else(|| e.format(&mut cmd));
             // --help and --version are not errors.
-            if e.use_stderr() && crate::cmd::check::nagios_requested(&argv) {
+            if e.use_stderr() {
                 let text = e.to_string();
-                let text = text.strip_prefix("error: ").unwrap_or(&text);
-                std::process::exit(crate::cmd::check::nagios_unknown(None, text).into());
+                on_usage_error(&argv, text.strip_prefix("error: ").unwrap_or(&text));
             }
             e.exit()
         }
@@ -152,4 +154,65 @@ pub fn named<T: dbio_schema::bench::Named + Send + Sync>(
             .map(|v| PossibleValue::new(v.name()).help(v.help())),
     )
     .map(|s| T::from_name(&s).expect("clap checked the name"))
+}
+
+/// A clap parser for a value that parses itself with more spellings than its names (`--raid
+/// raid10`, `1+0`, `RAID-5`): `names` (each with its help line) are what `--help`, completions
+/// and clap's error (`invalid value 'x' for '--raid <LEVEL>'`, then the possible values) list.
+pub fn spelled<T>(names: &'static [(&'static str, &'static str)]) -> Spelled<T> {
+    Spelled {
+        names,
+        _value: std::marker::PhantomData,
+    }
+}
+
+/// See [`spelled`].
+pub struct Spelled<T> {
+    names: &'static [(&'static str, &'static str)],
+    _value: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Spelled<T> {
+    fn clone(&self) -> Self {
+        spelled(self.names)
+    }
+}
+
+impl<T> clap::builder::TypedValueParser for Spelled<T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        use clap::error::{ContextKind, ContextValue, ErrorKind};
+        if let Some(v) = value.to_str().and_then(|s| s.parse::<T>().ok()) {
+            return Ok(v);
+        }
+        let mut err = clap::Error::new(ErrorKind::InvalidValue).with_cmd(cmd);
+        let arg = arg.map_or_else(|| "...".to_string(), |a| a.to_string());
+        err.insert(ContextKind::InvalidArg, ContextValue::String(arg));
+        err.insert(
+            ContextKind::InvalidValue,
+            ContextValue::String(value.to_string_lossy().into_owned()),
+        );
+        err.insert(
+            ContextKind::ValidValue,
+            ContextValue::Strings(self.names.iter().map(|(n, _)| n.to_string()).collect()),
+        );
+        Err(err)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(self.names.iter().map(|(n, h)| {
+            clap::builder::PossibleValue::new(*n).help(*h)
+        })))
+    }
 }

@@ -21,14 +21,14 @@ struct Cli {
 }
 
 /// The whole command line as [`main`] parses it (for completions and man pages).
-pub(crate) fn command() -> clap::Command {
+fn command() -> clap::Command {
     use clap::CommandFactory;
     cli::allow_negative_numbers(Cli::command())
 }
 
 fn main() -> ExitCode {
-    let cli: Cli = cli::parse_command_line();
-    match cmd::run(cli.command) {
+    let cli: Cli = cli::parse_command_line(cmd::check::exit_on_usage_error);
+    match cmd::run(cli.command, command) {
         Ok(code) => ExitCode::from(signals::exit_code(code)),
         Err(err) => cli::report_error(&err),
     }

@@ -32,15 +32,10 @@ pub fn exit_code(code: u8) -> u8 {
 /// Installs the handlers (once per process). SA_RESETHAND: the second signal is fatal.
 pub fn install() -> &'static AtomicBool {
     for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: a zeroed sigaction with a handler that only stores to an atomic, which is
-        // async-signal-safe; sigemptyset initialises the mask before use.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as *const () as usize;
-            sa.sa_flags = libc::SA_RESETHAND;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
+        // The handler only stores to atomics (async-signal-safe). A signal that cannot be
+        // caught (never for these two) keeps its default action: a run then ends without its
+        // partial result, as it did before handlers existed.
+        let _ = dbio_sys::os::on_signal(sig, on_signal, true);
     }
     &STOP
 }
@@ -89,12 +84,10 @@ incomplete. Run again with --no-mmap, which reads with pread and reports a short
 the I/O error instead.\n",
     ];
     for p in parts {
-        // SAFETY: write(2) is async-signal-safe; the buffer is valid for its length. A
-        // failed write changes nothing: the process exits next either way.
-        unsafe { libc::write(2, p.as_ptr().cast(), p.len()) };
+        // A failed write changes nothing: the process exits next either way.
+        dbio_sys::os::write_stderr(p);
     }
-    // SAFETY: _exit is async-signal-safe and never returns.
-    unsafe { libc::_exit(EXIT_MAP_FAULT) };
+    dbio_sys::os::exit_now(EXIT_MAP_FAULT);
 }
 
 /// Sleeps until `due` in steps of at most 50 ms; returns early with `true` when SIGINT or
@@ -119,9 +112,8 @@ pub struct MapFaultGuard(());
 
 impl Drop for MapFaultGuard {
     fn drop(&mut self) {
-        // SAFETY: restores the default action for SIGBUS; no handler state is freed (the
-        // path strings are leaked on purpose).
-        unsafe { libc::signal(libc::SIGBUS, libc::SIG_DFL) };
+        // No handler state is freed (the path strings are leaked on purpose).
+        dbio_sys::os::default_signal(libc::SIGBUS);
     }
 }
 
@@ -137,13 +129,8 @@ pub fn catch_map_faults(path: &std::path::Path) -> MapFaultGuard {
     MAPPED_PATH.store(std::ptr::null_mut(), Ordering::SeqCst);
     MAPPED_LEN.store(bytes.len(), Ordering::SeqCst);
     MAPPED_PATH.store(bytes.as_mut_ptr(), Ordering::SeqCst);
-    // SAFETY: a zeroed sigaction whose handler only reads atomics and leaked memory, writes
-    // to fd 2 and calls _exit, all async-signal-safe; sigemptyset initialises the mask.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_sigbus as *const () as usize;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
-    }
+    // The handler only reads atomics and leaked memory, writes to fd 2 and calls _exit, all
+    // async-signal-safe. SIGBUS can always be caught.
+    let _ = dbio_sys::os::on_signal(libc::SIGBUS, on_sigbus, false);
     MapFaultGuard(())
 }

@@ -1,6 +1,6 @@
 //! `dbio align`: alignment math (`calc`) and the alignment of a real disk or image (`check`).
 
-use crate::cli::{parse_size_arg, usage};
+use crate::cli::{parse_size_arg, spelled, usage};
 use crate::output::OutputArgs;
 use dbio_schema::align::{CalcResult, DiskCheck};
 use dbio_storage::align::check::{self as disk, CheckOptions};
@@ -35,29 +35,29 @@ pub struct Geometry {
     /// Number of disks in the array.
     #[arg(long)]
     pub disks: Option<u32>,
-    /// RAID level: 0, 1, 10, 5, 6, 50, 60.
-    #[arg(long)]
-    pub raid: Option<String>,
+    /// RAID level (also written raid10, RAID-5, 1+0, 5+0, 6+0).
+    #[arg(long, value_name = "LEVEL", value_parser = spelled::<RaidLevel>(RAID_LEVELS))]
+    pub raid: Option<RaidLevel>,
     /// Number of RAID 5/6 spans for RAID 50/60.
     #[arg(long, default_value_t = 2)]
     pub spans: u32,
 }
 
-impl Geometry {
-    /// The RAID level, parsed (usage error when unknown).
-    pub fn level(&self) -> anyhow::Result<Option<RaidLevel>> {
-        self.raid
-            .as_deref()
-            .map(|r| {
-                r.parse::<RaidLevel>()
-                    .map_err(|e| usage(format!("--raid {r}: {e}")))
-            })
-            .transpose()
-    }
+/// The names of `--raid`, with their help lines.
+const RAID_LEVELS: &[(&str, &str)] = &[
+    ("0", "striping"),
+    ("1", "mirroring"),
+    ("10", "striped mirrors (1+0)"),
+    ("5", "single parity"),
+    ("6", "double parity"),
+    ("50", "striped RAID 5 spans (5+0)"),
+    ("60", "striped RAID 6 spans (6+0)"),
+];
 
+impl Geometry {
     /// Data disks, when both --disks and --raid are given (or RAID 1).
     pub fn data_disks(&self) -> anyhow::Result<Option<u32>> {
-        match (self.level()?, self.disks) {
+        match (self.raid, self.disks) {
             (Some(l), Some(d)) => align::data_disks(l, d, self.spans)
                 .map(Some)
                 .map_err(|e| usage(format!("--disks {d} --raid {l}: {e}"))),
@@ -119,7 +119,7 @@ fn calc(a: CalcArgs) -> anyhow::Result<u8> {
     let input = CalcInput {
         stripe_bytes: a.stripe,
         disks: a.geometry.disks,
-        raid: a.geometry.level()?,
+        raid: a.geometry.raid,
         spans: a.geometry.spans,
         sector_bytes: a.sector,
         heads: a.heads,

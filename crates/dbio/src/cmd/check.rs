@@ -122,6 +122,14 @@ pub fn nagios_unknown(output: Option<&Path>, message: &str) -> u8 {
     3
 }
 
+/// For `dbio check --nagios` (or `--format nagios`), a command line clap refused (`message`)
+/// is the UNKNOWN status line on stdout and exit code 3; other command lines return.
+pub fn exit_on_usage_error(argv: &[OsString], message: &str) {
+    if nagios_requested(argv) {
+        std::process::exit(nagios_unknown(None, message).into());
+    }
+}
+
 /// Whether a command line is `dbio check ... --nagios ...` or `... --format nagios ...`
 /// (before any `--`): looked at before clap parses it, so that clap's own usage errors are
 /// reported the Nagios way.

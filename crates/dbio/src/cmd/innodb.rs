@@ -1,17 +1,19 @@
 //! `dbio innodb pages` and `dbio innodb grep`: find lost InnoDB data on a raw device, a disk
 //! image, ibdata files or .ibd files. Sources are always opened read-only. The flags and
-//! helpers every subcommand shares live here, each subcommand beside it in `innodb/`.
+//! helpers every subcommand shares live in `innodb/scan.rs`, each subcommand beside it in
+//! `innodb/`.
 
 mod grep;
 mod rows;
+mod scan;
 
 use crate::cli::usage;
 use crate::output::OutputArgs;
 use crate::progress::Progress;
-use dbio_innodb::recover::{self, OutDirError, Source};
-use dbio_innodb::scan::ScanOptions;
+use dbio_innodb::recover::{self, OutDirError};
 use dbio_schema::innodb::PagesReport;
-use std::path::{Path, PathBuf};
+use scan::{exit_code, map_guard, ScanFlags};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -33,43 +35,6 @@ enum Sub {
     /// Decode recovered pages back into rows (SQL INSERTs, TSV or JSON Lines) with the table's
     /// CREATE TABLE statement or the data dictionary of ibdata1 (dropped tables too).
     Rows(Box<rows::RowsArgs>),
-}
-
-/// How sources are scanned for pages (every subcommand that reads sources).
-#[derive(clap::Args, Debug)]
-struct ScanFlags {
-    /// Candidate page starts are multiples of this many bytes.
-    #[arg(long, default_value = "512", value_parser = crate::cli::parse_size_arg)]
-    step: u64,
-    /// Page size (4k, 8k, 16k, 32k, 64k); default: auto (FSP flags of page 0, else checksums).
-    #[arg(long, value_parser = crate::cli::parse_size_arg)]
-    page_size: Option<u64>,
-    /// Worker threads (default: all CPUs).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Read regular files with pread instead of a read-only memory map (block devices, and
-    /// files some process has open for writing, are always read with pread). Use it when
-    /// another process may truncate a file while it is read: a mapped read of a truncated
-    /// file stops dbio with an error.
-    #[arg(long)]
-    no_mmap: bool,
-}
-
-impl ScanFlags {
-    fn options(&self) -> anyhow::Result<ScanOptions> {
-        ScanOptions::new(self.step, self.page_size).map_err(|e| usage(e.to_string()))
-    }
-
-    fn threads(&self) -> usize {
-        self.threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .max(1)
-    }
-
-    fn open<P: AsRef<Path>>(&self, paths: &[P]) -> anyhow::Result<Vec<Source>> {
-        let open = |p: &P| Source::open(p.as_ref(), self.no_mmap).map_err(anyhow::Error::from);
-        paths.iter().map(open).collect()
-    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -99,20 +64,6 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Sub::Pages(a) => pages(*a),
         Sub::Grep(a) => grep::run(*a),
         Sub::Rows(a) => rows::rows(*a),
-    }
-}
-
-/// A mapped source is read with a SIGBUS handler naming it.
-fn map_guard(s: &Source) -> Option<crate::signals::MapFaultGuard> {
-    s.mmap.then(|| crate::signals::catch_map_faults(&s.path))
-}
-
-/// The exit code of a run a signal may have stopped.
-fn exit_code(interrupted: bool) -> u8 {
-    if interrupted {
-        crate::signals::EXIT_INTERRUPTED
-    } else {
-        0
     }
 }
 

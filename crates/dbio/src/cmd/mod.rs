@@ -46,8 +46,9 @@ pub enum Command {
     Man(packaging::ManArgs),
 }
 
-/// Runs one subcommand and returns its exit code.
-pub fn run(command: Command) -> anyhow::Result<u8> {
+/// Runs one subcommand and returns its exit code. `whole` builds the whole command line (for
+/// completions and man pages: passed in, so that no subcommand imports the binary's root).
+pub fn run(command: Command, whole: fn() -> clap::Command) -> anyhow::Result<u8> {
     match command {
         Command::Bench(args) => bench::run(args),
         Command::Report(args) => report::run(args),
@@ -59,7 +60,7 @@ pub fn run(command: Command) -> anyhow::Result<u8> {
         Command::Innodb(args) => innodb::run(args),
         Command::Model(args) => model::run(args),
         Command::Mysql(args) => mysql::run(args),
-        Command::Completions(args) => packaging::completions(args),
-        Command::Man(args) => packaging::man(args),
+        Command::Completions(args) => packaging::completions(args, whole()),
+        Command::Man(args) => packaging::man(args, whole()),
     }
 }

@@ -32,13 +32,13 @@ pub struct ManArgs {
     pub out_dir: Option<PathBuf>,
 }
 
-/// The whole command line, as the binary parses it (for the pages: without clap's `help`
-/// subcommand, which `--help` covers).
-fn command() -> clap::Command {
+/// The whole command line `whole`, as the binary parses it (for the pages: without clap's
+/// `help` subcommand, which `--help` covers).
+fn command(whole: clap::Command) -> clap::Command {
     fn no_help(cmd: clap::Command) -> clap::Command {
         cmd.disable_help_subcommand(true).mut_subcommands(no_help)
     }
-    let mut cmd = no_help(crate::command());
+    let mut cmd = no_help(whole);
     cmd.build();
     cmd
 }
@@ -49,9 +49,9 @@ fn pages_under(cmd: &clap::Command) -> impl Iterator<Item = &clap::Command> {
         .filter(|s| !s.is_hide_set() && s.get_name() != "help")
 }
 
-/// Prints the completion script of `a.shell` on stdout.
-pub fn completions(a: CompletionsArgs) -> anyhow::Result<u8> {
-    let mut cmd = command();
+/// Prints the completion script of `a.shell` for the command line `whole` on stdout.
+pub fn completions(a: CompletionsArgs, whole: clap::Command) -> anyhow::Result<u8> {
+    let mut cmd = command(whole);
     let mut out = Vec::new();
     clap_complete::generate(a.shell, &mut cmd, "dbio", &mut out);
     output::emit(None, &out)?;
@@ -79,9 +79,9 @@ fn all(cmd: &clap::Command, out: &mut Vec<clap::Command>) {
     }
 }
 
-/// Prints one man page, or writes them all to `--out-dir`.
-pub fn man(a: ManArgs) -> anyhow::Result<u8> {
-    let root = command();
+/// Prints one man page of the command line `whole`, or writes them all to `--out-dir`.
+pub fn man(a: ManArgs, whole: clap::Command) -> anyhow::Result<u8> {
+    let root = command(whole);
     if let Some(dir) = &a.out_dir {
         if !dir.is_dir() {
             return Err(usage(format!(

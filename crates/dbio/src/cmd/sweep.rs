@@ -13,6 +13,15 @@ use dbio_schema::bench::{Interval, Mode};
 use dbio_schema::sweep::{Axes, Point, PointResult, Status, SweepResult};
 use std::path::PathBuf;
 
+/// What each point of a sweep runs (`--workload`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum WorkloadKind {
+    /// A dbio bench run.
+    Bench,
+    /// Debian's sysbench oltp_read_write against MySQL/MariaDB.
+    SysbenchOltp,
+}
+
 /// Arguments of `dbio sweep`.
 #[derive(clap::Args, Debug)]
 #[command(
@@ -62,8 +71,8 @@ pub struct Args {
     /// What each point runs: bench (a dbio bench run), or sysbench-oltp (Debian's sysbench
     /// oltp_read_write against MySQL/MariaDB at each --threads value, for --time; tables
     /// prepared once and dropped at the end unless --keep or they were there).
-    #[arg(long, default_value = "bench", value_parser = ["bench", "sysbench-oltp"])]
-    workload: String,
+    #[arg(long, value_enum, default_value = "bench")]
+    workload: WorkloadKind,
     /// The server for --workload sysbench-oltp (the database must exist).
     #[arg(
         long,
@@ -121,8 +130,8 @@ impl Events for Show {
 /// Runs `dbio sweep`.
 pub fn run(a: Args) -> anyhow::Result<u8> {
     let stop = signals::install();
-    let workload = match a.workload.as_str() {
-        "sysbench-oltp" => Workload::SysbenchOltp {
+    let workload = match a.workload {
+        WorkloadKind::SysbenchOltp => Workload::SysbenchOltp {
             sysbench: dbio_bench::oltp::Sysbench::from_dsn(
                 &a.mysql,
                 a.oltp_tables,
@@ -135,7 +144,7 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
                 .time
                 .map_or(10, |t| t.as_secs_f64().ceil().max(1.0) as u64),
         },
-        _ => Workload::Bench,
+        WorkloadKind::Bench => Workload::Bench,
     };
     let opts = SweepOptions {
         // The swept values of each point replace the first ones.

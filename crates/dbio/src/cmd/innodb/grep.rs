@@ -1,7 +1,7 @@
 //! `dbio innodb grep`: patterns from hex, text and typed values; hits streamed to the output
 //! as they are found, the summary line on stderr.
 
-use super::{exit_code, map_guard, ScanFlags};
+use super::scan::{exit_code, map_guard, ScanFlags};
 use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs};
 use crate::progress::Progress;

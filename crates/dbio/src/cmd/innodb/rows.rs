@@ -3,7 +3,7 @@
 //! ibdata1 (dropped tables too). The decoding lives in `dbio_innodb::rows`; this file maps
 //! flags to options and writes.
 
-use super::{exit_code, map_guard, ScanFlags};
+use super::scan::{exit_code, map_guard, ScanFlags};
 use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs, Stream};
 use crate::progress::Progress;

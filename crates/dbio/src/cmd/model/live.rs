@@ -1,21 +1,80 @@
 //! `dbio model live`: samples TPS (MySQL/MariaDB status counters, or `--tps`), the CPUs
 //! (/proc/stat), the disks under the datadir (/proc/diskstats) and the network links
 //! (/proc/net/dev against the sysfs link speed) at the start and end of one interval, and hands
-//! the utilisations to `dbio_model::live`. The server is read by `mysql_status` (a small
-//! reader of four status variables and @@datadir), not a MySQL library.
+//! the utilisations to `dbio_model::live`. The server is read by `dbio_mysql::status` (four
+//! status variables and @@datadir); this file turns its errors into messages.
 
 use super::live_args::{LiveArgs, TpsCounter};
-use super::mysql_status::Server;
-use super::{emit, model_usage};
 use crate::cli::usage;
 use anyhow::Context;
 use dbio_model::live::{link_busy, Interval, Utilisation};
-use dbio_schema::model::ResourceKind;
+use dbio_mysql::conn::Net;
+use dbio_mysql::status::{Server, Status};
+use dbio_schema::model::{LiveResult, ResourceKind};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-/// Runs `dbio model live`.
-pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
+/// How long a read of the server may wait for its reply: a server that stops answering ends
+/// the measurement with an error after this long instead of never.
+const NET: Net = Net {
+    timeout: Duration::from_secs(30),
+    reconnect_for: Duration::ZERO,
+};
+
+/// The connection of `--mysql`, its errors as messages (the password never shown).
+struct Mysql {
+    server: Server,
+    shown: String,
+}
+
+impl Mysql {
+    fn connect(dsn: &str) -> anyhow::Result<Mysql> {
+        let shown = dbio_mysql::redact(dsn);
+        let server = Server::connect(dsn, &NET).map_err(|e| match e {
+            dbio_mysql::Error::Dsn { message, .. } => {
+                usage(format!("--mysql {shown}: not a mysql:// URL: {message}"))
+            }
+            e => anyhow::anyhow!(
+                "cannot connect to {shown}: check that the server runs and the user may connect: {}",
+                dbio_mysql::conn::describe(&e, &NET)
+            ),
+        })?;
+        Ok(Mysql { server, shown })
+    }
+
+    /// `r`'s error named with the server, what was read and what the client saw.
+    fn read<T>(&self, r: Result<T, dbio_mysql::Error>) -> anyhow::Result<T> {
+        r.map_err(|e| {
+            let what = match &e {
+                dbio_mysql::Error::Sql { what, .. } => what.clone(),
+                other => other.to_string(),
+            };
+            anyhow::anyhow!(
+                "{what} failed on {}: {}",
+                self.shown,
+                dbio_mysql::conn::describe(&e, &NET)
+            )
+        })
+    }
+
+    fn status(&mut self) -> anyhow::Result<Status> {
+        let r = self.server.status();
+        self.read(r)
+    }
+
+    fn threads_running(&mut self) -> anyhow::Result<u64> {
+        let r = self.server.threads_running();
+        self.read(r)
+    }
+
+    fn datadir(&mut self) -> anyhow::Result<Option<std::path::PathBuf>> {
+        let r = self.server.datadir();
+        self.read(r)
+    }
+}
+
+/// Measures `dbio model live` (its result, and whether a signal cut the interval short).
+pub fn measure(a: &LiveArgs) -> anyhow::Result<(LiveResult, bool)> {
     if a.mysql.is_none() && a.tps.is_none() {
         return Err(usage(
             "give --mysql DSN to count transactions on the server, or --tps with the application's own rate",
@@ -32,63 +91,18 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
     // The result is written after the measurement: where it goes is checked now.
     a.out.check()?;
     let mut notes = Vec::new();
-    let mut conn = a.mysql.as_deref().map(Server::connect).transpose()?;
-    if let Some(c) = conn.as_ref().filter(|c| !c.local) {
+    let mut conn = a.mysql.as_deref().map(Mysql::connect).transpose()?;
+    if let Some(c) = conn.as_ref().filter(|c| !c.server.local) {
         notes.push(format!(
             "the server is on {}, not necessarily this machine: the CPU, disk and network figures are this machine's; run dbio on the database host",
-            c.host
+            c.server.host
         ));
     }
-    let datadir = match (&a.datadir, conn.as_mut()) {
-        (Some(d), _) => Some(d.clone()),
-        (None, Some(c)) if a.device.is_empty() && c.local => c.datadir()?,
-        _ => None,
-    };
-    let disks = if !a.device.is_empty() {
-        a.device.clone()
-    } else if let Some(d) = &datadir {
-        let st = dbio_sys::stack::resolve(d).with_context(|| {
-            format!(
-                "cannot find the disks under the datadir {}: on a remote server give --device or --datadir",
-                d.display()
-            )
-        })?;
-        notes.push(format!(
-            "disks under {}: {}",
-            d.display(),
-            st.leaf_disks.join(", ")
-        ));
-        st.leaf_disks
-    } else {
-        notes.push("no datadir (a remote server's @@datadir is not this machine's) and no --device: disks not measured".into());
-        Vec::new()
-    };
-    let speeds: HashMap<String, u64> = a.link_speed.iter().cloned().collect();
-    let ifaces: Vec<String> = if a.net_dev.is_empty() {
-        dbio_sys::netdev::read()?
-            .into_iter()
-            .map(|d| d.name)
-            .filter(|n| n != "lo" && dbio_sys::netdev::is_up(n))
-            .collect()
-    } else {
-        a.net_dev.clone()
-    };
-    let mut links = Vec::new();
-    for i in ifaces {
-        match speeds
-            .get(&i)
-            .copied()
-            .or_else(|| dbio_sys::netdev::link_speed_mbit(&i))
-        {
-            Some(s) => links.push((i, s)),
-            None => notes.push(format!(
-                "{i}: link speed unknown (a virtual NIC?): not counted; give --link-speed {i}=MBIT"
-            )),
-        }
-    }
+    let disks = disks(a, conn.as_mut(), &mut notes)?;
+    let links = links(a, &mut notes)?;
 
     // The first samples.
-    let s0 = conn.as_mut().map(Server::status).transpose()?;
+    let s0 = conn.as_mut().map(Mysql::status).transpose()?;
     let (cpu0, _) = dbio_sys::cpustat::read_with_cpus()?;
     let net0 = dbio_sys::netdev::read()?;
     let mut watch = dbio_sys::diskstats::Watch::new(&disks)?;
@@ -118,7 +132,7 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
         }
         std::thread::sleep((due - Instant::now()).min(Duration::from_millis(50)));
     }
-    let s1 = conn.as_mut().map(Server::status).transpose()?;
+    let s1 = conn.as_mut().map(Mysql::status).transpose()?;
     if let Some(s) = &s1 {
         running.push(s.get("threads_running"));
     }
@@ -216,15 +230,72 @@ pub fn run(a: LiveArgs) -> anyhow::Result<u8> {
         threads_running,
         notes,
     });
-    let result = match result {
-        Ok(r) => r,
-        Err(e @ dbio_model::ModelError::BadThink(_)) => return Err(model_usage(e)),
-        Err(e) => return Err(anyhow::Error::new(e).context("no elements of response time")),
+    match result {
+        Ok(r) => Ok((r, interrupted)),
+        Err(e @ dbio_model::ModelError::BadThink(_)) => Err(usage(e.to_string())),
+        Err(e) => Err(anyhow::Error::new(e).context("no elements of response time")),
+    }
+}
+
+/// The disks to measure: --device, else the disks under the datadir (--datadir, or a local
+/// server's @@datadir).
+fn disks(
+    a: &LiveArgs,
+    conn: Option<&mut Mysql>,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<Vec<String>> {
+    let datadir = match (&a.datadir, conn) {
+        (Some(d), _) => Some(d.clone()),
+        (None, Some(c)) if a.device.is_empty() && c.server.local => c.datadir()?,
+        _ => None,
     };
-    emit(&a.out, &result)?;
-    Ok(if interrupted {
-        crate::signals::EXIT_INTERRUPTED
+    let disks = if !a.device.is_empty() {
+        a.device.clone()
+    } else if let Some(d) = &datadir {
+        let st = dbio_sys::stack::resolve(d).with_context(|| {
+            format!(
+                "cannot find the disks under the datadir {}: on a remote server give --device or --datadir",
+                d.display()
+            )
+        })?;
+        notes.push(format!(
+            "disks under {}: {}",
+            d.display(),
+            st.leaf_disks.join(", ")
+        ));
+        st.leaf_disks
     } else {
-        0
-    })
+        notes.push("no datadir (a remote server's @@datadir is not this machine's) and no --device: disks not measured".into());
+        Vec::new()
+    };
+    Ok(disks)
+}
+
+/// The network links to measure, each with its speed in Mb/s (a link of unknown speed is left
+/// out, with a note).
+fn links(a: &LiveArgs, notes: &mut Vec<String>) -> anyhow::Result<Vec<(String, u64)>> {
+    let speeds: HashMap<String, u64> = a.link_speed.iter().cloned().collect();
+    let ifaces: Vec<String> = if a.net_dev.is_empty() {
+        dbio_sys::netdev::read()?
+            .into_iter()
+            .map(|d| d.name)
+            .filter(|n| n != "lo" && dbio_sys::netdev::is_up(n))
+            .collect()
+    } else {
+        a.net_dev.clone()
+    };
+    let mut links = Vec::new();
+    for i in ifaces {
+        match speeds
+            .get(&i)
+            .copied()
+            .or_else(|| dbio_sys::netdev::link_speed_mbit(&i))
+        {
+            Some(s) => links.push((i, s)),
+            None => notes.push(format!(
+                "{i}: link speed unknown (a virtual NIC?): not counted; give --link-speed {i}=MBIT"
+            )),
+        }
+    }
+    Ok(links)
 }

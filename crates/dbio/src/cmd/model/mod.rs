@@ -4,7 +4,6 @@
 
 mod live;
 mod live_args;
-mod mysql_status;
 
 use crate::cli::usage;
 use crate::output::OutputArgs;
@@ -129,7 +128,15 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             emit(&a.out, &r)
         }
         What::Usl(a) => usl(a),
-        What::Live(a) => live::run(a),
+        What::Live(a) => {
+            let (result, interrupted) = live::measure(&a)?;
+            emit(&a.out, &result)?;
+            Ok(if interrupted {
+                crate::signals::EXIT_INTERRUPTED
+            } else {
+                0
+            })
+        }
     }
 }
 

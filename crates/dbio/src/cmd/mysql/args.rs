@@ -4,13 +4,70 @@ use crate::cli::{parse_duration_arg, usage};
 use crate::output::OutputArgs;
 use dbio_mysql::archive::Format as ArchiveFormat;
 use dbio_mysql::conn::Net;
-use dbio_mysql::guard::{parse_thresholds, GuardConfig};
+use dbio_mysql::guard::{parse_thresholds, GuardConfig, Threshold};
 use dbio_mysql::job::{Action, Options, PendingPolicy};
 use dbio_mysql::server::Tls;
 use dbio_mysql::window::Window;
 use dbio_schema::mysql_chunk::ChunkResult;
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// `--archive-format`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ArchiveFormatArg {
+    /// A header line, then LOAD DATA's escaping.
+    Tsv,
+    /// INSERT statements.
+    Sql,
+}
+
+/// `--ssl-mode`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum SslModeArg {
+    /// Plain, whatever the DSN says.
+    Disabled,
+    /// Encrypted; the server's certificate is not checked.
+    Required,
+    /// Encrypted; the certificate must chain to --ssl-ca (or the built-in roots).
+    VerifyCa,
+    /// As verify-ca, and the certificate must name the DSN's host.
+    VerifyIdentity,
+}
+
+impl SslModeArg {
+    /// The name `Tls::from_flags` takes.
+    fn name(self) -> &'static str {
+        match self {
+            SslModeArg::Disabled => "disabled",
+            SslModeArg::Required => "required",
+            SslModeArg::VerifyCa => "verify-ca",
+            SslModeArg::VerifyIdentity => "verify-identity",
+        }
+    }
+}
+
+/// `--pending`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum PendingArg {
+    /// Redo the chunk.
+    Redo,
+    /// Take the chunk as committed.
+    Skip,
+}
+
+/// A load list of `--max-load`, `--resume-load`, `--critical-load` (VAR=N,...), parsed.
+#[derive(Clone, Debug, PartialEq)]
+struct Thresholds(Vec<Threshold>);
+
+fn parse_load(s: &str) -> Result<Thresholds, String> {
+    parse_thresholds(s)
+        .map(Thresholds)
+        .map_err(|e| e.to_string())
+}
+
+fn parse_window(s: &str) -> Result<Window, String> {
+    Window::parse(s).map_err(|e| e.to_string())
+}
 
 /// Arguments of `dbio mysql chunk`.
 #[derive(clap::Args, Debug)]
@@ -32,8 +89,8 @@ pub struct ChunkArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "update")]
     archive: Option<PathBuf>,
     /// The archive's format: tsv (a header, then LOAD DATA's escaping) or sql (INSERTs).
-    #[arg(long, value_name = "FORMAT", default_value = "tsv", value_parser = ["tsv", "sql"])]
-    archive_format: String,
+    #[arg(long, value_name = "FORMAT", value_enum, default_value = "tsv")]
+    archive_format: ArchiveFormatArg,
     /// Update the rows: "SET col = value, ..." (key columns may not be assigned).
     #[arg(long, value_name = "SET")]
     update: Option<String>,
@@ -60,14 +117,14 @@ pub struct ChunkArgs {
     sleep_coef: f64,
     /// Pause at or above these (VAR=N,...; a bare N is Threads_running, dbio's own connection
     /// not counted).
-    #[arg(long, default_value = "Threads_running=25")]
-    max_load: String,
+    #[arg(long, default_value = "Threads_running=25", value_parser = parse_load)]
+    max_load: Thresholds,
     /// Resume when below these (default: half of each --max-load).
-    #[arg(long, default_value = "")]
-    resume_load: String,
+    #[arg(long, default_value = "", value_parser = parse_load)]
+    resume_load: Thresholds,
     /// Pause at or above these, and stop when it lasts --critical-timeout.
-    #[arg(long, default_value = "Threads_running=50")]
-    critical_load: String,
+    #[arg(long, default_value = "Threads_running=50", value_parser = parse_load)]
+    critical_load: Thresholds,
     /// How long critical load may last before the job stops (between chunks).
     #[arg(long, default_value = "60s", value_parser = parse_duration_arg)]
     critical_timeout: Duration,
@@ -82,8 +139,8 @@ pub struct ChunkArgs {
     max_history: Option<u64>,
     /// TLS to the server and the replicas: disabled, required (not checked), verify-ca or
     /// verify-identity (default: as the DSN says).
-    #[arg(long, value_name = "MODE", value_parser = ["disabled", "required", "verify-ca", "verify-identity"])]
-    ssl_mode: Option<String>,
+    #[arg(long, value_name = "MODE", value_enum)]
+    ssl_mode: Option<SslModeArg>,
     /// The CA (PEM) the server's certificate must chain to (alone: --ssl-mode verify-ca).
     #[arg(long, value_name = "FILE")]
     ssl_ca: Option<PathBuf>,
@@ -109,8 +166,8 @@ pub struct ChunkArgs {
     resume: bool,
     /// With --resume, when the last run died committing a chunk and its commit marker cannot
     /// be read (the marker table was dropped): redo the chunk or take it as committed.
-    #[arg(long, value_parser = ["redo", "skip"])]
-    pending: Option<String>,
+    #[arg(long, value_enum)]
+    pending: Option<PendingArg>,
     /// Archive the rows ON DELETE CASCADE removes from child tables, in each chunk's
     /// transaction, parents first (with --archive --delete --archive-format sql).
     #[arg(long, conflicts_with = "allow_cascade")]
@@ -123,8 +180,8 @@ pub struct ChunkArgs {
     #[arg(long, value_name = "TABLE")]
     marker_table: Option<String>,
     /// Run chunks only between these local times (01:00-05:00; 22:00-04:00 wraps).
-    #[arg(long, value_name = "HH:MM-HH:MM")]
-    window: Option<String>,
+    #[arg(long, value_name = "HH:MM-HH:MM", value_parser = parse_window)]
+    window: Option<Window>,
     /// Stop cleanly after this long.
     #[arg(long, value_parser = parse_duration_arg)]
     run_time: Option<Duration>,
@@ -146,7 +203,6 @@ fn state_dir() -> PathBuf {
 
 /// The job's plain options from the flags (a usage error names the flag).
 pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
-    let th = |flag: &str, s: &str| parse_thresholds(s).map_err(|e| usage(format!("--{flag}: {e}")));
     if !(a.sleep_coef.is_finite() && a.sleep_coef >= 0.0) {
         return Err(usage(format!(
             "--sleep-coef {}: give a number >= 0",
@@ -176,10 +232,9 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
     let action = match (&a.archive, &a.update) {
         (Some(path), _) => Action::Archive {
             path: path.clone(),
-            format: if a.archive_format == "sql" {
-                ArchiveFormat::Sql
-            } else {
-                ArchiveFormat::Tsv
+            format: match a.archive_format {
+                ArchiveFormatArg::Sql => ArchiveFormat::Sql,
+                ArchiveFormatArg::Tsv => ArchiveFormat::Tsv,
             },
             delete: a.delete,
         },
@@ -199,9 +254,9 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
         chunk_max: a.chunk_max,
         sleep_coef: a.sleep_coef,
         guard: GuardConfig {
-            max_load: th("max-load", &a.max_load)?,
-            resume_load: th("resume-load", &a.resume_load)?,
-            critical_load: th("critical-load", &a.critical_load)?,
+            max_load: a.max_load.0.clone(),
+            resume_load: a.resume_load.0.clone(),
+            critical_load: a.critical_load.0.clone(),
             critical_timeout: a.critical_timeout,
             max_lag: (!a.replica.is_empty()).then_some(a.max_lag),
             max_history: a.max_history,
@@ -217,15 +272,12 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
         state: a.state.clone(),
         state_dir: state_dir(),
         resume: a.resume,
-        pending: match a.pending.as_deref() {
-            Some("redo") => PendingPolicy::Redo,
-            Some("skip") => PendingPolicy::Skip,
-            _ => PendingPolicy::Refuse,
+        pending: match a.pending {
+            Some(PendingArg::Redo) => PendingPolicy::Redo,
+            Some(PendingArg::Skip) => PendingPolicy::Skip,
+            None => PendingPolicy::Refuse,
         },
-        window: match &a.window {
-            Some(w) => Some(Window::parse(w).map_err(|e| usage(format!("--window: {e}")))?),
-            None => None,
-        },
+        window: a.window,
         run_time: a.run_time,
         check_interval: a.check_interval.max(Duration::from_millis(10)),
         archive_children: a.archive_children,
@@ -240,7 +292,7 @@ fn tls(a: &ChunkArgs) -> anyhow::Result<Tls> {
         std::fs::File::open(ca)
             .map_err(|e| usage(format!("--ssl-ca {}: cannot read it: {e}", ca.display())))?;
     }
-    Tls::from_flags(a.ssl_mode.as_deref(), a.ssl_ca.clone()).map_err(usage)
+    Tls::from_flags(a.ssl_mode.map(SslModeArg::name), a.ssl_ca.clone()).map_err(usage)
 }
 
 /// `--sleep-coef`: a finite number >= 0.
