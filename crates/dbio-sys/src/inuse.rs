@@ -638,7 +638,7 @@ pub fn output_overlap(out: &Path, source: &Path) -> Result<Option<Overlap>, Erro
     let sys = Sys::live();
     let mounts = read_mountinfo_in(&sys)?;
     let g = Graph::new(&sys, &mounts);
-    let canon = crate::stack::nearest_existing(out)?;
+    let canon = crate::mounts::nearest_existing(out)?;
     let md = std::fs::metadata(&canon).map_err(|e| Error::io(&canon, e))?;
     let (ma, mi) = crate::dev_major_minor(md.dev());
     let out_node = g.fs_node(ma, mi, mount_for(&mounts, &canon));
@@ -924,5 +924,82 @@ mod tests {
         // Nothing shared.
         assert_eq!(overlap_in(&g, shm, dev("vdb2")), None);
         assert_eq!(overlap_in(&g, dev("vdb1"), dev("loop5")), None);
+    }
+
+    #[test]
+    fn in_use_through_partition_and_holders() {
+        let t = crate::stack::tests::fixture();
+        let sys = Sys::at(t.path());
+        let mi = read_mountinfo_in(&sys).unwrap();
+        let never = |_: &str| None;
+        let g = crate::inuse::Graph::new(&sys, &mi);
+        let chains = |name: &str| -> Vec<String> {
+            crate::inuse::write_target_findings(&g, &[], name, &never)
+                .iter()
+                .map(|f| f.to_string())
+                .collect()
+        };
+        // vdb -> vdb1 -> md0 -> dm-0, mounted on /var/lib/mysql.
+        let u = chains("vdb");
+        assert_eq!(u.len(), 1, "{u:?}");
+        assert!(
+            u[0].starts_with("vdb <- vdb1 <- md0 <- dm-0 (mounted on /var/lib/mysql, xfs)"),
+            "{u:?}"
+        );
+        assert!(chains("vdc1")[0].starts_with("vdc1 <- md0 <- dm-0 (mounted"));
+        // vdb2 is on vdb, whose other partition carries the mounted volume.
+        assert!(chains("vdb2")[0].starts_with("vdb2 -> vdb <- vdb1 <- md0 <- dm-0 (mounted"));
+        // dm-0 itself, and md0 under it.
+        assert!(chains("dm-0")[0].starts_with("dm-0 (mounted on /var/lib/mysql"));
+        assert!(chains("md0")[0].starts_with("md0 <- dm-0 (mounted"));
+        // Not mounted: what is built on the target still makes it in use.
+        let mi2: Vec<_> = mi.into_iter().filter(|m| m.major != 253).collect();
+        let g = crate::inuse::Graph::new(&sys, &mi2);
+        let chains = |name: &str| -> Vec<String> {
+            crate::inuse::write_target_findings(&g, &[], name, &never)
+                .iter()
+                .map(|f| f.to_string())
+                .collect()
+        };
+        assert!(
+            chains("vdc")[0].starts_with("vdc <- vdc1 <- md0 (md0 is built on vdc1)"),
+            "{:?}",
+            chains("vdc")
+        );
+        let h = chains("md0");
+        assert!(
+            h[0].contains("md0 <- dm-0 (dm-0 (vg-mysql) is built on md0)"),
+            "{h:?}"
+        );
+        // vdb2: nothing mounted in its stack, nothing built on it.
+        assert!(chains("vdb2").is_empty());
+        assert!(chains("dm-0").is_empty());
+    }
+
+    #[test]
+    #[ignore = "needs / on a block device node (the test machine's root disk); scripts/test.sh runs it"]
+    fn live_root_disk_is_in_use() {
+        let mi = crate::mounts::read_mountinfo().unwrap();
+        let root = mount_for(&mi, Path::new("/")).unwrap();
+        assert!(
+            root.source.starts_with("/dev/") && Path::new(&root.source).exists(),
+            "root is not on a block device node here: {}",
+            root.source
+        );
+        let used = crate::inuse::device_in_use(Path::new(&root.source))
+            .unwrap()
+            .map(|u| u.to_string());
+        assert!(
+            used.as_deref().unwrap_or("").contains("mounted on /"),
+            "{used:?}"
+        );
+        assert!(matches!(
+            crate::inuse::device_in_use(Path::new("/dev/null")),
+            Err(Error::NotBlockDevice { .. })
+        ));
+        assert!(matches!(
+            crate::inuse::device_in_use(Path::new("/dev/does-not-exist")),
+            Err(Error::NotFound { .. })
+        ));
     }
 }

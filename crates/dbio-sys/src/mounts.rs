@@ -170,6 +170,33 @@ pub(crate) fn name_of_dev(sys: &Sys, major: u32, minor: u32) -> Option<String> {
     Some(p.file_name()?.to_string_lossy().into_owned())
 }
 
+/// `path` made absolute and canonical, or, when it does not exist (yet), its nearest existing
+/// ancestor: where a file or directory to be made there would live.
+pub(crate) fn nearest_existing(path: &Path) -> Result<std::path::PathBuf, Error> {
+    let mut probe: std::path::PathBuf = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| Error::io(".", e))?
+            .join(path)
+    };
+    let canon = loop {
+        match std::fs::canonicalize(&probe) {
+            Ok(c) => break c,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match probe.parent() {
+                Some(p) => probe = p.to_path_buf(),
+                None => {
+                    return Err(Error::NotFound {
+                        path: path.to_path_buf(),
+                    })
+                }
+            },
+            Err(e) => return Err(Error::io(&probe, e)),
+        }
+    };
+    Ok(canon)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,32 +261,5 @@ mod tests {
         assert_eq!(s[1].filename, "/swap file");
         assert_eq!(s[1].kind, "file");
         assert!(parse_swaps("Filename Type Size Used Priority\n").is_empty());
-    }
-
-    #[test]
-    #[ignore = "needs / on a block device node (the test machine's root disk); scripts/test.sh runs it"]
-    fn live_root_disk_is_in_use() {
-        let mi = read_mountinfo().unwrap();
-        let root = mount_for(&mi, Path::new("/")).unwrap();
-        assert!(
-            root.source.starts_with("/dev/") && Path::new(&root.source).exists(),
-            "root is not on a block device node here: {}",
-            root.source
-        );
-        let used = crate::inuse::device_in_use(Path::new(&root.source))
-            .unwrap()
-            .map(|u| u.to_string());
-        assert!(
-            used.as_deref().unwrap_or("").contains("mounted on /"),
-            "{used:?}"
-        );
-        assert!(matches!(
-            crate::inuse::device_in_use(Path::new("/dev/null")),
-            Err(Error::NotBlockDevice { .. })
-        ));
-        assert!(matches!(
-            crate::inuse::device_in_use(Path::new("/dev/does-not-exist")),
-            Err(Error::NotFound { .. })
-        ));
     }
 }

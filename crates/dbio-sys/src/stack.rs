@@ -20,7 +20,7 @@ use crate::Error;
 pub use dbio_schema::stack::{Device, DeviceKind, Mount, Stack};
 use std::collections::BTreeSet;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 impl From<&MountEntry> for Mount {
     fn from(e: &MountEntry) -> Self {
@@ -84,37 +84,10 @@ fn unknown(sys: &Sys, name: &str) -> Error {
     }
 }
 
-/// `path` made absolute and canonical, or, when it does not exist (yet), its nearest existing
-/// ancestor: where a file or directory to be made there would live.
-pub(crate) fn nearest_existing(path: &Path) -> Result<PathBuf, Error> {
-    let mut probe: PathBuf = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map_err(|e| Error::io(".", e))?
-            .join(path)
-    };
-    let canon = loop {
-        match std::fs::canonicalize(&probe) {
-            Ok(c) => break c,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match probe.parent() {
-                Some(p) => probe = p.to_path_buf(),
-                None => {
-                    return Err(Error::NotFound {
-                        path: path.to_path_buf(),
-                    })
-                }
-            },
-            Err(e) => return Err(Error::io(&probe, e)),
-        }
-    };
-    Ok(canon)
-}
-
 pub(crate) fn resolve_in(sys: &Sys, path: &Path) -> Result<Stack, Error> {
     let mut notes = Vec::new();
     // The nearest existing ancestor, canonical.
-    let canon = nearest_existing(path)?;
+    let canon = crate::mounts::nearest_existing(path)?;
     if canon != std::fs::canonicalize(path).unwrap_or_default() {
         notes.push(format!(
             "{} does not exist; showing {}, its nearest existing parent",
@@ -306,13 +279,13 @@ pub(crate) fn read_device(sys: &Sys, name: &str, depth: usize) -> Device {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::fs;
     use std::os::unix::fs::symlink;
 
     /// A fixture sysfs: LVM volume dm-0 on md0 (raid1 of vdb1 and vdc1), plus vdb2 mounted.
-    fn fixture() -> tempfile::TempDir {
+    pub(crate) fn fixture() -> tempfile::TempDir {
         let t = tempfile::tempdir().unwrap();
         let r = t.path();
         let devs = r.join("sys/devices");
@@ -466,56 +439,6 @@ mod tests {
         let back: Stack = serde_json::from_str(&j).unwrap();
         assert_eq!(back, st);
         assert!(j.contains("\"kind\":\"partition\""));
-    }
-
-    #[test]
-    fn in_use_through_partition_and_holders() {
-        let t = fixture();
-        let sys = Sys::at(t.path());
-        let mi = read_mountinfo_in(&sys).unwrap();
-        let never = |_: &str| None;
-        let g = crate::inuse::Graph::new(&sys, &mi);
-        let chains = |name: &str| -> Vec<String> {
-            crate::inuse::write_target_findings(&g, &[], name, &never)
-                .iter()
-                .map(|f| f.to_string())
-                .collect()
-        };
-        // vdb -> vdb1 -> md0 -> dm-0, mounted on /var/lib/mysql.
-        let u = chains("vdb");
-        assert_eq!(u.len(), 1, "{u:?}");
-        assert!(
-            u[0].starts_with("vdb <- vdb1 <- md0 <- dm-0 (mounted on /var/lib/mysql, xfs)"),
-            "{u:?}"
-        );
-        assert!(chains("vdc1")[0].starts_with("vdc1 <- md0 <- dm-0 (mounted"));
-        // vdb2 is on vdb, whose other partition carries the mounted volume.
-        assert!(chains("vdb2")[0].starts_with("vdb2 -> vdb <- vdb1 <- md0 <- dm-0 (mounted"));
-        // dm-0 itself, and md0 under it.
-        assert!(chains("dm-0")[0].starts_with("dm-0 (mounted on /var/lib/mysql"));
-        assert!(chains("md0")[0].starts_with("md0 <- dm-0 (mounted"));
-        // Not mounted: what is built on the target still makes it in use.
-        let mi2: Vec<_> = mi.into_iter().filter(|m| m.major != 253).collect();
-        let g = crate::inuse::Graph::new(&sys, &mi2);
-        let chains = |name: &str| -> Vec<String> {
-            crate::inuse::write_target_findings(&g, &[], name, &never)
-                .iter()
-                .map(|f| f.to_string())
-                .collect()
-        };
-        assert!(
-            chains("vdc")[0].starts_with("vdc <- vdc1 <- md0 (md0 is built on vdc1)"),
-            "{:?}",
-            chains("vdc")
-        );
-        let h = chains("md0");
-        assert!(
-            h[0].contains("md0 <- dm-0 (dm-0 (vg-mysql) is built on md0)"),
-            "{h:?}"
-        );
-        // vdb2: nothing mounted in its stack, nothing built on it.
-        assert!(chains("vdb2").is_empty());
-        assert!(chains("dm-0").is_empty());
     }
 
     #[test]

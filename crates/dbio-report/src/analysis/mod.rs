@@ -3,6 +3,8 @@
 //! runs into points (runs of the same workload merged exactly: histograms add), curves and
 //! comparisons. Reading the inputs is [`input`].
 
+mod sample;
+pub use sample::Sample;
 pub mod compare;
 pub mod input;
 pub mod knee;
@@ -17,19 +19,6 @@ use std::collections::BTreeMap;
 
 /// The facets of a point, as [`facets`] lists them.
 type Facets = Vec<(&'static str, String)>;
-
-/// One measured interval as the detectors see it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample {
-    /// Start, seconds since the run started.
-    pub start_s: f64,
-    /// End.
-    pub end_s: f64,
-    /// Throughput.
-    pub iops: f64,
-    /// p99 latency.
-    pub p99_ns: u64,
-}
 
 /// Counts of a histogram in bins of a tenth of a decade, from its lowest to its highest
 /// non-empty bin (empty bins between kept, so the bins can be drawn as they are).

@@ -2,7 +2,7 @@
 //! jumps above a multiple of the median p99; and periodic dips, found by autocorrelation of the
 //! detrended per-interval throughput (SSD garbage collection, a flusher, a RAID patrol read).
 
-use super::Sample;
+use super::sample::Sample;
 use dbio_schema::report::{Periodic, StallEvent, StallReason, Stalls};
 
 /// The median of `v` (mean of the two middle values for an even length), 0 when empty.
@@ -259,17 +259,7 @@ pub fn periodic_events(samples: &[Sample], fraction: f64) -> Option<Periodic> {
 pub(crate) mod tests {
     use super::*;
 
-    pub(crate) fn series(iops: &[f64]) -> Vec<Sample> {
-        iops.iter()
-            .enumerate()
-            .map(|(i, &v)| Sample {
-                start_s: i as f64 * 0.1,
-                end_s: (i + 1) as f64 * 0.1,
-                iops: v,
-                p99_ns: 100_000,
-            })
-            .collect()
-    }
+    use crate::analysis::sample::series;
 
     /// A deterministic noise in [-1, 1] (no RNG crate needed for a test series).
     fn noise(i: usize) -> f64 {

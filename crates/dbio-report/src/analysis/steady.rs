@@ -4,7 +4,7 @@
 //! warm-up; p99 is judged by the drift alone (per-interval p99 of a healthy run varies by more
 //! than any useful range limit).
 
-use super::Sample;
+use super::sample::Sample;
 use dbio_schema::report::Steady;
 
 /// Slope and intercept of the least-squares line through `(i, v[i])`.
@@ -88,7 +88,7 @@ pub fn steady(samples: &[Sample], window: usize, slope_pct: f64, range_pct: f64)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::stalls::tests::series;
+    use crate::analysis::sample::series;
 
     #[test]
     fn least_squares_fits_a_line() {

@@ -157,7 +157,7 @@ impl FromStr for Format {
 #[derive(Clone, Debug, Default)]
 pub struct Text {
     /// `dbio iostat`: the columns shown, in order.
-    pub columns: text::iostat::Columns,
+    pub columns: text::columns::Columns,
 }
 
 /// `--format json`: one pretty-printed document that names its schema and dbio's version
@@ -184,7 +184,7 @@ pub struct Csv {
 /// lines ([`Prometheus::stream`]).
 #[derive(Debug)]
 pub struct Prometheus {
-    iostat: std::cell::RefCell<prometheus::iostat::State>,
+    iostat: std::cell::RefCell<prometheus::State>,
 }
 
 impl Prometheus {
@@ -192,16 +192,14 @@ impl Prometheus {
     /// single result).
     pub fn file() -> Self {
         Prometheus {
-            iostat: std::cell::RefCell::new(prometheus::iostat::State::new(
-                prometheus::Exposition::file(),
-            )),
+            iostat: std::cell::RefCell::new(prometheus::State::new(prometheus::Exposition::file())),
         }
     }
 
     /// Successive iostat reports as one exposition: families declared once, lines timestamped.
     pub fn stream() -> Self {
         Prometheus {
-            iostat: std::cell::RefCell::new(prometheus::iostat::State::new(
+            iostat: std::cell::RefCell::new(prometheus::State::new(
                 prometheus::Exposition::stream(),
             )),
         }

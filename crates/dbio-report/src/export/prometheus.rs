@@ -14,7 +14,7 @@ pub mod check;
 pub mod iostat;
 pub mod model;
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 /// A metric family's type.
@@ -137,6 +137,24 @@ impl Exposition {
     /// The text written since the last call.
     pub fn take(&mut self) -> String {
         std::mem::take(&mut self.out)
+    }
+}
+
+/// What the exposition of successive reports keeps between them: the exposition (families
+/// declared once when streamed) and the devices exported so far.
+#[derive(Debug)]
+pub struct State {
+    expo: Exposition,
+    exported: BTreeSet<String>,
+}
+
+impl State {
+    /// A state that writes `expo`.
+    pub fn new(expo: Exposition) -> Self {
+        State {
+            expo,
+            exported: BTreeSet::new(),
+        }
     }
 }
 

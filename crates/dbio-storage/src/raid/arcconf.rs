@@ -3,7 +3,7 @@
 //! battery/ZMM`, `Enabled (write-back)`, `Disabled (write-through)`), `Write-cache status`
 //! what it does now (`On`, `Off`, `Off (...)`).
 
-use super::{
+use super::model::{
     battery_state_word, kv, parse_mem, parse_strip, Battery, Controller, PhysicalDrive,
     VirtualDrive, WritePolicy,
 };
@@ -264,7 +264,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
                         "battery".into()
                     },
                     state: if v.eq_ignore_ascii_case("not installed") {
-                        super::BatteryState::Missing
+                        super::model::BatteryState::Missing
                     } else {
                         battery_state_word(v)
                     },

@@ -2,7 +2,7 @@
 //! `/dev/sda: (Smart Array P410i) RAID 1 Volume 0 status: OK.`, plus `Controller:` lines
 //! with `-V`. It reports volume health only, not cache or battery state.
 
-use super::{Controller, VirtualDrive};
+use super::model::{Controller, VirtualDrive};
 
 struct VolLine<'a> {
     device: &'a str,
@@ -159,7 +159,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
             .or_else(|| t.strip_prefix("Write cache memory:"))
         {
             if ctrls[idx].cache_bytes.is_none() || t.starts_with("Total") {
-                ctrls[idx].cache_bytes = super::parse_mem(&v.replace("MiB", "MB"));
+                ctrls[idx].cache_bytes = super::model::parse_mem(&v.replace("MiB", "MB"));
             }
         }
     }

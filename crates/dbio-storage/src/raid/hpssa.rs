@@ -4,7 +4,7 @@
 //! enabled and part of the cache is given to writes; `Cache Status: Temporarily Disabled`
 //! means the controller fell back to write-through.
 
-use super::{
+use super::model::{
     battery_state_word, kv, parse_mem, parse_strip, Battery, BatteryState, Controller,
     PhysicalDrive, VirtualDrive, WritePolicy,
 };

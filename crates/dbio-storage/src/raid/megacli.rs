@@ -2,7 +2,7 @@
 //! `-AdpBbuCmd -aALL`, alone or concatenated. `Default Cache Policy` is the configured
 //! policy, `Current Cache Policy` what the controller does now.
 
-use super::{
+use super::model::{
     battery_state, kv, parse_mem, parse_strip, Battery, BatteryFlags, BatteryState, Controller,
     PhysicalDrive, VirtualDrive, WritePolicy,
 };
@@ -485,7 +485,7 @@ pub fn parse_summary(text: &str) -> (Vec<Controller>, Vec<String>) {
             ("bbu", "Status") => {
                 c.battery = Some(Battery {
                     kind: "BBU".into(),
-                    state: super::battery_state_word(v),
+                    state: super::model::battery_state_word(v),
                     state_text: v.to_string(),
                     learn_active: false,
                     learn_due: false,

@@ -4,7 +4,7 @@
 //! fallback is inferred from the battery state (PERC controllers switch write-back virtual
 //! disks to write-through while the battery learns, charges, fails or is missing).
 
-use super::{
+use super::model::{
     battery_state_word as battery_state, kv, parse_mem, parse_strip, Battery, BatteryState,
     Controller, VirtualDrive, WritePolicy,
 };

@@ -3,7 +3,7 @@
 //! same commands. The VD table's Cache column (`RWBD`, `NRWTD`, `RAWBD`) is the current
 //! policy; `Write Cache(initial setting)` in the VD properties is the configured one.
 
-use super::{
+use super::model::{
     battery_state, battery_state_word, kv, parse_mem, parse_strip, Battery, BatteryFlags,
     BatteryState, Controller, PhysicalDrive, RaidParseError, VirtualDrive, WritePolicy,
 };

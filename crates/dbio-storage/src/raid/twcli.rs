@@ -3,7 +3,7 @@
 //! `/cN/bbu show all` (`/c0/bbu Status = OK`). 3ware prints one write-cache setting, not a
 //! configured and a current one.
 
-use super::{
+use super::model::{
     battery_state_word, Battery, BatteryState, Controller, PhysicalDrive, VirtualDrive, WritePolicy,
 };
 
@@ -178,7 +178,7 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
                 state: Some(tokens[2].to_string()),
                 stripe_bytes: stripe_col
                     .and_then(|i| tokens.get(i))
-                    .and_then(|s| super::parse_strip(s)),
+                    .and_then(|s| super::model::parse_strip(s)),
                 size: size_col
                     .and_then(|i| tokens.get(i))
                     .map(|s| format!("{s} GB")),

@@ -1,8 +1,8 @@
 //! Filesystem stripe geometry (XFS sunit/swidth, ext4 stride/stripe_width) against the RAID
 //! geometry the user gave.
 
-use super::{Finding, Status};
 use crate::align::{check_geometry, GeometryMatch};
+use dbio_schema::check::{Finding, Status};
 use serde::Serialize;
 
 /// Filesystem stripe geometry facts.

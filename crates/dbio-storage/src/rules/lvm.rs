@@ -1,7 +1,7 @@
 //! LVM rules: snapshots on the volume that holds a mount (read from `lvs`) and the alignment
 //! of a physical volume's data area.
 
-use super::{Finding, Status};
+use dbio_schema::check::{Finding, Status};
 use serde::Serialize;
 
 /// One line of `lvs`.

@@ -1,7 +1,7 @@
 //! Mount-option rules: write barriers, atime, ext4 data mode, XFS inode64, with the defaults of
 //! old kernels.
 
-use super::{Finding, Status};
+use dbio_schema::check::{Finding, Status};
 use serde::Serialize;
 
 /// A mounted filesystem.

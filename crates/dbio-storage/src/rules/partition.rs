@@ -1,7 +1,7 @@
 //! Partition alignment: does a partition (or a whole-disk filesystem) start on the RAID stripe
 //! unit, the disk's physical block and its I/O size hints?
 
-use super::{Finding, Status};
+use dbio_schema::check::{Finding, Status};
 use serde::Serialize;
 
 /// What the kernel says about one partition (or whole-disk filesystem) and its disk.

@@ -1,7 +1,7 @@
 //! Block-queue rules: the I/O scheduler, queue depth, read-ahead and the kernel's write-cache
 //! mode of each disk under an audited path.
 
-use super::{Finding, Status};
+use dbio_schema::check::{Finding, Status};
 use serde::Serialize;
 
 /// The queue settings of one whole disk, as sysfs shows them.

@@ -1,10 +1,10 @@
 //! RAID-controller rules: cache and write policy, battery or flash module, drive caches,
 //! virtual-drive state, for every parsed tool's output.
 
-use super::{Finding, Labels, Status};
 use crate::raid::{
     Battery, BatteryState, Controller, PhysicalDrive, RaidReport, Tool, VirtualDrive, WritePolicy,
 };
+use dbio_schema::check::{Finding, Labels, Status};
 
 fn ctl_id(c: &Controller) -> String {
     if c.id.starts_with('c') || c.id.contains(' ') {

@@ -2,8 +2,16 @@
 //! it, read against write await, merges, request size against the database page, what %util
 //! means), after the iostat -x article.
 
-use super::DevInfo;
 use crate::diskstats::Figures;
+
+/// What `--explain` needs to know about a device beyond its counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DevInfo {
+    /// Physical disks under it (None: unknown, as in a replay).
+    pub disks: Option<usize>,
+    /// Whether they spin (None: unknown or mixed).
+    pub rotational: Option<bool>,
+}
 
 /// The --explain reading of one device's figures (from the iostat -x article).
 pub fn explain_figures(f: &Figures, info: &DevInfo, page_size: u64) -> Vec<String> {

@@ -9,7 +9,7 @@
 
 mod explain;
 
-pub use explain::explain_figures;
+pub use explain::{explain_figures, DevInfo};
 
 use crate::diskstats::{self, Delta, DiskStat, Figures};
 pub use dbio_schema::iostat::{DeviceRow, Kind, Report};
@@ -35,15 +35,6 @@ pub enum Error {
         /// The argument as given.
         spec: String,
     },
-}
-
-/// What `--explain` needs to know about a device beyond its counters.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DevInfo {
-    /// Physical disks under it (None: unknown, as in a replay).
-    pub disks: Option<usize>,
-    /// Whether they spin (None: unknown or mixed).
-    pub rotational: Option<bool>,
 }
 
 /// A `--group`: a name and the devices summed under it.

@@ -18,12 +18,11 @@
 //! `dbio_disk_group_*` families with a `group` label, and its members in
 //! `dbio_disk_group_member_info{group, device}` (value 1).
 
-use crate::export::prometheus::{Exposition, Kind};
+use crate::export::prometheus::{Kind, State};
 use crate::export::Exporter;
 use crate::export::Prometheus;
 use dbio_sys::diskstats::{DiskStat, Figures};
 use dbio_sys::iostat::{Kind as RowKind, Report};
-use std::collections::BTreeSet;
 use std::io::{self, Write};
 
 type Get = fn(&DiskStat) -> f64;
@@ -153,24 +152,6 @@ const GAUGES: [(&str, &str, GetF); 12] = [
 
 const GROUP_HELP: &str =
     "Of a --group of devices, from the sums of their counters (%util, rd_cnc and wr_cnc divided by its number of devices):";
-
-/// What the exposition of successive reports keeps between them: the exposition (families
-/// declared once when streamed) and the devices exported so far.
-#[derive(Debug)]
-pub struct State {
-    expo: Exposition,
-    exported: BTreeSet<String>,
-}
-
-impl State {
-    /// A state that writes `expo`.
-    pub fn new(expo: Exposition) -> Self {
-        State {
-            expo,
-            exported: BTreeSet::new(),
-        }
-    }
-}
 
 impl Exporter<Report> for Prometheus {
     fn export(&self, r: &Report, out: &mut dyn Write) -> io::Result<()> {

@@ -4,6 +4,7 @@ pub mod align;
 pub mod bench;
 pub mod bench_fileset;
 pub mod check;
+pub mod columns;
 pub mod innodb;
 pub mod iostat;
 pub mod model;
