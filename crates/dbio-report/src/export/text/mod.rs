@@ -9,5 +9,6 @@ pub mod iostat;
 pub mod model;
 pub mod mysql_chunk;
 pub mod report;
+pub mod rows;
 pub mod stack;
 pub mod sweep;
