@@ -441,6 +441,60 @@ fn unverified_warnings(mut v: Vec<Unverified>, gap: u64) -> Vec<ScanWarning> {
         .collect()
 }
 
+/// The page an INDEX structure (infimum and supremum where a page start puts them) at `o`
+/// of `buf` shows, checksum or not: its size from the page directory, else the only size
+/// allowed, else the size of the last whole page seen, else 16K. A page the source's end cuts
+/// short is named in `warnings`.
+fn index_structure_at(
+    buf: &[u8],
+    o: usize,
+    base: u64,
+    opts: &ScanOptions,
+    last_size: Option<usize>,
+    at_end: bool,
+    warnings: &mut Vec<ScanWarning>,
+) -> Option<FoundPage> {
+    let min_size = *opts.page_sizes.iter().min().unwrap_or(&16384);
+    if let Some(format) = system_records(&buf[o..]) {
+        let ptype = be16(buf, o + 24);
+        if is_index_type(ptype) {
+            // Size from the page directory, else the only size allowed, else the
+            // size of the last whole page seen here, else 16K.
+            let fallback = if opts.page_sizes.len() == 1 {
+                opts.page_sizes[0]
+            } else {
+                last_size.unwrap_or(16384)
+            };
+            let size = infer_index_size(buf, o, format, &opts.page_sizes)
+                .or_else(|| (o + fallback <= buf.len()).then_some(fallback));
+            match size {
+                Some(s) => {
+                    return Some(classify(
+                        &buf[o..o + s],
+                        base + o as u64,
+                        Status::Heuristic,
+                        None,
+                    ))
+                }
+                None if at_end && o + min_size > buf.len() => {
+                    let h = FilHeader::parse(&buf[o..]);
+                    warnings.push(ScanWarning {
+                        offset: base + o as u64,
+                        message: format!(
+                            "INDEX page (space {}, page {}) is cut short: the source ends {} bytes after its start",
+                            h.space_id,
+                            h.page_no,
+                            buf.len() - o
+                        ),
+                    });
+                }
+                None => {}
+            }
+        }
+    }
+    None
+}
+
 /// [`scan_buffer`], with the candidates skipped by the work bound returned in `unverified`.
 #[allow(clippy::too_many_arguments)]
 fn scan_buffer_counting(
@@ -604,43 +658,7 @@ fn scan_buffer_counting(
                 next_struct += 1;
             }
             if next_struct < infimum_starts.len() && infimum_starts[next_struct] == o {
-                if let Some(format) = system_records(&buf[o..]) {
-                    let ptype = be16(buf, o + 24);
-                    if is_index_type(ptype) {
-                        // Size from the page directory, else the only size allowed, else the
-                        // size of the last whole page seen here, else 16K.
-                        let fallback = if opts.page_sizes.len() == 1 {
-                            opts.page_sizes[0]
-                        } else {
-                            last_size.unwrap_or(16384)
-                        };
-                        let size = infer_index_size(buf, o, format, &opts.page_sizes)
-                            .or_else(|| (o + fallback <= buf.len()).then_some(fallback));
-                        match size {
-                            Some(s) => {
-                                found = Some(classify(
-                                    &buf[o..o + s],
-                                    base + o as u64,
-                                    Status::Heuristic,
-                                    None,
-                                ))
-                            }
-                            None if at_end && o + min_size > buf.len() => {
-                                let h = FilHeader::parse(&buf[o..]);
-                                warnings.push(ScanWarning {
-                                    offset: base + o as u64,
-                                    message: format!(
-                                        "INDEX page (space {}, page {}) is cut short: the source ends {} bytes after its start",
-                                        h.space_id,
-                                        h.page_no,
-                                        buf.len() - o
-                                    ),
-                                });
-                            }
-                            None => {}
-                        }
-                    }
-                }
+                found = index_structure_at(buf, o, base, opts, last_size, at_end, warnings);
             }
         }
         if skipped && found.is_none() {

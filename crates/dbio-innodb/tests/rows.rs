@@ -4,9 +4,11 @@
 
 use dbio_innodb::recover::{scan_sources, Scanned, Source};
 use dbio_innodb::rows::def;
-use dbio_innodb::rows::run::{self, Deleted, Options, PageStore, Summary};
+use dbio_innodb::rows::inputs::expand_inputs;
+use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
 use dbio_innodb::scan::ScanOptions;
+use dbio_schema::rows::RowsSummary as Summary;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -34,7 +36,7 @@ fn rows_threads(
     format: RowFormat,
     threads: Option<usize>,
 ) -> (Vec<String>, Summary) {
-    let files = run::expand_inputs(paths).unwrap();
+    let files = expand_inputs(paths).unwrap();
     let sources: Vec<Source> = files
         .iter()
         .map(|p| Source::open(p, false).unwrap())

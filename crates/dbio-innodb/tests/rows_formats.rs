@@ -6,9 +6,10 @@
 use crate::rows::{fixture, scan};
 use dbio_innodb::recover::Source;
 use dbio_innodb::rows::def::{self, TableDef};
-use dbio_innodb::rows::run::{self, Deleted, Options, PageStore, RowsError, Summary};
+use dbio_innodb::rows::run::{self, Deleted, Options, PageStore, RowsError};
 use dbio_innodb::rows::temporal;
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
+use dbio_schema::rows::RowsSummary as Summary;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 

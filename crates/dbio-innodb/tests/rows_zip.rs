@@ -9,9 +9,10 @@ use dbio_innodb::page::be16;
 use dbio_innodb::recover::Source;
 use dbio_innodb::rows::def::{self, TableDef};
 use dbio_innodb::rows::record::{self, Layout};
-use dbio_innodb::rows::run::{self, Deleted, Options, PageStore, Summary, ZipStats};
+use dbio_innodb::rows::run::{self, Deleted, Options, PageStore, ZipStats};
 use dbio_innodb::rows::write::{RowFormat, RowWriter};
 use dbio_innodb::rows::zip;
+use dbio_schema::rows::RowsSummary as Summary;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 

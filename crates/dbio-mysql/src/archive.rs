@@ -31,16 +31,6 @@ pub fn tail_hash(file: &File, len: u64) -> std::io::Result<String> {
     Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
-impl Format {
-    /// `tsv` or `sql`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Tsv => "tsv",
-            Format::Sql => "sql",
-        }
-    }
-}
-
 /// `path` made absolute (not resolving symlinks: the path as the user gave it).
 fn absolute(path: &Path) -> String {
     std::path::absolute(path)
@@ -49,13 +39,35 @@ fn absolute(path: &Path) -> String {
         .to_string()
 }
 
-/// The archive's format.
+/// The archive's format: one of the row formats, `tsv` (tab-separated values with a header
+/// line) or `sql` (one `INSERT INTO ... VALUES (...), (...);` per chunk); its name is what a
+/// checkpoint records. JSON Lines is refused ([`Layout::of`]).
+pub use dbio_schema::rows::RowFormat as Format;
+
+/// How the rows of an archive are laid out: the row formats an archive can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Tab-separated values with a header line.
+enum Layout {
     Tsv,
-    /// One `INSERT INTO ... VALUES (...), (...);` per chunk.
     Sql,
+}
+
+impl Layout {
+    /// The layout of `format`; an error naming the formats an archive takes for JSON Lines
+    /// (an archive is loaded back into the server, with LOAD DATA or as SQL).
+    fn of(format: Format, path: &Path) -> Result<Layout, Error> {
+        match format {
+            Format::Tsv => Ok(Layout::Tsv),
+            Format::Sql => Ok(Layout::Sql),
+            Format::Jsonl => Err(Error::Archive {
+                path: path.to_path_buf(),
+                what: "an archive is written as tsv or sql (the formats a server loads back), not jsonl",
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "give --archive-format tsv or sql",
+                ),
+            }),
+        }
+    }
 }
 
 /// An open archive.
@@ -63,6 +75,7 @@ pub struct Archive {
     file: File,
     path: PathBuf,
     format: Format,
+    layout: Layout,
     table: String,
     len: u64,
 }
@@ -83,18 +96,20 @@ impl Archive {
         table: &str,
         columns: &[String],
     ) -> Result<Archive, Error> {
+        let layout = Layout::of(format, path)?;
         let file = dbio_sys::atomic::create_new(path)
             .map_err(io(path, "cannot create it (it must not exist yet)"))?;
         let mut a = Archive {
             file,
             path: path.to_path_buf(),
             format,
+            layout,
             table: table.to_string(),
             len: 0,
         };
-        let header = match format {
-            Format::Tsv => format!("{}\n", columns.join("\t")),
-            Format::Sql => format!("-- dbio mysql chunk archive of {table}\n"),
+        let header = match layout {
+            Layout::Tsv => format!("{}\n", columns.join("\t")),
+            Layout::Sql => format!("-- dbio mysql chunk archive of {table}\n"),
         };
         a.append(header.as_bytes())?;
         // The new name must survive a crash too, before any DELETE commits: flush the directory.
@@ -120,6 +135,7 @@ impl Archive {
         identity: &ArchiveIdentity,
         tail: &str,
     ) -> Result<Archive, Error> {
+        let layout = Layout::of(format, path)?;
         let refuse = |reason: String| Error::ArchiveIdentity {
             path: path.to_path_buf(),
             reason,
@@ -179,6 +195,7 @@ impl Archive {
             file,
             path: path.to_path_buf(),
             format,
+            layout,
             table: table.to_string(),
             len,
         })
@@ -236,8 +253,8 @@ impl Archive {
         if rows.is_empty() {
             return out;
         }
-        match self.format {
-            Format::Tsv => {
+        match self.layout {
+            Layout::Tsv => {
                 for row in rows {
                     for (i, v) in row.iter().enumerate() {
                         if i > 0 {
@@ -248,7 +265,7 @@ impl Archive {
                     out.push(b'\n');
                 }
             }
-            Format::Sql => {
+            Layout::Sql => {
                 let cols: Vec<String> =
                     columns.iter().map(|c| crate::key::quote_ident(c)).collect();
                 out.extend_from_slice(
@@ -307,6 +324,22 @@ impl Archive {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_lines_is_refused_before_anything_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.jsonl");
+        let e = Archive::create(&p, Format::Jsonl, "t", &["id".to_string()])
+            .err()
+            .expect("jsonl refused");
+        assert!(e.to_string().contains("tsv or sql"), "{e}");
+        assert!(!p.exists());
+        // Checkpoints record the names of the formats written before the row formats were
+        // one enum: they must read the same.
+        assert_eq!((Format::Tsv.name(), Format::Sql.name()), ("tsv", "sql"));
+        let a = Archive::create(&p, Format::Sql, "t", &["id".to_string()]).unwrap();
+        assert_eq!(a.identity().unwrap().format, "sql");
+    }
 
     #[test]
     fn create_refuses_an_existing_file_and_reopen_cuts_back() {

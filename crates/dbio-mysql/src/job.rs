@@ -363,6 +363,15 @@ pub fn run(
                     "a TSV archive holds one table's rows: give --archive-format sql (one file that restores parents before children)".into(),
                 ))
             }
+            Action::Archive {
+                delete: true,
+                format: Format::Jsonl,
+                ..
+            } => {
+                return Err(Error::ArchiveChildren(
+                    "an archive is tsv or sql, not jsonl: give --archive-format sql (one file that restores parents before children)".into(),
+                ))
+            }
             _ => {
                 return Err(Error::ArchiveChildren(
                     "it archives the rows a DELETE cascades to: give it with --archive FILE --delete".into(),

@@ -1031,6 +1031,7 @@ fn every_archive_format_restores_every_column_type_identically() {
                 ))
                 .unwrap();
             }
+            Format::Jsonl => unreachable!("an archive is sql or tsv: the loop above"),
         }
         assert_eq!(count(&mut c, "SELECT COUNT(*) FROM t"), 400, "{format:?}");
         assert_eq!(checksum(&mut c, "t"), want, "{format:?}");

@@ -17,6 +17,7 @@ pub mod model;
 pub mod mysql_chunk;
 pub mod read;
 pub mod report;
+pub mod rows;
 pub mod stack;
 pub mod sweep;
 pub mod units;

@@ -154,10 +154,10 @@ pub enum ColType {
         fsp: u8,
     },
     /// DATETIME/TIME/TIMESTAMP(fsp) in the format before MySQL 5.6 (MariaDB with
-    /// mysql56_temporal_format=OFF; MariaDB 5.3's for fsp > 0): see [`super::temporal`].
+    /// mysql56_temporal_format=OFF; MariaDB 5.3's for fsp > 0): see the `temporal` module.
     OldTemporal {
         /// Which type.
-        old: super::temporal::Kind,
+        old: OldTemporal,
         /// Fraction digits.
         fsp: u8,
     },
@@ -251,6 +251,40 @@ impl ColType {
     /// BLOB/TEXT: lengths always take 2 bytes when above 127, and values may be off page.
     pub fn is_blob(&self) -> bool {
         matches!(self, ColType::Blob { .. })
+    }
+}
+
+/// Which temporal type in the format before MySQL 5.6 (the `temporal` module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OldTemporal {
+    /// DATETIME.
+    Datetime,
+    /// TIME.
+    Time,
+    /// TIMESTAMP.
+    Timestamp,
+}
+
+impl OldTemporal {
+    /// Stored bytes with `fsp` fraction digits.
+    pub fn len(self, fsp: u8) -> usize {
+        let i = fsp.min(6) as usize;
+        match self {
+            OldTemporal::Datetime if fsp == 0 => 8,
+            OldTemporal::Datetime => [5, 6, 6, 7, 7, 7, 8][i],
+            OldTemporal::Time => [3, 4, 4, 5, 5, 5, 6][i],
+            OldTemporal::Timestamp => [4, 5, 5, 6, 6, 6, 7][i],
+        }
+    }
+
+    /// The SQL type name.
+    pub fn name(self) -> &'static str {
+        match self {
+            OldTemporal::Datetime => "DATETIME",
+            OldTemporal::Time => "TIME",
+            OldTemporal::Timestamp => "TIMESTAMP",
+        }
     }
 }
 

@@ -6,6 +6,21 @@ use super::value::{self, Bad, Cell, Kind, Value};
 use crate::page::{be16, be32, be64, RowFormat};
 use serde::Serialize;
 
+/// Bytes that a short value's copy may take beyond its end (the line encoder copies a short
+/// value in one piece of this size: the `line` module).
+pub const PAD: usize = 32;
+
+/// Where a row came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowMeta {
+    /// Space id.
+    pub space_id: u32,
+    /// Page number.
+    pub page_no: u32,
+    /// The page's LSN.
+    pub lsn: u64,
+}
+
 /// Why a record is not emitted as a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -612,7 +627,7 @@ impl RowBuf {
     }
 
     /// The value of table column `i`, and the row's bytes from its first on: at least
-    /// [`super::write::PAD`] past its end after [`decode_into`].
+    /// [`PAD`] past its end after [`decode_into`].
     #[inline]
     pub fn cell_padded(&self, i: usize) -> (Cell<'_>, &[u8]) {
         let (kind, a, b) = self.cells[i];
@@ -703,7 +718,7 @@ pub fn decode_into(
         out.cells[ci] = (kind, start, out.data.len() as u32);
     }
     // Room for fixed-size copies of the last values (not part of any value).
-    out.data.extend_from_slice(&[0; super::write::PAD]);
+    out.data.extend_from_slice(&[0; PAD]);
     Ok(())
 }
 

@@ -17,129 +17,10 @@
 //! A CREATE TABLE statement does not tell these from the new formats unless it carries the
 //! comment, and the stored lengths are the same for most precisions (DATETIME(0) takes 8
 //! bytes instead of 5, the others differ only for n = 5), so the formats are chosen from the
-//! definition: [`marked_columns`] finds the commented columns, [`apply`] switches them (or
+//! definition ([`super::value::old_temporal`] decodes them): [`marked_columns`] finds the commented columns, [`apply`] switches them (or
 //! every temporal column, for `--old-temporal`).
 
-use super::def::{ColType, TableDef};
-use super::value::{be, push_frac, push_hms, push_ymd, Bad};
-use serde::Serialize;
-
-/// Which old temporal type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// DATETIME.
-    Datetime,
-    /// TIME.
-    Time,
-    /// TIMESTAMP.
-    Timestamp,
-}
-
-impl Kind {
-    /// Stored bytes with `fsp` fraction digits.
-    pub fn len(self, fsp: u8) -> usize {
-        let i = fsp.min(6) as usize;
-        match self {
-            Kind::Datetime if fsp == 0 => 8,
-            Kind::Datetime => [5, 6, 6, 7, 7, 7, 8][i],
-            Kind::Time => [3, 4, 4, 5, 5, 5, 6][i],
-            Kind::Timestamp => [4, 5, 5, 6, 6, 6, 7][i],
-        }
-    }
-
-    /// The SQL type name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Datetime => "DATETIME",
-            Kind::Time => "TIME",
-            Kind::Timestamp => "TIMESTAMP",
-        }
-    }
-}
-
-const USEC: u64 = 1_000_000;
-
-/// A value of `kind`(`fsp`) in the old format, as the server prints it.
-pub fn decode(kind: Kind, fsp: u8, b: &[u8]) -> Result<String, Bad> {
-    if b.len() != kind.len(fsp) || fsp > 6 {
-        return Err(Bad::Length);
-    }
-    let scale = 10u64.pow(6 - fsp as u32);
-    let mut out = Vec::with_capacity(26);
-    match (kind, fsp) {
-        (Kind::Datetime, 0) => {
-            let v = be(b) ^ (1 << 63);
-            if v >> 63 != 0 {
-                return Err(Bad::Range);
-            }
-            let part = |div: u64| v / div % 100;
-            let (y, mo, d) = (v / 10_000_000_000, part(100_000_000), part(1_000_000));
-            let (h, mi, s) = (part(10_000), part(100), v % 100);
-            if y > 9999 || mo > 12 || d > 31 || h > 23 || mi > 59 || s > 59 {
-                return Err(Bad::Range);
-            }
-            push_ymd(&mut out, y, mo, d);
-            out.push(b' ');
-            push_hms(&mut out, h, mi, s);
-        }
-        (Kind::Datetime, _) => {
-            let v = be(b).checked_mul(scale).ok_or(Bad::Range)?;
-            let (usec, mut r) = (v % USEC, v / USEC);
-            let s = r % 60;
-            r /= 60;
-            let mi = r % 60;
-            r /= 60;
-            let h = r % 24;
-            r /= 24;
-            let d = r % 32;
-            r /= 32;
-            let (mo, y) = (r % 13, r / 13);
-            if y > 9999 {
-                return Err(Bad::Range);
-            }
-            push_ymd(&mut out, y, mo, d);
-            out.push(b' ');
-            push_hms(&mut out, h, mi, s);
-            push_frac(&mut out, usec as u32, fsp);
-        }
-        (Kind::Time, 0) => {
-            let v = be(b) as i64 - 0x80_0000;
-            let a = v.unsigned_abs();
-            let (h, m, s) = (a / 10_000, a / 100 % 100, a % 100);
-            if h > 838 || m > 59 || s > 59 {
-                return Err(Bad::Range);
-            }
-            if v < 0 {
-                out.push(b'-');
-            }
-            push_hms(&mut out, h, m, s);
-        }
-        (Kind::Time, _) => {
-            let zero = (3_020_400 * USEC / scale) as i64;
-            let v = be(b) as i64 - zero;
-            let a = v.unsigned_abs() * scale;
-            let (usec, secs) = (a % USEC, a / USEC);
-            if secs > 3_020_399 {
-                return Err(Bad::Range);
-            }
-            if v < 0 {
-                out.push(b'-');
-            }
-            push_hms(&mut out, secs / 3600, secs / 60 % 60, secs % 60);
-            push_frac(&mut out, usec as u32, fsp);
-        }
-        (Kind::Timestamp, _) => {
-            out = super::value::timestamp(&b[..4], 0)?.into_bytes();
-            let usec = be(&b[4..]) * scale;
-            if usec >= USEC {
-                return Err(Bad::Range);
-            }
-            push_frac(&mut out, usec as u32, fsp);
-        }
-    }
-    Ok(String::from_utf8_lossy(&out).into_owned())
-}
+use super::def::{ColType, OldTemporal as Kind, TableDef};
 
 /// Columns of the CREATE TABLE statements in `sql` whose type carries MariaDB's
 /// `/* mariadb-5.3 */` or MySQL's `/* 5.5 binary format */` comment (the old temporal
@@ -220,45 +101,6 @@ pub fn apply(def: &mut TableDef, names: &[String], all: bool) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn old_formats_decode_as_the_server_prints_them() {
-        // Bytes from a MariaDB 10.11 table made with mysql56_temporal_format=OFF.
-        let h = |s: &str| -> Vec<u8> {
-            (0..s.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-                .collect()
-        };
-        let cases = [
-            (Kind::Datetime, 0, "8000125cf85d1ed3", "2019-05-13 14:35:07"),
-            (Kind::Time, 0, "7e1dc0", "-12:34:56"),
-            (Kind::Timestamp, 0, "5cd95c40", "2019-05-13 12:00:00"),
-            (
-                Kind::Datetime,
-                3,
-                "0042037a5dddf3",
-                "2019-05-13 14:35:07.123",
-            ),
-            (Kind::Time, 2, "00000001", "-838:59:59.99"),
-            (
-                Kind::Timestamp,
-                6,
-                "7fffffff0f423f",
-                "2038-01-19 03:14:07.999999",
-            ),
-            (Kind::Time, 6, "02bf3dde7bff", "-00:00:00.000001"),
-        ];
-        for (k, fsp, hex, want) in cases {
-            assert_eq!(decode(k, fsp, &h(hex)).as_deref(), Ok(want), "{k:?}({fsp})");
-        }
-        assert_eq!(decode(Kind::Datetime, 0, &h("8000")), Err(Bad::Length));
-        assert_eq!(decode(Kind::Time, 0, &h("7fffff")), Ok("-00:00:01".into()));
-        assert_eq!(
-            decode(Kind::Datetime, 0, &h("8000ffffffffffff")),
-            Err(Bad::Range)
-        );
-    }
 
     #[test]
     fn marked_columns_are_found_in_the_statement() {

@@ -1,7 +1,7 @@
 //! Stored column bytes turned back into values, printed as MariaDB prints them: the inverse
 //! of [`crate::encode`] (whose tests round-trip through these functions).
 
-use super::def::{Charset, ColType};
+use super::def::{Charset, ColType, OldTemporal};
 use crate::encode::{IntType, DIG2BYTES};
 
 /// A decoded value.
@@ -668,7 +668,7 @@ fn decode_append(ty: &ColType, b: &[u8], out: &mut Vec<u8>) -> Result<Kind, Bad>
             Kind::Text
         }
         ColType::OldTemporal { old, fsp } => {
-            out.extend_from_slice(super::temporal::decode(*old, *fsp, b)?.as_bytes());
+            out.extend_from_slice(old_temporal(*old, *fsp, b)?.as_bytes());
             Kind::Text
         }
         ColType::Char { len, charset } => {
@@ -758,6 +758,89 @@ fn decode_append(ty: &ColType, b: &[u8], out: &mut Vec<u8>) -> Result<Kind, Bad>
             Kind::Text
         }
     })
+}
+
+const USEC: u64 = 1_000_000;
+
+/// A value of `kind`(`fsp`) in the format before MySQL 5.6 (the `temporal` module), as the server prints it.
+pub fn old_temporal(kind: OldTemporal, fsp: u8, b: &[u8]) -> Result<String, Bad> {
+    if b.len() != kind.len(fsp) || fsp > 6 {
+        return Err(Bad::Length);
+    }
+    let scale = 10u64.pow(6 - fsp as u32);
+    let mut out = Vec::with_capacity(26);
+    match (kind, fsp) {
+        (OldTemporal::Datetime, 0) => {
+            let v = be(b) ^ (1 << 63);
+            if v >> 63 != 0 {
+                return Err(Bad::Range);
+            }
+            let part = |div: u64| v / div % 100;
+            let (y, mo, d) = (v / 10_000_000_000, part(100_000_000), part(1_000_000));
+            let (h, mi, s) = (part(10_000), part(100), v % 100);
+            if y > 9999 || mo > 12 || d > 31 || h > 23 || mi > 59 || s > 59 {
+                return Err(Bad::Range);
+            }
+            push_ymd(&mut out, y, mo, d);
+            out.push(b' ');
+            push_hms(&mut out, h, mi, s);
+        }
+        (OldTemporal::Datetime, _) => {
+            let v = be(b).checked_mul(scale).ok_or(Bad::Range)?;
+            let (usec, mut r) = (v % USEC, v / USEC);
+            let s = r % 60;
+            r /= 60;
+            let mi = r % 60;
+            r /= 60;
+            let h = r % 24;
+            r /= 24;
+            let d = r % 32;
+            r /= 32;
+            let (mo, y) = (r % 13, r / 13);
+            if y > 9999 {
+                return Err(Bad::Range);
+            }
+            push_ymd(&mut out, y, mo, d);
+            out.push(b' ');
+            push_hms(&mut out, h, mi, s);
+            push_frac(&mut out, usec as u32, fsp);
+        }
+        (OldTemporal::Time, 0) => {
+            let v = be(b) as i64 - 0x80_0000;
+            let a = v.unsigned_abs();
+            let (h, m, s) = (a / 10_000, a / 100 % 100, a % 100);
+            if h > 838 || m > 59 || s > 59 {
+                return Err(Bad::Range);
+            }
+            if v < 0 {
+                out.push(b'-');
+            }
+            push_hms(&mut out, h, m, s);
+        }
+        (OldTemporal::Time, _) => {
+            let zero = (3_020_400 * USEC / scale) as i64;
+            let v = be(b) as i64 - zero;
+            let a = v.unsigned_abs() * scale;
+            let (usec, secs) = (a % USEC, a / USEC);
+            if secs > 3_020_399 {
+                return Err(Bad::Range);
+            }
+            if v < 0 {
+                out.push(b'-');
+            }
+            push_hms(&mut out, secs / 3600, secs / 60 % 60, secs % 60);
+            push_frac(&mut out, usec as u32, fsp);
+        }
+        (OldTemporal::Timestamp, _) => {
+            out = timestamp(&b[..4], 0)?.into_bytes();
+            let usec = be(&b[4..]) * scale;
+            if usec >= USEC {
+                return Err(Bad::Range);
+            }
+            push_frac(&mut out, usec as u32, fsp);
+        }
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 #[cfg(test)]
@@ -939,5 +1022,59 @@ mod tests {
         };
         assert_eq!(decode(&s, &[5]).unwrap(), Value::Text("x,z".into()));
         assert_eq!(decode(&s, &[8]), Err(Bad::Range));
+    }
+
+    #[test]
+    fn old_formats_decode_as_the_server_prints_them() {
+        // Bytes from a MariaDB 10.11 table made with mysql56_temporal_format=OFF.
+        let h = |s: &str| -> Vec<u8> {
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                .collect()
+        };
+        let cases = [
+            (
+                OldTemporal::Datetime,
+                0,
+                "8000125cf85d1ed3",
+                "2019-05-13 14:35:07",
+            ),
+            (OldTemporal::Time, 0, "7e1dc0", "-12:34:56"),
+            (OldTemporal::Timestamp, 0, "5cd95c40", "2019-05-13 12:00:00"),
+            (
+                OldTemporal::Datetime,
+                3,
+                "0042037a5dddf3",
+                "2019-05-13 14:35:07.123",
+            ),
+            (OldTemporal::Time, 2, "00000001", "-838:59:59.99"),
+            (
+                OldTemporal::Timestamp,
+                6,
+                "7fffffff0f423f",
+                "2038-01-19 03:14:07.999999",
+            ),
+            (OldTemporal::Time, 6, "02bf3dde7bff", "-00:00:00.000001"),
+        ];
+        for (k, fsp, hex, want) in cases {
+            assert_eq!(
+                old_temporal(k, fsp, &h(hex)).as_deref(),
+                Ok(want),
+                "{k:?}({fsp})"
+            );
+        }
+        assert_eq!(
+            old_temporal(OldTemporal::Datetime, 0, &h("8000")),
+            Err(Bad::Length)
+        );
+        assert_eq!(
+            old_temporal(OldTemporal::Time, 0, &h("7fffff")),
+            Ok("-00:00:01".into())
+        );
+        assert_eq!(
+            old_temporal(OldTemporal::Datetime, 0, &h("8000ffffffffffff")),
+            Err(Bad::Range)
+        );
     }
 }

@@ -288,35 +288,14 @@ fn set_next(p: &mut [u8], rec: usize, next: usize) {
 pub fn decompress(zip: &[u8]) -> Result<(Vec<u8>, ZipInfo), ZipReject> {
     use ZipReject::*;
     let z = zip.len();
-    if !(1024..=PAGE).contains(&z) || be16(zip, 24) != page_type::INDEX {
-        return Err(Header);
-    }
-    let n_heap_raw = be16(zip, 42) as usize;
-    let n_heap = n_heap_raw & 0x7FFF;
-    let heap_top = be16(zip, 40) as usize;
-    let n_recs = be16(zip, 54) as usize;
-    let leaf = be16(zip, 64) == 0;
-    if n_heap_raw & 0x8000 == 0 || n_heap < 2 || !leaf || !(ZIP_START..=PAGE).contains(&heap_top) {
-        return Err(Header);
-    }
-    let n_dense = n_heap - 2;
-    if n_recs > n_dense || DATA + 2 + n_dense * (2 + TRX) >= z {
-        return Err(Header);
-    }
+    let Dense {
+        n_recs,
+        n_dense,
+        heap_top,
+        recs,
+    } = directory(zip)?;
     let storage = z - 2 * n_dense;
     let slot = |i: usize| be16(zip, z - 2 * (i + 1)) as usize;
-    let mut recs: Vec<usize> = (0..n_dense).map(|i| slot(i) & 0x3FFF).collect();
-    if n_dense > n_recs && (n_recs..n_dense).any(|i| slot(i) & 0xC000 != 0) {
-        return Err(Directory);
-    }
-    recs.sort_unstable();
-    if recs
-        .iter()
-        .any(|&r| r < ZIP_START + 5 || r >= heap_top.max(ZIP_START + 5))
-        || recs.windows(2).any(|w| w[0] + 5 > w[1])
-    {
-        return Err(Directory);
-    }
     // The zlib stream: the header (deflate, no dictionary), the index description up to
     // the full flush (an empty stored block: 00 00 FF FF), then the page bytes.
     let cmf = zip[DATA];
@@ -330,33 +309,8 @@ pub fn decompress(zip: &[u8]) -> Result<(Vec<u8>, ZipInfo), ZipReject> {
     // The modification log ends where the trailer may start at the lowest.
     let log_end = storage - n_dense * TRX;
     let body = &zip[..log_end];
-    let mut fbuf = vec![0u8; 4096];
     let mut data = vec![0u8; PAGE - ZIP_START];
-    let search_end = (DATA + 2 + 4096).min(log_end);
-    let mut found = None;
-    let mut i = DATA + 2;
-    while i + 4 <= search_end {
-        if body[i..i + 4] == [0, 0, 0xFF, 0xFF] {
-            let k = i + 4;
-            if let Some((n_in, n_f, false)) = inflate_raw(&body[DATA + 2..k], &mut fbuf, false) {
-                if n_in == k - DATA - 2 {
-                    if let Some(f) = parse_fields(&fbuf[..n_f]) {
-                        if let Some((c, n_d, true)) = inflate_raw(&body[k..], &mut data, true) {
-                            let a = k + c;
-                            if a + 4 <= log_end
-                                && be32(body, a) == adler32(&[&fbuf[..n_f], &data[..n_d]])
-                            {
-                                found = Some((f, n_d, a + 4));
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        i += 1;
-    }
-    let Some((f, n_data, log_start)) = found else {
+    let Some((f, n_data, log_start)) = find_stream(body, &mut data) else {
         return Err(Stream);
     };
     let data = &data[..n_data];
@@ -514,6 +468,97 @@ pub fn decompress(zip: &[u8]) -> Result<(Vec<u8>, ZipInfo), ZipReject> {
             p[at..at + REF].copy_from_slice(&zip[externs..externs + REF]);
         }
     }
+    link_records(&mut p, slot, n_recs, n_dense);
+    Ok((p, info))
+}
+
+/// The header fields of a compressed leaf page that [`decompress`] needs, and its dense page
+/// directory: the records' offsets in heap (address) order.
+struct Dense {
+    n_recs: usize,
+    n_dense: usize,
+    heap_top: usize,
+    recs: Vec<usize>,
+}
+
+/// The [`Dense`] directory of the compressed page `zip`, checked (a leaf INDEX page in the
+/// compressed format, records apart and below the heap top).
+fn directory(zip: &[u8]) -> Result<Dense, ZipReject> {
+    use ZipReject::{Directory as BadDirectory, Header};
+    let z = zip.len();
+    if !(1024..=PAGE).contains(&z) || be16(zip, 24) != page_type::INDEX {
+        return Err(Header);
+    }
+    let n_heap_raw = be16(zip, 42) as usize;
+    let n_heap = n_heap_raw & 0x7FFF;
+    let heap_top = be16(zip, 40) as usize;
+    let n_recs = be16(zip, 54) as usize;
+    let leaf = be16(zip, 64) == 0;
+    if n_heap_raw & 0x8000 == 0 || n_heap < 2 || !leaf || !(ZIP_START..=PAGE).contains(&heap_top) {
+        return Err(Header);
+    }
+    let n_dense = n_heap - 2;
+    if n_recs > n_dense || DATA + 2 + n_dense * (2 + TRX) >= z {
+        return Err(Header);
+    }
+    let slot = |i: usize| be16(zip, z - 2 * (i + 1)) as usize;
+    let mut recs: Vec<usize> = (0..n_dense).map(|i| slot(i) & 0x3FFF).collect();
+    if n_dense > n_recs && (n_recs..n_dense).any(|i| slot(i) & 0xC000 != 0) {
+        return Err(BadDirectory);
+    }
+    recs.sort_unstable();
+    if recs
+        .iter()
+        .any(|&r| r < ZIP_START + 5 || r >= heap_top.max(ZIP_START + 5))
+        || recs.windows(2).any(|w| w[0] + 5 > w[1])
+    {
+        return Err(BadDirectory);
+    }
+    Ok(Dense {
+        n_recs,
+        n_dense,
+        heap_top,
+        recs,
+    })
+}
+
+/// The index description and the page bytes in the zlib stream of `body` (the compressed
+/// page up to its modification log): the full flush (an empty stored block, 00 00 FF FF)
+/// that ends the description is searched for, the rest inflated into `data` and checked
+/// against the stream's Adler-32. Returns the fields, the bytes of `data` inflated and where
+/// the modification log starts.
+fn find_stream(body: &[u8], data: &mut [u8]) -> Option<(Fields, usize, usize)> {
+    let log_end = body.len();
+    let mut fbuf = vec![0u8; 4096];
+    let search_end = (DATA + 2 + 4096).min(log_end);
+    let mut i = DATA + 2;
+    while i + 4 <= search_end {
+        if body[i..i + 4] == [0, 0, 0xFF, 0xFF] {
+            let k = i + 4;
+            if let Some((n_in, n_f, false)) = inflate_raw(&body[DATA + 2..k], &mut fbuf, false) {
+                if n_in == k - DATA - 2 {
+                    if let Some(f) = parse_fields(&fbuf[..n_f]) {
+                        if let Some((c, n_d, true)) = inflate_raw(&body[k..], data, true) {
+                            let a = k + c;
+                            if a + 4 <= log_end
+                                && be32(body, a) == adler32(&[&fbuf[..n_f], &data[..n_d]])
+                            {
+                                return Some((f, n_d, a + 4));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Writes the record headers of the decompressed page `p`: info bits, owners, the list in
+/// key order (the first `n_recs` slots of the dense directory, `slot(i)`), the free list
+/// (the other slots up to `n_dense`).
+fn link_records(p: &mut [u8], slot: impl Fn(usize) -> usize, n_recs: usize, n_dense: usize) {
     // The record headers: info bits, owners, the list in key order, the free list.
     p[94..99].copy_from_slice(&[0x01, 0x00, 0x02, 0, 0]);
     p[99..107].copy_from_slice(b"infimum\0");
@@ -535,10 +580,10 @@ pub fn decompress(zip: &[u8]) -> Result<(Vec<u8>, ZipInfo), ZipReject> {
             n_owned = n_owned.saturating_add(1);
         }
         p[rec - 5] = info_bits;
-        set_next(&mut p, prev, rec);
+        set_next(p, prev, rec);
         prev = rec;
     }
-    set_next(&mut p, prev, 112);
+    set_next(p, prev, 112);
     p[107] = n_owned;
     let first_free = if n_dense > n_recs { slot(n_recs) } else { 0 };
     p[44..46].copy_from_slice(&(first_free as u16).to_be_bytes());
@@ -546,9 +591,8 @@ pub fn decompress(zip: &[u8]) -> Result<(Vec<u8>, ZipInfo), ZipReject> {
         let rec = slot(i);
         p[rec - 5] = 0;
         let next = if i + 1 < n_dense { slot(i + 1) } else { 0 };
-        set_next(&mut p, rec, next);
+        set_next(p, rec, next);
     }
-    Ok((p, info))
 }
 
 /// Reads `len` bytes of a compressed BLOB: one zlib stream from (`page_no`, `offset`) on, the

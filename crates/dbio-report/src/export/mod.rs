@@ -72,15 +72,11 @@ pub enum Format {
     Sysbench,
     /// One self-contained HTML page (inline SVG charts, no network, no script needed).
     Html,
-    /// SQL statements a server loads (innodb rows).
-    Sql,
-    /// Tab-separated values with LOAD DATA's escaping (innodb rows).
-    Tsv,
 }
 
 impl Format {
     /// Every format.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 8] = [
         Format::Text,
         Format::Json,
         Format::Jsonl,
@@ -89,8 +85,6 @@ impl Format {
         Format::Nagios,
         Format::Sysbench,
         Format::Html,
-        Format::Sql,
-        Format::Tsv,
     ];
 
     /// The name on the command line (`--format json`).
@@ -104,8 +98,6 @@ impl Format {
             Format::Nagios => "nagios",
             Format::Sysbench => "sysbench",
             Format::Html => "html",
-            Format::Sql => "sql",
-            Format::Tsv => "tsv",
         }
     }
 
@@ -120,8 +112,6 @@ impl Format {
             Format::Nagios => "Nagios plugin status line and perfdata",
             Format::Sysbench => "sysbench fileio 1.0.20 layout",
             Format::Html => "one self-contained HTML page with SVG charts",
-            Format::Sql => "SQL statements to load into a server",
-            Format::Tsv => "tab-separated values (LOAD DATA INFILE escaping)",
         }
     }
 
@@ -140,7 +130,7 @@ impl fmt::Display for Format {
 
 /// A format name that is not one of [`Format::ALL`].
 #[derive(Debug, thiserror::Error)]
-#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench, html, sql, tsv")]
+#[error("unknown format {0:?}: choose one of text, json, jsonl, csv, prometheus, nagios, sysbench, html")]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {

@@ -10,5 +10,6 @@ pub mod iostat;
 pub mod model;
 pub mod mysql_chunk;
 pub mod report;
+pub mod rows;
 pub mod stack;
 pub mod sweep;

@@ -1,38 +1,22 @@
 //! `dbio innodb rows`: recovered InnoDB pages decoded back into rows (SQL, TSV or JSON Lines)
 //! with a table definition from a CREATE TABLE statement or from the data dictionary of an
-//! ibdata1 (dropped tables too). The decoding lives in `dbio_innodb::rows`; this file maps
-//! flags to options and writes.
+//! ibdata1 (dropped tables too). The whole command is one library call,
+//! `dbio_innodb::rows::job::rows`: this file maps flags to its request, gives it the progress,
+//! the output and the signal handling, and shows the summary it returns.
 
 use super::scan::{exit_code, map_guard, ScanFlags};
 use crate::cli::usage;
-use crate::output::{to_stderr, OutputArgs, Stream};
+use crate::output::{to_stderr, Stream};
 use crate::progress::Progress;
-use dbio_innodb::recover::{self, Scanned, Source};
-use dbio_innodb::rows::def::TableDef;
-use dbio_innodb::rows::dict_def::{self, DictDefError};
-use dbio_innodb::rows::run::{self, Deleted, Options, PageStore};
-use dbio_innodb::rows::write::{RowFormat, RowWriter};
-use dbio_innodb::rows::{def, temporal};
-use dbio_report::export::{Exporter, Format, Json, Render};
+use dbio_innodb::recover::Source;
+use dbio_innodb::rows::dict_def::DictDefError;
+use dbio_innodb::rows::job::{self, Definition, Host, JobError, Outcome, Request, Stopped};
+use dbio_innodb::rows::run::Deleted;
+use dbio_report::export::{Exporter, Json, Text};
+use dbio_schema::rows::RowFormat;
 use dbio_schema::Document;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-
-/// The row formats of `--format`: rows are written by the decoder's [`RowWriter`] as they are
-/// decoded, never rendered from a whole result.
-pub struct RowData;
-
-impl Render for RowData {
-    const FORMATS: &'static [Format] = &[Format::Sql, Format::Tsv, Format::Jsonl];
-    fn render(
-        &self,
-        _: &dbio_report::Exporters,
-        format: Format,
-        _: &mut dyn std::io::Write,
-    ) -> std::io::Result<()> {
-        Err(dbio_report::export::unsupported(format, Self::FORMATS))
-    }
-}
 
 /// Arguments of `dbio innodb rows`.
 #[derive(clap::Args, Debug)]
@@ -83,129 +67,74 @@ pub struct RowsArgs {
     #[command(flatten)]
     scan: ScanFlags,
     #[command(flatten)]
-    out: OutputArgs<RowData>,
+    out: RowsOutput,
+}
+
+/// `--format` (a row format) and `-o/--output` of `dbio innodb rows`.
+#[derive(clap::Args, Debug)]
+struct RowsOutput {
+    /// Output format.
+    #[arg(long, value_name = "FORMAT", default_value = RowFormat::ALL[0].name(), value_parser = row_format_parser())]
+    format: RowFormat,
+    /// Write the result to FILE instead of stdout (atomically: a reader never sees half a
+    /// file; `-` is stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+impl RowsOutput {
+    /// The output file, `None` for stdout (also when `-o -`).
+    fn file(&self) -> Option<&Path> {
+        self.output.as_deref().filter(|p| *p != Path::new("-"))
+    }
+}
+
+/// A clap parser of the row formats, listing each with its help line.
+fn row_format_parser() -> impl clap::builder::TypedValueParser<Value = RowFormat> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        RowFormat::ALL
+            .iter()
+            .map(|f| PossibleValue::new(f.name()).help(f.help())),
+    )
+    .map(|s| s.parse::<RowFormat>().expect("clap checked the name"))
 }
 
 /// Runs `dbio innodb rows`.
 pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
-    let scan = a.scan.options()?;
+    let req = request(&a)?;
     let stop = crate::signals::install();
-    let (table, dict_index, dict_scan) = match (&a.table_def, &a.dictionary) {
-        (Some(path), _) => (
-            table_def(path, a.table.as_deref(), a.old_temporal)?,
-            None,
-            None,
-        ),
-        (None, Some(path)) => {
-            let Some((d, scanned)) = dictionary_def(&a, path, &scan, stop)? else {
-                to_stderr("dbio: interrupted while reading the dictionary: no row was written\n");
-                return Ok(crate::signals::EXIT_INTERRUPTED);
-            };
-            for w in &d.warnings {
-                to_stderr(&format!("dbio: warning: {}: {w}\n", d.table.name));
-            }
-            let mut def = d.def;
-            temporal::apply(&mut def, &[], a.old_temporal);
-            (def, Some((d.index.space, d.index.id)), Some(scanned))
+    let mut host = Terminal {
+        output: a.out.file().map(Path::to_path_buf),
+        progress: None,
+    };
+    let done = match job::rows(&req, &mut host, stop) {
+        Ok(Outcome::Done(d)) => d,
+        Ok(Outcome::Stopped(at)) => {
+            to_stderr(match at {
+                Stopped::Dictionary => {
+                    "dbio: interrupted while reading the dictionary: no row was written\n"
+                }
+                Stopped::Scan => "dbio: interrupted while scanning: no row was written\n",
+            });
+            return Ok(crate::signals::EXIT_INTERRUPTED);
         }
-        (None, None) => return Err(usage("give --table-def FILE.sql or --dictionary IBDATA1")),
+        Err(e) => return Err(error(e)),
     };
-    let format = match a.out.format {
-        Format::Sql => RowFormat::Sql,
-        Format::Tsv => RowFormat::Tsv,
-        _ => RowFormat::Jsonl,
-    };
-    let files = run::expand_inputs(&a.sources).map_err(|e| {
-        anyhow::anyhow!("cannot list the page files of the sources: {e}; check the PAGES_DIR")
-    })?;
-    if files.is_empty() {
-        anyhow::bail!("no .pages or .page files under the given directory: give the --output-dir of `innodb pages`, or .ibd files, images or devices");
-    }
-    // The dictionary's file, when it is a source too (tables in ibdata1), is not scanned
-    // again: its pages found for the dictionary are used.
-    let mut files = files;
-    let (mut sources, mut scanned) = match (dict_scan, &a.dictionary) {
-        (Some(ds), Some(dp)) if remove_same_file(&mut files, dp) => ds,
-        _ => (Vec::new(), Scanned::default()),
-    };
-    let rest = a.scan.open(&files)?;
-    if !rest.is_empty() {
-        let progress = Progress::bytes("", rest.iter().map(|s| s.len).sum());
-        let cb = |d: u64, f: u64| progress.set_found(d, f, "pages");
-        let more = recover::scan_sources(&rest, &scan, a.scan.threads(), stop, &cb, map_guard)?;
-        progress.finish();
-        let base = sources.len();
-        let had_pages = !scanned.found.is_empty();
-        scanned.interrupted |= more.interrupted;
-        scanned.sources.extend(more.sources);
-        scanned.warnings.extend(more.warnings);
-        scanned
-            .found
-            .extend(more.found.into_iter().map(|(i, p)| (base + i, p)));
-        if had_pages {
-            scanned.warnings.retain(|w| w != recover::NO_PAGES_FOUND);
-        }
-        sources.extend(rest);
-    }
-    if scanned.interrupted {
-        to_stderr("dbio: interrupted while scanning: no row was written\n");
-        return Ok(crate::signals::EXIT_INTERRUPTED);
-    }
-    let store = PageStore::new(&scanned, &sources);
-    let opts = Options {
-        def: table.clone(),
-        deleted: match (a.include_deleted, a.deleted_only) {
-            (true, _) => Deleted::Include,
-            (_, true) => Deleted::Only,
-            _ => Deleted::Exclude,
-        },
-        // The dictionary names the clustered index and its tablespace.
-        index_id: a.index_id.or(dict_index.map(|d| d.1)),
-        space_id: a.space_id.or(dict_index.map(|d| d.0)),
-    };
-    // TSV of live and deleted rows says which is which in a last column.
-    let deleted_column = format == RowFormat::Tsv && opts.deleted == Deleted::Include;
-    let mut writer =
-        RowWriter::new(Stream::open(a.out.file())?, format, &table).deleted_column(deleted_column);
-    // The decoding reads pages with pread (no memory map, no SIGBUS).
-    let summary = match run::run_threads(&store, &opts, a.scan.threads(), stop, &mut writer) {
-        Err(e @ run::RowsError::NoIndex { .. }) if !a.old_temporal => {
-            // The old temporal formats, which the definition may not show: tried, and named
-            // when the records fit them.
-            let mut old = opts.clone();
-            if temporal::apply(&mut old.def, &[], true).is_empty()
-                || run::run_threads(
-                    &store,
-                    &old,
-                    a.scan.threads(),
-                    stop,
-                    &mut RowWriter::new(std::io::sink(), format, &old.def),
-                )
-                .is_err()
-            {
-                return Err(e.into());
-            }
-            anyhow::bail!("{e}. The records fit the DATETIME/TIME/TIMESTAMP formats before MySQL 5.6 (MySQL 5.5 and older, MariaDB with mysql56_temporal_format=OFF): add --old-temporal");
-        }
-        r => r?,
-    };
-    writer.into_inner().finish()?;
+    let summary = &done.summary;
     for w in &summary.warnings {
         to_stderr(&format!("dbio: warning: {w}\n"));
     }
-    to_stderr(&format!("dbio: {}", run::summary_text(&summary)));
-    if format == RowFormat::Tsv {
-        let file = a
-            .out
-            .file()
-            .map_or("FILE".into(), |p| p.display().to_string());
-        to_stderr(&format!(
-            "dbio: load it with: {}\n",
-            RowWriter::<Vec<u8>>::load_data(&table, &file, deleted_column)
-        ));
+    to_stderr(&format!("dbio: {}", Text::default().to_string(summary)?));
+    let file = a
+        .out
+        .file()
+        .map_or("FILE".into(), |p| p.display().to_string());
+    if let Some(load) = done.load_data(&file) {
+        to_stderr(&format!("dbio: load it with: {load}\n"));
     }
     if let Some(path) = &a.summary {
-        let doc = Json.to_string(&Document::new(dbio_schema::doc::INNODB_ROWS, &summary))?;
+        let doc = Json.to_string(&Document::new(dbio_schema::doc::INNODB_ROWS, summary))?;
         crate::output::write_file(path, doc.as_bytes())?;
     }
     if let Some(m) = &summary.misfit {
@@ -221,64 +150,104 @@ pub fn rows(a: RowsArgs) -> anyhow::Result<u8> {
     ))
 }
 
-/// Sources and the pages found in them.
-type ScannedSources = (Vec<Source>, Scanned);
-
-/// Removes `path` from `files` when one of them is the same file (same device and inode);
-/// whether it did.
-fn remove_same_file(files: &mut Vec<PathBuf>, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
-    let Some(want) = id(path) else {
-        return false;
+/// The library's request, from the flags.
+fn request(a: &RowsArgs) -> anyhow::Result<Request> {
+    let table = a.table.clone();
+    let definition = match (&a.table_def, &a.dictionary) {
+        (Some(path), _) => Definition::CreateTable {
+            path: path.clone(),
+            table,
+        },
+        (None, Some(path)) => Definition::Dictionary {
+            path: path.clone(),
+            table,
+        },
+        (None, None) => return Err(usage("give --table-def FILE.sql or --dictionary IBDATA1")),
     };
-    let before = files.len();
-    files.retain(|f| id(f) != Some(want));
-    files.len() != before
+    Ok(Request {
+        sources: a.sources.clone(),
+        definition,
+        old_temporal: a.old_temporal,
+        deleted: match (a.include_deleted, a.deleted_only) {
+            (true, _) => Deleted::Include,
+            (_, true) => Deleted::Only,
+            _ => Deleted::Exclude,
+        },
+        index_id: a.index_id,
+        space_id: a.space_id,
+        format: a.out.format,
+        scan: a.scan.options()?,
+        threads: a.scan.threads(),
+        no_mmap: a.scan.no_mmap,
+    })
 }
 
-/// The definition in a CREATE TABLE file.
-fn table_def(path: &Path, table: Option<&str>, old_temporal: bool) -> anyhow::Result<TableDef> {
-    let sql = std::fs::read_to_string(path).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot read --table-def {}: {e}; give a file holding the CREATE TABLE statement",
+/// The library's errors, named with the flags that gave the values.
+fn error(e: JobError<anyhow::Error>) -> anyhow::Error {
+    match e {
+        JobError::Host(e) => e,
+        JobError::Recover(e) => e.into(),
+        JobError::DefUnreadable { path, err } => anyhow::anyhow!(
+            "cannot read --table-def {}: {err}; give a file holding the CREATE TABLE statement",
             path.display()
-        )
-    })?;
-    let name = path.display().to_string();
-    let mut def =
-        def::parse(&sql, table, &name).map_err(|e| usage(format!("--table-def {name}: {e}")))?;
-    temporal::apply(&mut def, &temporal::marked_columns(&sql), old_temporal);
-    Ok(def)
+        ),
+        JobError::Def { path, err } => usage(format!("--table-def {}: {err}", path.display())),
+        JobError::Dictionary { path, err } => match err {
+            DictDefError::TableNeeded(_) | DictDefError::NoTable(..) => {
+                usage(format!("--dictionary {}: --table: {err}", path.display()))
+            }
+            err => anyhow::anyhow!("--dictionary {}: {err}", path.display()),
+        },
+        JobError::Inputs(err) => anyhow::anyhow!(
+            "cannot list the page files of the sources: {err}; check the PAGES_DIR"
+        ),
+        JobError::NoInputs => anyhow::anyhow!("no .pages or .page files under the given directory: give the --output-dir of `innodb pages`, or .ibd files, images or devices"),
+        JobError::Rows(e) => e.into(),
+        JobError::OldTemporal(e) => anyhow::anyhow!("{e}. The records fit the DATETIME/TIME/TIMESTAMP formats before MySQL 5.6 (MySQL 5.5 and older, MariaDB with mysql56_temporal_format=OFF): add --old-temporal"),
+    }
 }
 
-/// The definition of --table in the data dictionary of `path`: its pages found by the
-/// scanner (so an image or a damaged ibdata1 works too); `None` when a signal stopped the
-/// scan.
-fn dictionary_def(
-    a: &RowsArgs,
-    path: &Path,
-    scan: &dbio_innodb::scan::ScanOptions,
-    stop: &std::sync::atomic::AtomicBool,
-) -> anyhow::Result<Option<(dict_def::DictDef, ScannedSources)>> {
-    let src = a.scan.open(&[path])?;
-    let progress = Progress::bytes("dictionary ", src[0].len);
-    let cb = |d: u64, f: u64| progress.set_found(d, f, "pages");
-    let scanned = recover::scan_sources(&src, scan, a.scan.threads(), stop, &cb, map_guard)?;
-    progress.finish();
-    if scanned.interrupted {
-        return Ok(None);
+/// What the library asks of the terminal: progress on stderr, the SIGBUS guard of mapped
+/// sources, warnings as they come, the output (stdout, or FILE written atomically).
+struct Terminal {
+    output: Option<PathBuf>,
+    progress: Option<Progress>,
+}
+
+impl Host for Terminal {
+    type Error = anyhow::Error;
+    type Guard = Option<crate::signals::MapFaultGuard>;
+    type Out = Stream;
+
+    fn scan_begin(&mut self, what: &'static str, total: u64) {
+        self.progress = Some(Progress::bytes(what, total));
     }
-    let names = [path.display().to_string()];
-    let plan = recover::plan(&scanned.found, &names);
-    let dict = recover::read_dictionary(&plan, &scanned.found, &src)?;
-    let file = path.display().to_string();
-    dict_def::table_def(&dict, a.table.as_deref(), &file)
-        .map(|d| Some((d, (src, scanned))))
-        .map_err(|e| match e {
-            DictDefError::TableNeeded(_) | DictDefError::NoTable(..) => {
-                usage(format!("--dictionary {file}: --table: {e}"))
-            }
-            e => anyhow::anyhow!("--dictionary {file}: {e}"),
-        })
+
+    fn scan_progress(&self, done: u64, found: u64) {
+        if let Some(p) = &self.progress {
+            p.set_found(done, found, "pages");
+        }
+    }
+
+    fn scan_end(&mut self) {
+        if let Some(p) = self.progress.take() {
+            p.finish();
+        }
+    }
+
+    fn guard(&self, s: &Source) -> Self::Guard {
+        map_guard(s)
+    }
+
+    fn warning(&mut self, table: &str, warning: &str) {
+        to_stderr(&format!("dbio: warning: {table}: {warning}\n"));
+    }
+
+    fn output(&mut self) -> anyhow::Result<Stream> {
+        Stream::open(self.output.as_deref())
+    }
+
+    fn finish(&mut self, out: Stream) -> anyhow::Result<()> {
+        out.finish()
+    }
 }

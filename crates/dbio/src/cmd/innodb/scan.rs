@@ -25,7 +25,7 @@ pub(super) struct ScanFlags {
     /// another process may truncate a file while it is read: a mapped read of a truncated
     /// file stops dbio with an error.
     #[arg(long)]
-    no_mmap: bool,
+    pub(super) no_mmap: bool,
 }
 
 impl ScanFlags {

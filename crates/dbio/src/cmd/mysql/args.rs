@@ -12,15 +12,6 @@ use dbio_schema::mysql_chunk::ChunkResult;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// `--archive-format`.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum ArchiveFormatArg {
-    /// A header line, then LOAD DATA's escaping.
-    Tsv,
-    /// INSERT statements.
-    Sql,
-}
-
 /// `--ssl-mode`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum SslModeArg {
@@ -89,8 +80,8 @@ pub struct ChunkArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "update")]
     archive: Option<PathBuf>,
     /// The archive's format: tsv (a header, then LOAD DATA's escaping) or sql (INSERTs).
-    #[arg(long, value_name = "FORMAT", value_enum, default_value = "tsv")]
-    archive_format: ArchiveFormatArg,
+    #[arg(long, value_name = "FORMAT", default_value = "tsv", value_parser = archive_format_parser())]
+    archive_format: ArchiveFormat,
     /// Update the rows: "SET col = value, ..." (key columns may not be assigned).
     #[arg(long, value_name = "SET")]
     update: Option<String>,
@@ -232,10 +223,7 @@ pub fn options(a: &ChunkArgs) -> anyhow::Result<Options> {
     let action = match (&a.archive, &a.update) {
         (Some(path), _) => Action::Archive {
             path: path.clone(),
-            format: match a.archive_format {
-                ArchiveFormatArg::Sql => ArchiveFormat::Sql,
-                ArchiveFormatArg::Tsv => ArchiveFormat::Tsv,
-            },
+            format: a.archive_format,
             delete: a.delete,
         },
         (None, Some(set)) => Action::Update { set: set.clone() },
@@ -303,4 +291,12 @@ fn parse_coef(s: &str) -> Result<f64, String> {
             "'{s}' is not a number >= 0 (0 sleeps not at all, 1 as long as the chunk took)"
         )),
     }
+}
+
+/// A clap parser of the row formats an archive is written in (tsv, sql: JSON Lines is not
+/// loaded back by a server, and is refused as a usage error).
+fn archive_format_parser() -> impl clap::builder::TypedValueParser<Value = ArchiveFormat> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new([ArchiveFormat::Tsv.name(), ArchiveFormat::Sql.name()])
+        .map(|s| s.parse::<ArchiveFormat>().expect("clap checked the name"))
 }
