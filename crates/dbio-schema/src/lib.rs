@@ -16,6 +16,7 @@ pub mod model;
 pub mod mysql_chunk;
 pub mod read;
 pub mod report;
+pub mod stalk;
 pub mod sweep;
 pub mod units;
 
