@@ -9,6 +9,7 @@ pub mod attrib;
 pub mod format;
 pub mod report;
 pub mod ring;
+pub mod run;
 
 pub mod trigger;
 

@@ -187,6 +187,7 @@ impl Thread {
             "Sleep" | "Daemon" | "Binlog Dump" | "Binlog Dump GTID"
         ) && !self.user.eq_ignore_ascii_case("system user")
             && !self.user.eq_ignore_ascii_case("event_scheduler")
+            && !self.user.eq_ignore_ascii_case("unauthenticated user")
     }
 }
 

@@ -10,4 +10,5 @@ pub mod model;
 pub mod mysql_chunk;
 pub mod report;
 pub mod stack;
+pub mod stalk;
 pub mod sweep;
