@@ -35,13 +35,17 @@ fn dsn_as(user: &str) -> String {
 fn setup(name: &str) -> String {
     let db = format!("stalk_t_{name}");
     let mut c = root();
-    c.query_drop(format!("DROP DATABASE IF EXISTS `{db}`")).unwrap();
-    c.query_drop(format!("CREATE DATABASE `{db}`")).unwrap();
-    c.query_drop(format!("CREATE TABLE `{db}`.t (id INT PRIMARY KEY) ENGINE=InnoDB"))
+    c.query_drop(format!("DROP DATABASE IF EXISTS `{db}`"))
         .unwrap();
+    c.query_drop(format!("CREATE DATABASE `{db}`")).unwrap();
+    c.query_drop(format!(
+        "CREATE TABLE `{db}`.t (id INT PRIMARY KEY) ENGINE=InnoDB"
+    ))
+    .unwrap();
     c.query_drop(format!("INSERT INTO `{db}`.t VALUES (1), (2), (3)"))
         .unwrap();
-    c.query_drop("CREATE USER IF NOT EXISTS 'stalk_batch'@'%'").unwrap();
+    c.query_drop("CREATE USER IF NOT EXISTS 'stalk_batch'@'%'")
+        .unwrap();
     c.query_drop(format!("GRANT SELECT ON `{db}`.* TO 'stalk_batch'@'%'"))
         .unwrap();
     db
@@ -62,7 +66,8 @@ impl Overload {
         let (db2, s2) = (db.to_string(), stop.clone());
         threads.push(std::thread::spawn(move || {
             let mut c = root();
-            c.query_drop(format!("LOCK TABLES `{db2}`.t WRITE")).unwrap();
+            c.query_drop(format!("LOCK TABLES `{db2}`.t WRITE"))
+                .unwrap();
             while !s2.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(20));
             }
@@ -78,8 +83,8 @@ impl Overload {
                 std::thread::sleep(step);
                 let db3 = db2.clone();
                 waiting.push(std::thread::spawn(move || {
-                    let mut c = Conn::new(mysql::Opts::from_url(&dsn_as("stalk_batch")).unwrap())
-                        .unwrap();
+                    let mut c =
+                        Conn::new(mysql::Opts::from_url(&dsn_as("stalk_batch")).unwrap()).unwrap();
                     let _ = c.query_drop(format!("SELECT SLEEP(0.1) FROM `{db3}`.t"));
                 }));
             }
@@ -109,7 +114,27 @@ fn only_capture(dest: &Path) -> PathBuf {
 }
 
 fn capture_json(dir: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(dir.join("capture.json")).unwrap()).unwrap()
+    let v = serde_json::from_slice(&std::fs::read(dir.join("capture.json")).unwrap()).unwrap();
+    validate("dbio.mysql.stalk.capture", &v);
+    v
+}
+
+/// Checks `doc` against schema/NAME.schema.json.
+fn validate(name: &str, doc: &serde_json::Value) {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../schema/{name}.schema.json"));
+    let schema: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v
+        .iter_errors(doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{}:\n{}\n{doc}",
+        path.display(),
+        errors.join("\n")
+    );
 }
 
 #[test]
@@ -118,10 +143,25 @@ fn a_lock_pileup_fires_and_attribution_names_its_user() {
     let db = setup("pileup");
     let dest = tempfile::tempdir().unwrap();
     let job = Job::spawn(&args(&[
-        "mysql", "stalk", "--dsn", &base_dsn(), "--dest", dest.path().to_str().unwrap(),
-        "--trigger", "processlist(state~'Waiting for.*lock')>=12 or Threads_running>40",
-        "--cycles", "2", "--interval", "250ms", "--pre", "20s", "--collect", "2s", "--once",
-        "--format", "json",
+        "mysql",
+        "stalk",
+        "--dsn",
+        &base_dsn(),
+        "--dest",
+        dest.path().to_str().unwrap(),
+        "--trigger",
+        "processlist(state~'Waiting for.*lock')>=12 or Threads_running>40",
+        "--cycles",
+        "2",
+        "--interval",
+        "250ms",
+        "--pre",
+        "20s",
+        "--collect",
+        "2s",
+        "--once",
+        "--format",
+        "json",
     ]));
     // Let the stalker see a quiet server first, then ramp up one waiter every 300 ms.
     std::thread::sleep(Duration::from_secs(2));
@@ -132,6 +172,7 @@ fn a_lock_pileup_fires_and_attribution_names_its_user() {
     assert!(err.contains("trigger fired"), "{err}");
     let r: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(r["schema"], "dbio.mysql.stalk/1");
+    validate("dbio.mysql.stalk", &r);
     assert_eq!(r["made_by"], "dbio");
     let vals = &r["capture"]["trigger"]["values"];
     assert!(vals[0]["value"].as_f64().unwrap() >= 12.0, "{vals}");
@@ -146,7 +187,10 @@ fn a_lock_pileup_fires_and_attribution_names_its_user() {
     assert!(pre.len() >= 10, "{pre:?}");
     assert!(pre[0] <= 1, "quiet before the overload: {pre:?}");
     assert!(*pre.last().unwrap() >= 10, "the ramp: {pre:?}");
-    assert!(pre.windows(2).filter(|w| w[1] > w[0]).count() >= 5, "{pre:?}");
+    assert!(
+        pre.windows(2).filter(|w| w[1] > w[0]).count() >= 5,
+        "{pre:?}"
+    );
     // Who did it: stalk_batch's SLEEP, first, and never before the overload.
     let a = &r["attribution"];
     assert_eq!(a["method"], "processlist sampling");
@@ -159,7 +203,18 @@ fn a_lock_pileup_fires_and_attribution_names_its_user() {
     // The files, in pt-stalk's names and formats.
     let cap = only_capture(dest.path());
     let prefix = r["prefix"].as_str().unwrap();
-    for f in ["diskstats", "mysqladmin", "processlist", "innodbstatus1", "innodbstatus2", "procvmstat", "interrupts", "variables", "trigger", "lock-waits"] {
+    for f in [
+        "diskstats",
+        "mysqladmin",
+        "processlist",
+        "innodbstatus1",
+        "innodbstatus2",
+        "procvmstat",
+        "interrupts",
+        "variables",
+        "trigger",
+        "lock-waits",
+    ] {
         assert!(cap.join(format!("{prefix}-{f}")).is_file(), "{f} missing");
     }
     let index = capture_json(&cap);
@@ -170,7 +225,13 @@ fn a_lock_pileup_fires_and_attribution_names_its_user() {
     // 0 and prints nothing; cut to the 14 fields of older kernels, it shows every device.
     let pt = |file: &Path| {
         let o = std::process::Command::new("pt-diskstats")
-            .args(["--group-by", "all", "--show-inactive", "--columns-regex", "rd_s|wr_s|busy"])
+            .args([
+                "--group-by",
+                "all",
+                "--show-inactive",
+                "--columns-regex",
+                "rd_s|wr_s|busy",
+            ])
             .arg(file)
             .env("LC_ALL", "C")
             .output()
@@ -193,8 +254,17 @@ fn a_lock_pileup_fires_and_attribution_names_its_user() {
     let cut_file = dest.path().join("diskstats-14");
     std::fs::write(&cut_file, cut).unwrap();
     let pt_out = pt(&cut_file);
-    assert!(pt_out.contains("rd_s") && pt_out.contains("busy"), "{pt_out}");
-    let first_dev = text.lines().nth(1).unwrap().split_whitespace().nth(2).unwrap();
+    assert!(
+        pt_out.contains("rd_s") && pt_out.contains("busy"),
+        "{pt_out}"
+    );
+    let first_dev = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(2)
+        .unwrap();
     assert!(pt_out.contains(&format!(" {first_dev}")), "{pt_out}");
     // And dbio iostat --replay.
     crate::common::dbio()
@@ -209,9 +279,22 @@ fn a_lock_pileup_fires_and_attribution_names_its_user() {
 fn sigterm_finishes_the_capture_in_progress() {
     let dest = tempfile::tempdir().unwrap();
     let mut job = Job::spawn(&args(&[
-        "mysql", "stalk", "--dsn", &base_dsn(), "--dest", dest.path().to_str().unwrap(),
-        "--trigger", "Uptime>0", "--cycles", "1", "--interval", "200ms", "--pre", "5s",
-        "--collect", "3s",
+        "mysql",
+        "stalk",
+        "--dsn",
+        &base_dsn(),
+        "--dest",
+        dest.path().to_str().unwrap(),
+        "--trigger",
+        "Uptime>0",
+        "--cycles",
+        "1",
+        "--interval",
+        "200ms",
+        "--pre",
+        "5s",
+        "--collect",
+        "3s",
     ]));
     job.wait_for("a collection", 20, |j| j.stderr().contains("collecting"));
     std::thread::sleep(Duration::from_millis(500));
@@ -232,10 +315,23 @@ fn a_second_stalker_on_one_dest_is_refused() {
     let dest = tempfile::tempdir().unwrap();
     let d = dest.path().to_str().unwrap();
     let stalk = |t: &str| {
-        args(&["mysql", "stalk", "--dsn", &base_dsn(), "--dest", d, "--trigger", t, "--interval", "200ms"])
+        args(&[
+            "mysql",
+            "stalk",
+            "--dsn",
+            &base_dsn(),
+            "--dest",
+            d,
+            "--trigger",
+            t,
+            "--interval",
+            "200ms",
+        ])
     };
     let mut first = Job::spawn(&stalk("Uptime<0"));
-    first.wait_for("the first to start", 20, |j| j.stderr().contains("stalking"));
+    first.wait_for("the first to start", 20, |j| {
+        j.stderr().contains("stalking")
+    });
     let second = Job::spawn(&stalk("Uptime<0"));
     let (code, _, err) = second.finish(20);
     assert_eq!(code, Some(1), "{err}");
@@ -264,7 +360,9 @@ impl Tmpfs {
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(self.0.path()).status();
+        let _ = std::process::Command::new("umount")
+            .arg(self.0.path())
+            .status();
     }
 }
 
@@ -275,9 +373,27 @@ fn a_full_disk_stops_the_collection_and_keeps_what_was_written() {
     let dest = fs.0.path().join("stalk");
     // --min-free 0: the collection runs into ENOSPC (4 MiB: about a hundred samples).
     let job = Job::spawn(&args(&[
-        "mysql", "stalk", "--dsn", &base_dsn(), "--dest", dest.to_str().unwrap(),
-        "--trigger", "Uptime>0", "--cycles", "1", "--interval", "50ms", "--pre", "1s",
-        "--collect", "60s", "--min-free", "0", "--once", "--format", "json",
+        "mysql",
+        "stalk",
+        "--dsn",
+        &base_dsn(),
+        "--dest",
+        dest.to_str().unwrap(),
+        "--trigger",
+        "Uptime>0",
+        "--cycles",
+        "1",
+        "--interval",
+        "50ms",
+        "--pre",
+        "1s",
+        "--collect",
+        "60s",
+        "--min-free",
+        "0",
+        "--once",
+        "--format",
+        "json",
     ]));
     let (code, out, err) = job.finish(90);
     assert_eq!(code, Some(0), "{err}");
@@ -288,10 +404,24 @@ fn a_full_disk_stops_the_collection_and_keeps_what_was_written() {
     // --min-free 50: the trigger fires, nothing is collected, the stalker keeps watching.
     let before = std::fs::read_dir(&dest).unwrap().count();
     let mut job = Job::spawn(&args(&[
-        "mysql", "stalk", "--dsn", &base_dsn(), "--dest", dest.to_str().unwrap(),
-        "--trigger", "Uptime>0", "--cycles", "1", "--interval", "100ms", "--min-free", "50",
+        "mysql",
+        "stalk",
+        "--dsn",
+        &base_dsn(),
+        "--dest",
+        dest.to_str().unwrap(),
+        "--trigger",
+        "Uptime>0",
+        "--cycles",
+        "1",
+        "--interval",
+        "100ms",
+        "--min-free",
+        "50",
     ]));
-    job.wait_for("a refusal", 30, |j| j.stderr().contains("below --min-free 50%"));
+    job.wait_for("a refusal", 30, |j| {
+        j.stderr().contains("below --min-free 50%")
+    });
     job.signal(libc::SIGTERM);
     let (code, _, err) = job.finish(30);
     assert_eq!(code, Some(0), "{err}");
@@ -307,9 +437,25 @@ fn a_server_restarted_mid_collection_is_reconnected() {
     let mut srv = Server::new(root_dir.path(), "stalk-restart", 71, &[]);
     let dest = tempfile::tempdir().unwrap();
     let mut job = Job::spawn(&args(&[
-        "mysql", "stalk", "--dsn", &srv.dsn(""), "--dest", dest.path().to_str().unwrap(),
-        "--trigger", "Uptime>0", "--cycles", "1", "--interval", "200ms", "--pre", "2s",
-        "--collect", "12s", "--once", "--net-timeout", "2s",
+        "mysql",
+        "stalk",
+        "--dsn",
+        &srv.dsn(""),
+        "--dest",
+        dest.path().to_str().unwrap(),
+        "--trigger",
+        "Uptime>0",
+        "--cycles",
+        "1",
+        "--interval",
+        "200ms",
+        "--pre",
+        "2s",
+        "--collect",
+        "12s",
+        "--once",
+        "--net-timeout",
+        "2s",
     ]));
     job.wait_for("a collection", 30, |j| j.stderr().contains("collecting"));
     srv.kill();
@@ -323,7 +469,12 @@ fn a_server_restarted_mid_collection_is_reconnected() {
     assert!(!idx["errors"].as_array().unwrap().is_empty());
     // The samples after the restart have the server's status again.
     let prefix = idx["prefix"].as_str().unwrap();
-    let admin = std::fs::read_to_string(dest.path().join(prefix).join(format!("{prefix}-mysqladmin"))).unwrap();
+    let admin = std::fs::read_to_string(
+        dest.path()
+            .join(prefix)
+            .join(format!("{prefix}-mysqladmin")),
+    )
+    .unwrap();
     let last = admin.rsplit("| Variable_name").next().unwrap();
     assert!(last.contains("| Uptime "), "{last}");
 }
@@ -343,12 +494,20 @@ fn reads_a_real_pt_stalk_capture() {
         .clone();
     let r: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(r["made_by"], "pt-stalk");
-    assert!(r["pt_trigger"].as_str().unwrap().contains("pt-stalk ran with"));
+    validate("dbio.mysql.stalk", &r);
+    assert!(r["pt_trigger"]
+        .as_str()
+        .unwrap()
+        .contains("pt-stalk ran with"));
     assert!(r["timeline"].as_array().unwrap().len() >= 3);
     assert_eq!(r["attribution"]["users"][0]["user"], "stalk_batch");
     assert!(r["attribution"]["statements"][0]["digest"]
         .as_str()
         .unwrap()
         .starts_with("SELECT SLEEP(?) FROM"));
-    assert!(r["timeline"][1]["busiest_device"].is_string(), "{}", r["timeline"]);
+    assert!(
+        r["timeline"][1]["busiest_device"].is_string(),
+        "{}",
+        r["timeline"]
+    );
 }

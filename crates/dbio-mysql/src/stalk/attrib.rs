@@ -60,7 +60,13 @@ pub fn attribute(pre: &[Vec<Thread>], collect: &[Vec<Thread>]) -> Attribution {
         }
     }
     let row = |user: String, host: String, db: String, digest: String, t: &Tally| {
-        let pct = |n: u64, of: u64| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
+        let pct = |n: u64, of: u64| {
+            if of == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / of as f64
+            }
+        };
         let avg = |n: u64, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
         AttributionRow {
             user,
@@ -121,7 +127,10 @@ mod tests {
     #[test]
     fn the_newcomer_of_the_collection_ranks_first() {
         let app = t("app", "SELECT * FROM orders WHERE id = 5");
-        let batch = t("batch", "DELETE FROM orders WHERE created < '2020-01-01' LIMIT 1000");
+        let batch = t(
+            "batch",
+            "DELETE FROM orders WHERE created < '2020-01-01' LIMIT 1000",
+        );
         let me = t("stalker", "SHOW FULL PROCESSLIST");
         let idle = Thread {
             command: "Sleep".into(),
@@ -136,16 +145,17 @@ mod tests {
         let first = &a.statements[0];
         assert_eq!(first.user, "batch");
         assert_eq!(first.host, "10.0.0.5");
-        assert_eq!(
-            first.digest,
-            "DELETE FROM orders WHERE created < ? LIMIT ?"
-        );
+        assert_eq!(first.digest, "DELETE FROM orders WHERE created < ? LIMIT ?");
         assert_eq!(first.collect_share_pct, 75.0);
         assert_eq!(first.pre_share_pct, 0.0);
         assert_eq!(first.collect_avg_threads, 3.0);
         assert_eq!(a.statements[1].user, "app");
         assert_eq!(a.statements[1].pre_share_pct, 100.0);
-        assert_eq!(a.statements.len(), 2, "the stalker and idle threads are left out");
+        assert_eq!(
+            a.statements.len(),
+            2,
+            "the stalker and idle threads are left out"
+        );
         assert_eq!(a.users[0].user, "batch");
         assert_eq!(a.users[0].digest, "");
     }

@@ -41,7 +41,9 @@ pub enum StalkError {
     #[error("{0}: no capture here (neither a capture.json nor pt-stalk's PREFIX-processlist / PREFIX-diskstats files)")]
     NotACapture(PathBuf),
     /// Another stalker holds the directory.
-    #[error("{dir}: another stalker holds its lock {lock} ({holder}): one stalker per --dest directory")]
+    #[error(
+        "{dir}: another stalker holds its lock {lock} ({holder}): one stalker per --dest directory"
+    )]
     Locked {
         /// The --dest directory.
         dir: PathBuf,

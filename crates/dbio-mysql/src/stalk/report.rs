@@ -129,7 +129,10 @@ pub fn read(dir: &Path) -> Result<StalkReport, StalkError> {
                 .get(j)
                 .and_then(|s| s.iter().find(|(n, _)| n == k).map(|v| v.1))
         };
-        let prev_ts = ts_of(i.wrapping_sub(1), pl.get(i.wrapping_sub(1)).and_then(|p| p.0));
+        let prev_ts = ts_of(
+            i.wrapping_sub(1),
+            pl.get(i.wrapping_sub(1)).and_then(|p| p.0),
+        );
         let qps = match (i.checked_sub(1), get(i, "Questions")) {
             (Some(j), Some(q)) => get(j, "Questions")
                 .filter(|_| ts > prev_ts)
@@ -167,7 +170,12 @@ pub fn read(dir: &Path) -> Result<StalkReport, StalkError> {
     };
     Ok(StalkReport {
         capture_dir: dir.display().to_string(),
-        made_by: if capture.is_some() { "dbio" } else { "pt-stalk" }.into(),
+        made_by: if capture.is_some() {
+            "dbio"
+        } else {
+            "pt-stalk"
+        }
+        .into(),
         prefix,
         capture,
         pt_trigger,

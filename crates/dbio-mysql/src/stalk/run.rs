@@ -93,7 +93,9 @@ impl Weigh for Snap {
             + self
                 .processlist
                 .iter()
-                .map(|(_, t)| s(&t.user) + s(&t.host) + s(&t.db) + s(&t.command) + s(&t.state) + s(&t.info))
+                .map(|(_, t)| {
+                    s(&t.user) + s(&t.host) + s(&t.db) + s(&t.command) + s(&t.state) + s(&t.info)
+                })
                 .sum::<usize>()
             + s(&self.diskstats)
             + s(&self.procstat)
@@ -110,7 +112,11 @@ fn sql_err(what: &str) -> impl FnOnce(mysql::Error) -> Error + '_ {
 /// SHOW GLOBAL STATUS.
 pub fn global_status(c: &mut Conn) -> Result<Vec<(String, String)>, Error> {
     c.query::<(String, Option<String>), _>("SHOW GLOBAL STATUS")
-        .map(|v| v.into_iter().map(|(k, v)| (k, v.unwrap_or_default())).collect())
+        .map(|v| {
+            v.into_iter()
+                .map(|(k, v)| (k, v.unwrap_or_default()))
+                .collect()
+        })
         .map_err(sql_err("SHOW GLOBAL STATUS"))
 }
 
@@ -304,7 +310,10 @@ pub fn run(
         let s = match sample(&mut c) {
             Ok(s) => s,
             Err(e) if conn::connection_lost(&e) => {
-                log(&format!("connection lost: {}; reconnecting", conn::describe(&e, &opts.net)));
+                log(&format!(
+                    "connection lost: {}; reconnecting",
+                    conn::describe(&e, &opts.net)
+                ));
                 match reopen(opts, stop, log) {
                     Some(n) => c = n,
                     None => break,
@@ -332,7 +341,10 @@ pub fn run(
             cycles.reset();
             if let Some(why) = refuse(opts, &out, last_end) {
                 log(&format!("trigger fired; not collecting: {why}"));
-                if opts.max_collections.is_some_and(|m| out.captures.len() as u32 >= m) {
+                if opts
+                    .max_collections
+                    .is_some_and(|m| out.captures.len() as u32 >= m)
+                {
                     out.stopped = why;
                     return Ok(out);
                 }
@@ -349,7 +361,10 @@ pub fn run(
                         })
                         .collect(),
                 };
-                log(&format!("trigger fired: {}; collecting", show_values(&values)));
+                log(&format!(
+                    "trigger fired: {}; collecting",
+                    show_values(&values)
+                ));
                 let dir = collect(opts, &mut c, &mut ring, record, stop, log)?;
                 log(&format!("capture written: {}", dir.display()));
                 out.captures.push(dir);
@@ -535,7 +550,9 @@ fn collect(
     w.append("hostname", &host);
     let ask = |c: &mut Conn, w: &mut Writer, name: &str, q: &str| match query_text(c, q) {
         Ok(t) => w.append(name, &t),
-        Err(e) => w.errors.push(format!("{q}: {}", conn::describe(&e, &opts.net))),
+        Err(e) => w
+            .errors
+            .push(format!("{q}: {}", conn::describe(&e, &opts.net))),
     };
     ask(c, &mut w, "innodbstatus1", "SHOW ENGINE INNODB STATUS");
     ask(c, &mut w, "variables", "SHOW GLOBAL VARIABLES");
@@ -557,7 +574,11 @@ fn collect(
         nap_plain(opts.interval.saturating_sub(tick.elapsed()));
         let ts = epoch();
         if let Some(f) = free_pct(&opts.dest).filter(|f| *f < opts.min_free_pct) {
-            stopped_early = Some(format!("{} fell to {f:.1}% free, below --min-free {}%", opts.dest.display(), opts.min_free_pct));
+            stopped_early = Some(format!(
+                "{} fell to {f:.1}% free, below --min-free {}%",
+                opts.dest.display(),
+                opts.min_free_pct
+            ));
             break;
         }
         if !conn_ok {
@@ -581,14 +602,18 @@ fn collect(
                 Err(e) => {
                     let m = conn::describe(&e, &opts.net);
                     log(&format!("during the collection: {m}"));
-                    w.errors.push(format!("{}: {m}", format::ts_line(ts).trim()));
+                    w.errors
+                        .push(format!("{}: {m}", format::ts_line(ts).trim()));
                     conn_ok = !conn::connection_lost(&e);
                 }
             }
         }
         w.snap(ts, &s);
         w.append("procvmstat", &(ts_line(ts) + &read_proc("/proc/vmstat")));
-        w.append("interrupts", &(ts_line(ts) + &read_proc("/proc/interrupts")));
+        w.append(
+            "interrupts",
+            &(ts_line(ts) + &read_proc("/proc/interrupts")),
+        );
         if let Some(pid) = pid {
             w.append("threadcpu", &(ts_line(ts) + &thread_cpu(pid)));
         }
@@ -753,7 +778,10 @@ pub fn purge(dest: &Path, age: Duration, log: &mut dyn FnMut(&str)) {
             let _ = std::fs::remove_file(d.join(n));
         }
         match std::fs::remove_dir(&d) {
-            Ok(()) => log(&format!("purged {} (older than --purge-after)", d.display())),
+            Ok(()) => log(&format!(
+                "purged {} (older than --purge-after)",
+                d.display()
+            )),
             Err(e) => log(&format!(
                 "purging {}: its files are removed, the directory is kept: {e}",
                 d.display()
@@ -790,7 +818,13 @@ mod tests {
         let small = Snap::default().weight();
         let big = Snap {
             diskstats: "x".repeat(10_000),
-            processlist: vec![(1, Thread { info: "y".repeat(5000), ..Thread::default() })],
+            processlist: vec![(
+                1,
+                Thread {
+                    info: "y".repeat(5000),
+                    ..Thread::default()
+                },
+            )],
             ..Snap::default()
         };
         assert!(big.weight() >= small + 15_000);
@@ -799,7 +833,10 @@ mod tests {
     #[test]
     fn rates_and_device_figures_need_a_previous_check() {
         let s = |q: &str, reads: u64| Snap {
-            status: vec![("Questions".into(), q.into()), ("Threads_running".into(), "3".into())],
+            status: vec![
+                ("Questions".into(), q.into()),
+                ("Threads_running".into(), "3".into()),
+            ],
             diskstats: format!(" 253 0 vda {reads} 0 {} 100 0 0 0 0 0 500 100\n", reads * 8),
             ..Snap::default()
         };

@@ -250,7 +250,10 @@ impl DevFigure {
     }
     /// Whether the figure is a latency (its threshold takes ms/us/s).
     fn is_time(self) -> bool {
-        matches!(self, DevFigure::Await | DevFigure::RAwait | DevFigure::WAwait)
+        matches!(
+            self,
+            DevFigure::Await | DevFigure::RAwait | DevFigure::WAwait
+        )
     }
 }
 
@@ -515,7 +518,8 @@ impl Parser<'_> {
     fn operand(&mut self) -> Result<Operand, ParseError> {
         let name = self.ident();
         if name.is_empty() {
-            return Err(self.err("expected a status variable, rate(NAME), processlist(...) or DEVICE.FIGURE"));
+            return Err(self
+                .err("expected a status variable, rate(NAME), processlist(...) or DEVICE.FIGURE"));
         }
         self.ws();
         match self.peek() {
@@ -565,11 +569,9 @@ impl Parser<'_> {
                 "command" => Field::Command,
                 "state" => Field::State,
                 "info" => Field::Info,
-                _ => {
-                    return Err(self.err(format!(
-                        "unknown processlist field `{f}`: use user, host, db, command, state or info"
-                    )))
-                }
+                _ => return Err(self.err(format!(
+                    "unknown processlist field `{f}`: use user, host, db, command, state or info"
+                ))),
             };
             self.expect('~')?;
             self.ws();
@@ -611,11 +613,7 @@ impl Parser<'_> {
     }
     fn op(&mut self) -> Result<Op, ParseError> {
         self.ws();
-        let two: String = self.chars[self.pos..]
-            .iter()
-            .take(2)
-            .map(|c| c.1)
-            .collect();
+        let two: String = self.chars[self.pos..].iter().take(2).map(|c| c.1).collect();
         let (op, n) = match two.as_str() {
             ">=" => (Op::Ge, 2),
             "<=" => (Op::Le, 2),
@@ -776,7 +774,9 @@ mod tests {
     fn precedence_and_parentheses() {
         // and binds tighter than or.
         assert!(holds("Threads_running>100 and vda.util>1 or vda.await>1ms"));
-        assert!(!holds("Threads_running>100 and (vda.util>1 or vda.await>1ms)"));
+        assert!(!holds(
+            "Threads_running>100 and (vda.util>1 or vda.await>1ms)"
+        ));
         assert!(holds("(Threads_running>50) AND (vda.util>95% OR x>1)"));
     }
 
@@ -800,8 +800,12 @@ mod tests {
         assert!(e("vda.await>5%").message.contains("unit"));
         assert!(e("vda.speed>5").message.contains("unknown device figure"));
         assert!(e("processlist(user~batch)>1").message.contains("quoted"));
-        assert!(e("processlist(state~'(')>1").message.contains("regular expression"));
-        assert!(e("processlist(who~'x')>1").message.contains("unknown processlist field"));
+        assert!(e("processlist(state~'(')>1")
+            .message
+            .contains("regular expression"));
+        assert!(e("processlist(who~'x')>1")
+            .message
+            .contains("unknown processlist field"));
         assert!(e("avg(x)>1").message.contains("unknown function"));
         assert!(e("a>1 b>2").message.contains("end of the trigger"));
         assert!(e("(a>1").message.contains("`)`"));

@@ -19,7 +19,11 @@ fn opt(v: Option<f64>, prec: usize) -> String {
 }
 
 fn header(s: &mut String, r: &StalkReport) {
-    let _ = writeln!(s, "capture {} ({}, made by {})", r.capture_dir, r.prefix, r.made_by);
+    let _ = writeln!(
+        s,
+        "capture {} ({}, made by {})",
+        r.capture_dir, r.prefix, r.made_by
+    );
     if let Some(c) = &r.capture {
         let _ = writeln!(s, "server {} on host {}", c.server, c.hostname);
         let vals: Vec<String> = c
@@ -70,14 +74,21 @@ fn row(s: &mut String, a: &AttributionRow, by_user: bool) {
     let _ = writeln!(
         s,
         "{:>6.1}% {:>6.1}% {:>8.2} {:>8.2} {:>6}  {who}",
-        a.collect_share_pct, a.pre_share_pct, a.collect_avg_threads, a.pre_avg_threads, a.max_time_s
+        a.collect_share_pct,
+        a.pre_share_pct,
+        a.collect_avg_threads,
+        a.pre_avg_threads,
+        a.max_time_s
     );
 }
 
 fn render(r: &StalkReport) -> String {
     let mut s = String::new();
     header(&mut s, r);
-    let _ = writeln!(s, "\ntimeline (t = seconds from the trigger; negative: the lead-up)");
+    let _ = writeln!(
+        s,
+        "\ntimeline (t = seconds from the trigger; negative: the lead-up)"
+    );
     let _ = writeln!(
         s,
         "{:>8} {:>8} {:>10} {:>7} {:>10} {:>7} {:>9}",
@@ -135,7 +146,9 @@ mod tests {
             made_by: "pt-stalk".into(),
             prefix: "2026_11_28_02_39_26".into(),
             capture: None,
-            pt_trigger: Some("2026_11_28_02_39_26 Check results: status(Threads_running)=30".into()),
+            pt_trigger: Some(
+                "2026_11_28_02_39_26 Check results: status(Threads_running)=30".into(),
+            ),
             timeline: vec![TimelinePoint {
                 t_s: -1.0,
                 threads_running: Some(30.0),
@@ -165,8 +178,14 @@ mod tests {
             notes: vec![],
         };
         let t = render(&r);
-        assert!(t.contains("pt-stalk: 2026_11_28_02_39_26 Check results"), "{t}");
-        assert!(t.contains("    -1.0       30          -      12        vda    97.2      1.50"), "{t}");
+        assert!(
+            t.contains("pt-stalk: 2026_11_28_02_39_26 Check results"),
+            "{t}"
+        );
+        assert!(
+            t.contains("    -1.0       30          -      12        vda    97.2      1.50"),
+            "{t}"
+        );
         assert!(t.contains("  71.0%    0.0%     7.50     0.00     12  batch@10.0.0.7 db shop: DELETE FROM orders WHERE id < ?"), "{t}");
     }
 }

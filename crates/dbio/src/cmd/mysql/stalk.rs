@@ -90,14 +90,19 @@ fn log_line(s: &str) {
 pub fn stalk(a: StalkArgs) -> anyhow::Result<u8> {
     if let Some(dir) = &a.report {
         let r = report::read(dir).with_context(|| {
-            format!("reading the capture in {}: give a directory dbio mysql stalk or pt-stalk wrote", dir.display())
+            format!(
+                "reading the capture in {}: give a directory dbio mysql stalk or pt-stalk wrote",
+                dir.display()
+            )
         })?;
         a.out.emit_result(&r).context("writing the report")?;
         return Ok(0);
     }
     let (Some(dsn), Some(dest), Some(trigger)) = (a.dsn.clone(), a.dest.clone(), a.trigger.clone())
     else {
-        return Err(usage("--dsn, --dest and --trigger are needed (or --report DIR)"));
+        return Err(usage(
+            "--dsn, --dest and --trigger are needed (or --report DIR)",
+        ));
     };
     if a.interval.is_zero() {
         return Err(usage("--interval must be above 0"));
