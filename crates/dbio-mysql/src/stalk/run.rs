@@ -68,6 +68,9 @@ pub struct Outcome {
     pub checks: u64,
     /// Why it stopped.
     pub stopped: String,
+    /// Time spent in the checks' samples (two statements' round trips and two /proc reads),
+    /// summed over all checks.
+    pub sample_time: Duration,
 }
 
 /// One cheap sample: what the ring holds.
@@ -307,7 +310,9 @@ pub fn run(
     while !stop.load(Ordering::SeqCst) {
         let tick = Instant::now();
         let ts = epoch();
-        let s = match sample(&mut c) {
+        let sampled = sample(&mut c);
+        out.sample_time += tick.elapsed();
+        let s = match sampled {
             Ok(s) => s,
             Err(e) if conn::connection_lost(&e) => {
                 log(&format!(

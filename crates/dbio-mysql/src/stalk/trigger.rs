@@ -503,11 +503,9 @@ impl Parser<'_> {
         let operand = self.operand()?;
         let op = self.op()?;
         let threshold = self.threshold(&operand)?;
-        let text: String = self.chars[start..self.pos]
-            .iter()
-            .map(|c| c.1)
-            .filter(|c| !c.is_whitespace())
-            .collect();
+        let text = self.text[self.byte_at(start)..self.byte_at(self.pos)]
+            .trim()
+            .to_string();
         Ok(Expr::Cmp(Cmp {
             operand,
             op,
@@ -569,9 +567,11 @@ impl Parser<'_> {
                 "command" => Field::Command,
                 "state" => Field::State,
                 "info" => Field::Info,
-                _ => return Err(self.err(format!(
+                _ => {
+                    return Err(self.err(format!(
                     "unknown processlist field `{f}`: use user, host, db, command, state or info"
-                ))),
+                )))
+                }
             };
             self.expect('~')?;
             self.ws();
@@ -759,6 +759,11 @@ mod tests {
         assert!(holds("processlist()=3"));
         // Case-insensitive, like grep -i.
         assert!(holds("processlist(state~'WAITING')=2"));
+        // The comparison's text keeps the pattern's spaces.
+        let (_, v) = Expr::parse(" processlist(state~'Waiting for.*lock') > 1 ")
+            .unwrap()
+            .eval(&obs());
+        assert_eq!(v[0].0, "processlist(state~'Waiting for.*lock') > 1");
     }
 
     #[test]

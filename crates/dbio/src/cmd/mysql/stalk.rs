@@ -133,10 +133,11 @@ pub fn stalk(a: StalkArgs) -> anyhow::Result<u8> {
     let out = run::run(&opts, stop, &mut |s| log_line(s))
         .with_context(|| format!("stalking {}", dbio_mysql::redact(&opts.dsn)))?;
     log_line(&format!(
-        "stopped after {} checks and {} collections: {}",
+        "stopped after {} checks and {} collections: {}; a check's sample took {:.3} ms on average",
         out.checks,
         out.captures.len(),
-        out.stopped
+        out.stopped,
+        out.sample_time.as_secs_f64() * 1e3 / out.checks.max(1) as f64
     ));
     if a.once {
         if let Some(dir) = out.captures.last() {
