@@ -19,6 +19,7 @@ pub mod key;
 pub mod marker;
 pub mod server;
 pub mod sizer;
+pub mod stalk;
 pub mod state;
 pub mod status;
 pub mod value;

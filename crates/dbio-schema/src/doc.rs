@@ -36,6 +36,10 @@ pub const REPORT: &str = "dbio.report/1";
 
 /// `dbio mysql chunk --format json`.
 pub const MYSQL_CHUNK: &str = "dbio.mysql.chunk/1";
+/// `dbio mysql stalk --report DIR --format json`.
+pub const MYSQL_STALK: &str = "dbio.mysql.stalk/1";
+/// `DIR/<prefix>/capture.json` of `dbio mysql stalk`.
+pub const MYSQL_STALK_CAPTURE: &str = "dbio.mysql.stalk.capture/1";
 /// `dbio innodb rows --summary FILE`: what a rows run read, wrote and rejected.
 pub const INNODB_ROWS: &str = "dbio.innodb.rows/1";
 

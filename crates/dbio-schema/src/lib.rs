@@ -19,6 +19,7 @@ pub mod read;
 pub mod report;
 pub mod rows;
 pub mod stack;
+pub mod stalk;
 pub mod sweep;
 pub mod units;
 

@@ -22,6 +22,7 @@ mod model;
 mod mysql_chunk;
 mod mysql_frozen;
 mod mysql_replica;
+mod mysql_stalk;
 mod mysql_tls;
 mod packaging;
 mod readme;

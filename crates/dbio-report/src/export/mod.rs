@@ -349,6 +349,7 @@ json_documents!(
     dbio_schema::align::DiskCheck => doc::ALIGN_CHECK,
     dbio_schema::innodb::PagesReport => doc::INNODB_PAGES,
     dbio_schema::mysql_chunk::ChunkResult => doc::MYSQL_CHUNK,
+    dbio_schema::stalk::StalkReport => doc::MYSQL_STALK,
     dbio_schema::model::BoundsResult => doc::MODEL_BOUNDS,
     dbio_schema::model::MvaResult => doc::MODEL_MVA,
     dbio_schema::model::UslResult => doc::MODEL_USL,
@@ -367,6 +368,7 @@ renders!(dbio_schema::align::DiskCheck: Text => text, Json => json, Csv => csv);
 renders!(dbio_schema::innodb::PagesReport: Text => text, Json => json);
 renders!(dbio_schema::innodb::GrepEvent<'_>: Text => text, Json => json, Jsonl => jsonl);
 renders!(dbio_schema::mysql_chunk::ChunkResult: Text => text, Json => json);
+renders!(dbio_schema::stalk::StalkReport: Text => text, Json => json);
 renders!(dbio_schema::model::BoundsResult: Text => text, Json => json, Csv => csv, Html => html);
 renders!(dbio_schema::model::MvaResult: Text => text, Json => json, Csv => csv, Html => html);
 renders!(dbio_schema::model::UslResult: Text => text, Json => json, Csv => csv, Html => html);

@@ -12,4 +12,5 @@ pub mod mysql_chunk;
 pub mod report;
 pub mod rows;
 pub mod stack;
+pub mod stalk;
 pub mod sweep;

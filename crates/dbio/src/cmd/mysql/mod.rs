@@ -3,6 +3,7 @@
 //! dbio-mysql; this file draws the progress, prints pauses and renders the result.
 
 mod args;
+mod stalk;
 
 use crate::cli::usage;
 use crate::output::{to_stderr, OutputArgs};
@@ -28,12 +29,16 @@ enum Sub {
     /// Delete, archive or update the rows matching --where in short chunks along the primary
     /// key, throttled by the server's load; a dry run unless --execute.
     Chunk(Box<ChunkArgs>),
+    /// Watch the server; when a trigger holds, write the minute before and collect
+    /// (pt-stalk's files, capture.json), then say who did it (--report DIR).
+    Stalk(Box<stalk::StalkArgs>),
 }
 
 /// Runs `dbio mysql`.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     match args.command {
         Sub::Chunk(a) => chunk(*a),
+        Sub::Stalk(a) => stalk::stalk(*a),
     }
 }
 
