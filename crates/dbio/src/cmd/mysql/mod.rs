@@ -2,6 +2,7 @@
 //! resumable chunks. The flags become [`dbio_mysql::job::Options`]; the job runs in
 //! dbio-mysql; this file draws the progress, prints pauses and renders the result.
 
+mod advise;
 mod args;
 
 use crate::cli::usage;
@@ -33,12 +34,16 @@ enum Sub {
     /// Delete, archive or update the rows matching --where in short chunks along the primary
     /// key, throttled by the server's load; a dry run unless --execute.
     Chunk(Box<ChunkArgs>),
+    /// Configuration and status advice from what the server does over an interval (rates
+    /// over the interval, never since startup), with the storage under its datadir.
+    Advise(Box<advise::AdviseArgs>),
 }
 
 /// Runs `dbio mysql`.
 pub fn run(args: Args) -> anyhow::Result<u8> {
     match args.command {
         Sub::Chunk(a) => chunk(*a),
+        Sub::Advise(a) => advise::run(*a),
     }
 }
 
