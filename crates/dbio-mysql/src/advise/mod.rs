@@ -74,7 +74,11 @@ impl Version {
         let maria = version.to_ascii_lowercase().contains("mariadb")
             || comment.to_ascii_lowercase().contains("mariadb");
         Some(Version {
-            flavor: if maria { Flavor::Mariadb } else { Flavor::Mysql },
+            flavor: if maria {
+                Flavor::Mariadb
+            } else {
+                Flavor::Mysql
+            },
             major,
             minor,
             patch,
@@ -310,8 +314,7 @@ fn replica(conn: &mut Conn, v: &Version) -> Result<Option<Replica>, Error> {
         seconds_behind: column(&r, &["Seconds_Behind_Source", "Seconds_Behind_Master"])
             .and_then(|s| s.parse().ok()),
         io_running: column(&r, &["Replica_IO_Running", "Slave_IO_Running"]).unwrap_or_default(),
-        sql_running: column(&r, &["Replica_SQL_Running", "Slave_SQL_Running"])
-            .unwrap_or_default(),
+        sql_running: column(&r, &["Replica_SQL_Running", "Slave_SQL_Running"]).unwrap_or_default(),
         last_error: column(&r, &["Last_Error"]).unwrap_or_default(),
     }))
 }
@@ -321,7 +324,10 @@ fn disks(names: &[String], notes: &mut Vec<String>) -> Vec<DiskStat> {
         return Vec::new();
     }
     match dbio_sys::diskstats::read() {
-        Ok(all) => all.into_iter().filter(|d| names.contains(&d.name)).collect(),
+        Ok(all) => all
+            .into_iter()
+            .filter(|d| names.contains(&d.name))
+            .collect(),
         Err(e) => {
             push_note(notes, format!("/proc/diskstats: {e}"));
             Vec::new()
@@ -348,7 +354,13 @@ pub fn sample(
     let own = pairs(conn, OWN_STATUS)?;
     let variables = pairs(conn, "SHOW GLOBAL VARIABLES")?;
     let states = states(conn).unwrap_or_else(|e| {
-        push_note(notes, format!("{e}: {}; the optimizer and query cache lock waits are not seen", err_text(&e)));
+        push_note(
+            notes,
+            format!(
+                "{e}: {}; the optimizer and query cache lock waits are not seen",
+                err_text(&e)
+            ),
+        );
         Vec::new()
     });
     let replica = replica(conn, v).unwrap_or_else(|e| {
@@ -393,12 +405,11 @@ pub fn connect(o: &Options) -> Result<Connected, Error> {
         .query_first("SELECT @@version, @@version_comment, @@datadir")
         .map_err(sql("SELECT @@version, @@version_comment, @@datadir"))?
         .unwrap_or_default();
-    let version = Version::parse(&text, comment.as_deref().unwrap_or("")).ok_or_else(|| {
-        Error::Sql {
+    let version =
+        Version::parse(&text, comment.as_deref().unwrap_or("")).ok_or_else(|| Error::Sql {
             what: format!("reading the version: '{text}' does not start with N.N"),
             source: mysql::Error::DriverError(mysql::DriverError::UnexpectedPacket),
-        }
-    })?;
+        })?;
     Ok(Connected {
         conn,
         version,
@@ -450,7 +461,10 @@ mod tests {
     #[test]
     fn versions() {
         let m = Version::parse("10.11.19-MariaDB-0+deb12u1", "Debian 12").unwrap();
-        assert_eq!((m.flavor, m.major, m.minor, m.patch), (Flavor::Mariadb, 10, 11, 19));
+        assert_eq!(
+            (m.flavor, m.major, m.minor, m.patch),
+            (Flavor::Mariadb, 10, 11, 19)
+        );
         assert!(m.has_query_cache());
         assert_eq!(m.replica_status_sql(), "SHOW REPLICA STATUS");
         let my = Version::parse("8.0.36", "MySQL Community Server - GPL").unwrap();

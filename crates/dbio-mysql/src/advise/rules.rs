@@ -15,7 +15,8 @@ const FLUSH_SOURCE: &str = "https://dev.mysql.com/doc/refman/8.0/en/innodb-confi
 const FSYNC_SOURCE: &str = "https://dev.mysql.com/doc/refman/8.0/en/innodb-parameters.html#sysvar_innodb_flush_log_at_trx_commit; seeds/003_c93a2f262dd5f5bf.txt (with innodb_flush_log_at_trx_commit=1 every commit waits for a synchronous log flush); seeds/000_6833c56bad1dbbf0.txt (a controller's battery relearn turns its cache write-through: the same settings, slower commits)";
 const TMP_SOURCE: &str = "https://dev.mysql.com/doc/refman/8.0/en/internal-temporary-tables.html";
 const TABLE_SOURCE: &str = "https://dev.mysql.com/doc/refman/8.0/en/table-cache.html; https://mariadb.com/kb/en/optimizing-table_open_cache/";
-const THREAD_SOURCE: &str = "https://dev.mysql.com/doc/refman/8.0/en/server-system-variables.html#sysvar_thread_cache_size";
+const THREAD_SOURCE: &str =
+    "https://dev.mysql.com/doc/refman/8.0/en/server-system-variables.html#sysvar_thread_cache_size";
 const ABORTED_SOURCE: &str = "https://dev.mysql.com/doc/refman/8.0/en/communication-errors.html";
 const OPTIMIZER_SOURCE: &str = "seeds/001_a5bb2eead76c129c.txt, \"Joining many tables in MySQL - optimizer_search_depth\" (Percona: a 20-table join spent 5 s in the optimizer; optimizer_search_depth=0 brought it under 50 ms)";
 const REPLICA_SOURCE: &str = "https://dev.mysql.com/doc/refman/8.0/en/show-replica-status.html";
@@ -195,7 +196,13 @@ fn query_cache(w: &Window) -> Option<Advice> {
     let writes_of = |i: usize| -> Option<f64> {
         ["Com_insert", "Com_update", "Com_delete", "Com_replace"]
             .iter()
-            .map(|n| if i == 0 { Some(w.rate0(n).0) } else { w.rate0(n).1 })
+            .map(|n| {
+                if i == 0 {
+                    Some(w.rate0(n).0)
+                } else {
+                    w.rate0(n).1
+                }
+            })
             .sum()
     };
     let writes = writes_of(0).unwrap_or(0.0);
@@ -297,7 +304,10 @@ fn buffer_pool(w: &Window) -> Option<Advice> {
         fig("pages_read_per_s", reads, reads0),
         fig("miss_pct", miss_pct, None),
         fig("pool_read_in_times", turnover, None),
-        set("free_pages", w.gauge("Innodb_buffer_pool_pages_free").unwrap_or(0.0)),
+        set(
+            "free_pages",
+            w.gauge("Innodb_buffer_pool_pages_free").unwrap_or(0.0),
+        ),
     ];
     let v = if reads >= 100.0 && miss_pct >= 1.0 && turnover >= 1.0 {
         Verdict { status: Status::Crit, summary: format!("{reads:.0} pages/s read from disk ({miss_pct:.1}% of page requests): the whole {} pool was read in {turnover:.1} times over the interval", mib(size)) }
@@ -317,9 +327,7 @@ fn buffer_pool(w: &Window) -> Option<Advice> {
     } else {
         Verdict {
             status: Status::Ok,
-            summary: format!(
-                "{reads:.1} pages/s read from disk, {miss_pct:.2}% of page requests"
-            ),
+            summary: format!("{reads:.1} pages/s read from disk, {miss_pct:.2}% of page requests"),
         }
     };
     let a = advice(
@@ -357,7 +365,10 @@ fn old_blocks(w: &Window) -> Option<Advice> {
     let (not_young, not_young0) = w.rate0("Innodb_buffer_pool_pages_made_not_young");
     let evidence = vec![
         set("innodb_old_blocks_time_ms", t),
-        set("innodb_old_blocks_pct", w.var("innodb_old_blocks_pct").unwrap_or(0.0)),
+        set(
+            "innodb_old_blocks_pct",
+            w.var("innodb_old_blocks_pct").unwrap_or(0.0),
+        ),
         fig("pages_read_per_s", reads, reads0),
         fig("made_young_per_s", young, young0),
         fig("made_not_young_per_s", not_young, not_young0),
@@ -427,7 +438,11 @@ fn redo_log(w: &Window) -> Option<Advice> {
     let mut evidence = vec![
         set("capacity_bytes", capacity),
         fig("written_bytes_per_s", rate, rate0),
-        fig("written_bytes_per_hour", rate * 3600.0, rate0.map(|r| r * 3600.0)),
+        fig(
+            "written_bytes_per_hour",
+            rate * 3600.0,
+            rate0.map(|r| r * 3600.0),
+        ),
         fig("minutes_to_fill", fill_min.min(1e9), None),
     ];
     if let (Some(a), Some(p)) = (age, age_pct) {
@@ -439,13 +454,18 @@ fn redo_log(w: &Window) -> Option<Advice> {
     } else if (fill_min < 15.0 && age_pct.is_none_or(|p| p >= 50.0))
         || age_pct.is_some_and(|p| p >= 75.0)
     {
-        (Status::Warn, "flushing is driven by log space, not by io_capacity")
+        (
+            Status::Warn,
+            "flushing is driven by log space, not by io_capacity",
+        )
     } else if fill_min < 60.0 {
         (Status::Advice, "the log holds less than an hour of writes")
     } else {
         (Status::Ok, "the log holds more than an hour of writes")
     };
-    let age_text = age_pct.map_or(String::new(), |p| format!(", checkpoint age up to {p:.0}% of it"));
+    let age_text = age_pct.map_or(String::new(), |p| {
+        format!(", checkpoint age up to {p:.0}% of it")
+    });
     let fill_text = if fill_min.is_finite() {
         format!("{fill_min:.1} minutes")
     } else {
@@ -473,17 +493,29 @@ fn redo_log(w: &Window) -> Option<Advice> {
     let want = (rate * 3600.0).max(capacity * 2.0);
     let (set_global, cnf) = if v.flavor == Flavor::Mysql && v.at_least(8, 0, 30) {
         (
-            Some(format!("SET GLOBAL innodb_redo_log_capacity = {};", want.ceil())),
+            Some(format!(
+                "SET GLOBAL innodb_redo_log_capacity = {};",
+                want.ceil()
+            )),
             format!("innodb_redo_log_capacity = {}", mib(want)),
         )
     } else if v.flavor == Flavor::Mariadb && v.at_least(10, 9, 0) {
         (
-            Some(format!("SET GLOBAL innodb_log_file_size = {};", want.ceil())),
+            Some(format!(
+                "SET GLOBAL innodb_log_file_size = {};",
+                want.ceil()
+            )),
             format!("innodb_log_file_size = {}", mib(want)),
         )
     } else {
         let files = w.var("innodb_log_files_in_group").unwrap_or(1.0).max(1.0);
-        (None, format!("innodb_log_file_size = {} (restart needed)", mib(want / files)))
+        (
+            None,
+            format!(
+                "innodb_log_file_size = {} (restart needed)",
+                mib(want / files)
+            ),
+        )
     };
     Some(change(
         a,
@@ -509,7 +541,10 @@ fn flushing(w: &Window, ctx: &Context) -> Option<Advice> {
     let dev = w.device(&ctx.data_device);
     let mut evidence = vec![
         set("innodb_io_capacity", cap),
-        set("innodb_io_capacity_max", w.var("innodb_io_capacity_max").unwrap_or(0.0)),
+        set(
+            "innodb_io_capacity_max",
+            w.var("innodb_io_capacity_max").unwrap_or(0.0),
+        ),
         set("innodb_max_dirty_pages_pct", max_pct),
         fig("max_dirty_pct", dirty_pct, None),
         fig("pages_flushed_per_s", flushed, flushed0),
@@ -528,7 +563,15 @@ fn flushing(w: &Window, ctx: &Context) -> Option<Advice> {
     } else if let Some(d) = saturated {
         (Verdict { status: Status::Advice, summary: format!("the datadir's device is {:.0}% busy at {:.0} writes/s, below io_capacity {cap:.0}: flushing at io_capacity competes with queries for it", d.util_pct, d.w_per_s) }, d.w_per_s.max(100.0))
     } else {
-        (Verdict { status: Status::Ok, summary: format!("dirty pages up to {dirty_pct:.0}% of the pool, {flushed:.0} pages/s flushed") }, cap)
+        (
+            Verdict {
+                status: Status::Ok,
+                summary: format!(
+                    "dirty pages up to {dirty_pct:.0}% of the pool, {flushed:.0} pages/s flushed"
+                ),
+            },
+            cap,
+        )
     };
     let a = advice(
         "flushing",
@@ -563,8 +606,14 @@ fn fsync_policy(w: &Window, ctx: &Context) -> Option<Advice> {
         let leaf = w.device(&ctx.flush_device).filter(|d| d.f_per_s > 0.0);
         let top = w.device(&ctx.data_device).filter(|d| d.w_per_s > 0.0);
         match (leaf, top) {
-            (Some(d), _) => (Some(d.f_await_ms), "the datadir disk's flush time (f_await)"),
-            (None, Some(d)) => (Some(d.w_await_ms), "the datadir device's write time (w_await)"),
+            (Some(d), _) => (
+                Some(d.f_await_ms),
+                "the datadir disk's flush time (f_await)",
+            ),
+            (None, Some(d)) => (
+                Some(d.w_await_ms),
+                "the datadir device's write time (w_await)",
+            ),
             _ => (None, "no device figures"),
         }
     };
@@ -863,7 +912,10 @@ fn optimizer(w: &Window) -> Option<Advice> {
     } else {
         Verdict {
             status: Status::Ok,
-            summary: format!("no query seen 1 s or more in \"statistics\" ({} samples)", w.all.len()),
+            summary: format!(
+                "no query seen 1 s or more in \"statistics\" ({} samples)",
+                w.all.len()
+            ),
         }
     };
     let a = advice(
@@ -893,15 +945,49 @@ fn replication(w: &Window) -> Option<Advice> {
         evidence.push(set("seconds_behind", l as f64));
     }
     if let (Some(a), Some(b)) = (lag_first, r.seconds_behind) {
-        evidence.push(fig("lag_growth_s_per_s", (b as f64 - a as f64) / w.secs, None));
+        evidence.push(fig(
+            "lag_growth_s_per_s",
+            (b as f64 - a as f64) / w.secs,
+            None,
+        ));
     }
     let v = match r.seconds_behind {
-        _ if r.io_running != "Yes" || r.sql_running != "Yes" => Verdict { status: Status::Crit, summary: format!("replication is stopped (IO thread {}, SQL thread {}){}", r.io_running, r.sql_running, if r.last_error.is_empty() { String::new() } else { format!(": {}", r.last_error) }) },
-        Some(l) if l >= 300 => Verdict { status: Status::Crit, summary: format!("the replica is {l} s behind") },
-        Some(l) if l >= 60 => Verdict { status: Status::Warn, summary: format!("the replica is {l} s behind") },
-        Some(l) if lag_first.is_some_and(|a| l > a + (w.secs / 2.0) as u64) => Verdict { status: Status::Advice, summary: format!("the replica falls behind: {l} s, up from {} s", lag_first.unwrap_or(0)) },
-        Some(l) => Verdict { status: Status::Ok, summary: format!("the replica is {l} s behind") },
-        None => Verdict { status: Status::Unknown, summary: "the replica reports no lag (NULL)".into() },
+        _ if r.io_running != "Yes" || r.sql_running != "Yes" => Verdict {
+            status: Status::Crit,
+            summary: format!(
+                "replication is stopped (IO thread {}, SQL thread {}){}",
+                r.io_running,
+                r.sql_running,
+                if r.last_error.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", r.last_error)
+                }
+            ),
+        },
+        Some(l) if l >= 300 => Verdict {
+            status: Status::Crit,
+            summary: format!("the replica is {l} s behind"),
+        },
+        Some(l) if l >= 60 => Verdict {
+            status: Status::Warn,
+            summary: format!("the replica is {l} s behind"),
+        },
+        Some(l) if lag_first.is_some_and(|a| l > a + (w.secs / 2.0) as u64) => Verdict {
+            status: Status::Advice,
+            summary: format!(
+                "the replica falls behind: {l} s, up from {} s",
+                lag_first.unwrap_or(0)
+            ),
+        },
+        Some(l) => Verdict {
+            status: Status::Ok,
+            summary: format!("the replica is {l} s behind"),
+        },
+        None => Verdict {
+            status: Status::Unknown,
+            summary: "the replica reports no lag (NULL)".into(),
+        },
     };
     Some(advice(
         "replication",
@@ -926,9 +1012,21 @@ mod tests {
     macro_rules! state {
         ($dir:literal) => {
             (
-                include_str!(concat!("../../../../testdata/mysql-advise/", $dir, "/status.1")),
-                include_str!(concat!("../../../../testdata/mysql-advise/", $dir, "/status.2")),
-                include_str!(concat!("../../../../testdata/mysql-advise/", $dir, "/variables")),
+                include_str!(concat!(
+                    "../../../../testdata/mysql-advise/",
+                    $dir,
+                    "/status.1"
+                )),
+                include_str!(concat!(
+                    "../../../../testdata/mysql-advise/",
+                    $dir,
+                    "/status.2"
+                )),
+                include_str!(concat!(
+                    "../../../../testdata/mysql-advise/",
+                    $dir,
+                    "/variables"
+                )),
             )
         };
     }
@@ -973,9 +1071,16 @@ mod tests {
         let found = judged(state!("query-cache"));
         assert_eq!(status(&found, "query_cache"), Status::Crit);
         let qc = found.iter().find(|f| f.rule == "query_cache").unwrap();
-        assert!(qc.set_global.as_deref().unwrap().contains("query_cache_type = OFF"));
+        assert!(qc
+            .set_global
+            .as_deref()
+            .unwrap()
+            .contains("query_cache_type = OFF"));
         assert!(qc.source.contains("003_c93a2f262dd5f5bf"));
-        assert_eq!(status(&judged(state!("default")), "query_cache"), Status::Ok);
+        assert_eq!(
+            status(&judged(state!("default")), "query_cache"),
+            Status::Ok
+        );
     }
 
     #[test]
@@ -990,7 +1095,10 @@ mod tests {
     fn a_scan_with_old_blocks_time_0_washes_the_pool() {
         let found = judged(state!("scan-old-blocks-time-0"));
         assert_eq!(status(&found, "buffer_pool_scan"), Status::Warn);
-        assert_eq!(status(&judged(state!("default")), "buffer_pool_scan"), Status::Ok);
+        assert_eq!(
+            status(&judged(state!("default")), "buffer_pool_scan"),
+            Status::Ok
+        );
     }
 
     #[test]
@@ -999,8 +1107,15 @@ mod tests {
         assert_eq!(status(&found, "redo_log"), Status::Crit);
         let r = found.iter().find(|f| f.rule == "redo_log").unwrap();
         // MariaDB 10.11 resizes the log at run time.
-        assert!(r.set_global.as_deref().unwrap().starts_with("SET GLOBAL innodb_log_file_size"));
-        assert_eq!(status(&judged(state!("small-table-cache")), "redo_log"), Status::Ok);
+        assert!(r
+            .set_global
+            .as_deref()
+            .unwrap()
+            .starts_with("SET GLOBAL innodb_log_file_size"));
+        assert_eq!(
+            status(&judged(state!("small-table-cache")), "redo_log"),
+            Status::Ok
+        );
     }
 
     #[test]
@@ -1008,21 +1123,30 @@ mod tests {
         let found = judged(state!("small-table-cache"));
         assert_eq!(status(&found, "table_cache"), Status::Warn);
         // The default server's misses are first opens into a cache with room.
-        assert_eq!(status(&judged(state!("default")), "table_cache"), Status::Ok);
+        assert_eq!(
+            status(&judged(state!("default")), "table_cache"),
+            Status::Ok
+        );
     }
 
     #[test]
     fn connection_churn_without_a_thread_cache() {
         let found = judged(state!("connection-churn"));
         assert_eq!(status(&found, "thread_cache"), Status::Warn);
-        assert_eq!(status(&judged(state!("default")), "thread_cache"), Status::Ok);
+        assert_eq!(
+            status(&judged(state!("default")), "thread_cache"),
+            Status::Ok
+        );
     }
 
     #[test]
     fn failed_logins_are_aborted_connects() {
         let found = judged(state!("bad-password"));
         assert_eq!(status(&found, "aborted_connects"), Status::Warn);
-        assert_eq!(status(&judged(state!("default")), "aborted_connects"), Status::Ok);
+        assert_eq!(
+            status(&judged(state!("default")), "aborted_connects"),
+            Status::Ok
+        );
     }
 
     #[test]
@@ -1038,6 +1162,9 @@ mod tests {
         let f = found.iter().find(|f| f.rule == "fsync_policy").unwrap();
         assert_eq!(f.status, Status::Advice);
         assert!(f.set_global.as_deref().unwrap().contains("= 1"));
-        assert_eq!(status(&judged(state!("default")), "fsync_policy"), Status::Ok);
+        assert_eq!(
+            status(&judged(state!("default")), "fsync_policy"),
+            Status::Ok
+        );
     }
 }

@@ -173,7 +173,10 @@ fn advise_and_render(a: &AdviseArgs) -> anyhow::Result<u8> {
     let sampled = advise::sample_server(&mut c, &opts, stop)
         .map_err(|e| anyhow::Error::new(e).context("mysql advise: sampling the server"))?;
     let findings = rules::judge(&sampled.samples, &sampled.version, &ctx);
-    let (first, last) = (&sampled.samples[0], &sampled.samples[sampled.samples.len() - 1]);
+    let (first, last) = (
+        &sampled.samples[0],
+        &sampled.samples[sampled.samples.len() - 1],
+    );
     let secs = last.at_s - first.at_s;
     let storage = match (stack, dir) {
         (Some(s), Ok(d)) => Some(storage(&d, &s, first, last, secs)),
@@ -302,8 +305,23 @@ fn bench_commit(base: &Path, datadir: &Path) -> anyhow::Result<f64> {
     let dir = base.join(format!("dbio-advise-commit.{}", std::process::id()));
     let exe = std::env::current_exe().context("--bench-commit: finding the dbio binary")?;
     let out = std::process::Command::new(exe)
-        .args(["bench", "--mode", "commit", "--threads", "1", "--time", "5s"])
-        .args(["--block-size", "4k", "--file-total-size", "64M", "--format", "json"])
+        .args([
+            "bench",
+            "--mode",
+            "commit",
+            "--threads",
+            "1",
+            "--time",
+            "5s",
+        ])
+        .args([
+            "--block-size",
+            "4k",
+            "--file-total-size",
+            "64M",
+            "--format",
+            "json",
+        ])
         .arg("--dir")
         .arg(&dir)
         .output()
@@ -315,8 +333,8 @@ fn bench_commit(base: &Path, datadir: &Path) -> anyhow::Result<f64> {
             String::from_utf8_lossy(&out.stderr).trim()
         );
     }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .context("--bench-commit: reading dbio bench's JSON")?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).context("--bench-commit: reading dbio bench's JSON")?;
     fsync_mean_ms(&v).with_context(|| {
         format!(
             "--bench-commit: no fsync latency in dbio bench's JSON (run dbio bench --dir {} --mode commit --format json to see it)",
