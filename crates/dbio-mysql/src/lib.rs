@@ -10,6 +10,7 @@
 //! This crate never prints and never exits.
 #![deny(missing_docs)]
 
+pub mod advise;
 pub mod archive;
 pub mod conn;
 pub mod fk;

@@ -34,6 +34,8 @@ pub const INNODB_GREP_JSONL: &str = "dbio.innodb.grep.jsonl/1";
 /// `dbio report --format json`: the analysis of bench results (and sweeps).
 pub const REPORT: &str = "dbio.report/1";
 
+/// `dbio mysql advise --format json`.
+pub const MYSQL_ADVISE: &str = "dbio.mysql_advise/1";
 /// `dbio mysql chunk --format json`.
 pub const MYSQL_CHUNK: &str = "dbio.mysql.chunk/1";
 /// `dbio mysql stalk --report DIR --format json`.

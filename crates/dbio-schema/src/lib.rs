@@ -5,6 +5,7 @@
 //! charts, no output formats, no I/O except reading a result document back ([`read`]).
 #![deny(missing_docs)]
 
+pub mod advise;
 pub mod align;
 pub mod bench;
 pub mod check;

@@ -158,6 +158,12 @@ const UNITLESS: &[&str] = &[
     "sleep_coef",
     "value",
     "limit",
+    // dbio mysql advise: samples and statements counted; an evidence figure's `interval` and
+    // `since_startup` carry the unit of its `name` (see schema/dbio.mysql_advise.schema.json)
+    "samples",
+    "queries_per_sample",
+    "interval",
+    "since_startup",
     // CHS geometry of `dbio align calc --heads`: counts, ratios and a cylinder number
     "heads",
     "sectors_per_track",
@@ -929,4 +935,29 @@ fn mysql_chunk_json_validates() {
     assert_eq!(docs[1]["run"]["pauses"][0]["cause"], "load");
     assert_eq!(docs[2]["run"]["outcome"], "finished");
     assert_eq!(docs[2]["run"]["rows_archived"], 667);
+}
+
+/// `dbio mysql advise --format json` on the local server, storage included.
+#[test]
+#[ignore = "needs MariaDB at DBIO_TEST_MYSQL"]
+fn mysql_advise_json_validates() {
+    let base = std::env::var("DBIO_TEST_MYSQL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into());
+    let dir = tempfile::tempdir().unwrap();
+    let docs = run(
+        &[
+            "mysql",
+            "advise",
+            "--dsn",
+            &base,
+            "--interval",
+            "2s",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+        false,
+    );
+    validate("dbio.mysql_advise", "dbio.mysql_advise/1", &docs);
+    assert!(docs[0]["findings"].as_array().unwrap().len() >= 11);
 }

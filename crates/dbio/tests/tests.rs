@@ -19,6 +19,7 @@ mod innodb_rows_purge;
 mod iostat;
 mod json_schema;
 mod model;
+mod mysql_advise;
 mod mysql_chunk;
 mod mysql_frozen;
 mod mysql_replica;

@@ -342,6 +342,7 @@ json_plain!(
     dbio_schema::sweep::SweepResult
 );
 json_documents!(
+    dbio_schema::advise::AdviseResult => doc::MYSQL_ADVISE,
     dbio_schema::report::Report => doc::REPORT,
     dbio_sys::stack::Stack => doc::STACK,
     dbio_schema::check::CheckReport => doc::CHECK,
@@ -357,6 +358,7 @@ json_documents!(
 );
 
 // Which result renders in which formats, default first: the command line offers exactly these.
+renders!(dbio_schema::advise::AdviseResult: Text => text, Json => json, Prometheus => prometheus, Nagios => nagios);
 renders!(dbio_schema::bench::BenchResult: Text => text, Json => json, Csv => csv, Sysbench => sysbench);
 renders!(dbio_schema::sweep::SweepResult: Text => text, Json => json, Csv => csv);
 renders!(dbio_schema::report::Report: Text => text, Html => html, Json => json, Csv => csv);

@@ -10,6 +10,7 @@
 //! - [`Exposition::stream`]: successive reports form one exposition, each family declared
 //!   once (a second `# HELP` line is an error for Prometheus' parser), samples timestamped.
 
+pub mod advise;
 pub mod check;
 pub mod iostat;
 pub mod model;

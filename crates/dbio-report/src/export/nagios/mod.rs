@@ -2,4 +2,5 @@
 //! [`NAGIOS_STATUS_MAX`](dbio_schema::check::NAGIOS_STATUS_MAX) characters of text, then perfdata
 //! after `|`), then long output. The exit code is the command's business.
 
+pub mod advise;
 pub mod check;

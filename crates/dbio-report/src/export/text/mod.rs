@@ -1,5 +1,6 @@
 //! Text output for people, one file per result. Tables go through [`super::table`].
 
+pub mod advise;
 pub mod align;
 pub mod bench;
 pub mod bench_fileset;

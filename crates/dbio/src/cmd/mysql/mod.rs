@@ -2,6 +2,7 @@
 //! resumable chunks. The flags become [`dbio_mysql::job::Options`]; the job runs in
 //! dbio-mysql; this file draws the progress, prints pauses and renders the result.
 
+mod advise;
 mod args;
 mod stalk;
 
@@ -32,6 +33,9 @@ enum Sub {
     /// Watch the server; when a trigger holds, write the minute before and collect
     /// (pt-stalk's files, capture.json), then say who did it (--report DIR).
     Stalk(Box<stalk::StalkArgs>),
+    /// Configuration and status advice from what the server does over an interval (rates
+    /// over the interval, never since startup), with the storage under its datadir.
+    Advise(Box<advise::AdviseArgs>),
 }
 
 /// Runs `dbio mysql`.
@@ -39,6 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     match args.command {
         Sub::Chunk(a) => chunk(*a),
         Sub::Stalk(a) => stalk::stalk(*a),
+        Sub::Advise(a) => advise::run(*a),
     }
 }
 

@@ -1,0 +1,323 @@
+//! `dbio mysql advise` against throwaway MariaDB servers started with bad settings on purpose
+//! (see common::mariadb): each state fires its rule; the default server under a light load
+//! raises no alarm; a run costs the server a few statements per sample, counted from the
+//! server's own Questions counter.
+
+use crate::common::{self, mariadb};
+use mysql::prelude::Queryable;
+use serde_json::Value;
+use std::process::{Child, Command, Stdio};
+
+const NEEDS: &str = "needs mariadbd binaries (mariadb-server package) and sysbench";
+
+fn require() {
+    mariadb::require_mariadbd();
+    common::require_tool("sysbench", &["--version"], "Debian package sysbench");
+}
+
+fn sysbench(port: u16, args: &[&str]) -> Command {
+    let mut c = Command::new("sysbench");
+    c.args([
+        "--mysql-host=127.0.0.1",
+        "--mysql-user=root",
+        "--mysql-db=advise_sb",
+        &format!("--mysql-port={port}"),
+    ])
+    .args(args)
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped());
+    c
+}
+
+/// A server with `extra` options and sysbench tables made by `prepare` (`--tables=N ...`).
+fn server(dir: &tempfile::TempDir, extra: &[&str], prepare: &[&str]) -> mariadb::Server {
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    let s = mariadb::Server::new(dir.path(), "primary", 1, &extra);
+    s.conn().query_drop("CREATE DATABASE advise_sb").unwrap();
+    let mut args = prepare.to_vec();
+    args.extend(["oltp_read_write", "prepare"]);
+    let out = sysbench(s.port, &args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "sysbench prepare: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    s
+}
+
+/// A load that runs until killed.
+struct Load(Child);
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn sysbench_load(port: u16, args: &[&str]) -> Load {
+    let mut a = args.to_vec();
+    a.extend(["--time=0", "run"]);
+    Load(sysbench(port, &a).spawn().unwrap())
+}
+
+/// A shell loop of one statement through the mariadb client, until killed.
+fn sql_loop(port: u16, sql: &str) -> Load {
+    let script = format!(
+        "while :; do mariadb --no-defaults -h127.0.0.1 -P{port} -uroot -N -e \"{sql}\" >/dev/null; done"
+    );
+    let mut c = Command::new("sh");
+    c.args(["-c", &script]);
+    // The shell and its children in one process group, killed together.
+    use std::os::unix::process::CommandExt;
+    c.process_group(0);
+    Load(c.spawn().unwrap())
+}
+
+impl Load {
+    fn stop_group(&mut self) {
+        // SAFETY: kill(2) on the process group this test created (the shell's pid).
+        unsafe {
+            libc::kill(-(self.0.id() as i32), libc::SIGKILL);
+        }
+    }
+}
+
+/// `dbio mysql advise` as JSON, and its exit code with --nagios on the same state.
+fn advise(dsn: &str, interval: &str, extra: &[&str]) -> Value {
+    let out = common::dbio()
+        .args(["mysql", "advise", "--dsn", dsn, "--interval", interval])
+        .args(["--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dbio mysql advise: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn rule<'a>(r: &'a Value, name: &str) -> &'a Value {
+    r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == name)
+        .unwrap_or_else(|| panic!("no {name} finding in {r:#}"))
+}
+
+fn alarms(r: &Value) -> Vec<String> {
+    r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == "WARN" || f["status"] == "CRIT")
+        .map(|f| format!("{} {}: {}", f["status"], f["rule"], f["summary"]))
+        .collect()
+}
+
+#[test]
+#[ignore = "needs mariadbd binaries (mariadb-server package) and sysbench"]
+fn the_default_server_under_a_light_load_raises_no_alarm() {
+    require();
+    let dir = mariadb::scratch_dir();
+    let s = server(&dir, &[], &["--tables=4", "--table-size=10000"]);
+    let _load = sysbench_load(
+        s.port,
+        &[
+            "--tables=4",
+            "--table-size=10000",
+            "--threads=2",
+            "--rate=20",
+            "oltp_read_only",
+        ],
+    );
+    let r = advise(&s.dsn(""), "8s", &["--samples", "3"]);
+    assert_eq!(alarms(&r), Vec::<String>::new(), "{r:#}");
+    for name in [
+        "query_cache",
+        "buffer_pool",
+        "redo_log",
+        "table_cache",
+        "tmp_tables",
+    ] {
+        assert_eq!(rule(&r, name)["status"], "OK", "{name}: {r:#}");
+    }
+    // Not a replica: the rule says nothing.
+    assert!(r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["rule"] != "replication"));
+    let _ = NEEDS;
+}
+
+#[test]
+#[ignore = "needs mariadbd binaries (mariadb-server package) and sysbench"]
+fn a_512m_query_cache_under_oltp_write_only_fires() {
+    require();
+    let dir = mariadb::scratch_dir();
+    let s = server(
+        &dir,
+        &["--query-cache-type=1", "--query-cache-size=512M"],
+        &["--tables=4", "--table-size=10000"],
+    );
+    let _load = sysbench_load(
+        s.port,
+        &[
+            "--tables=4",
+            "--table-size=10000",
+            "--threads=4",
+            "oltp_write_only",
+        ],
+    );
+    let r = advise(&s.dsn(""), "6s", &[]);
+    assert_eq!(rule(&r, "query_cache")["status"], "CRIT", "{r:#}");
+    // The same state under --nagios: CRITICAL, exit code 2.
+    let out = common::dbio()
+        .args([
+            "mysql",
+            "advise",
+            "--dsn",
+            &s.dsn(""),
+            "--interval",
+            "3s",
+            "--nagios",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.starts_with("DBIO MYSQL CRITICAL - "), "{text}");
+    assert!(text.contains("CRIT query_cache: "), "{text}");
+}
+
+#[test]
+#[ignore = "needs mariadbd binaries (mariadb-server package) and sysbench"]
+fn a_tiny_buffer_pool_under_a_full_scan_fires() {
+    require();
+    let dir = mariadb::scratch_dir();
+    let s = server(
+        &dir,
+        &["--innodb-buffer-pool-size=6M"],
+        &["--tables=1", "--table-size=200000"],
+    );
+    let mut load = sql_loop(s.port, "SELECT SUM(LENGTH(c)) FROM advise_sb.sbtest1");
+    let r = advise(&s.dsn(""), "6s", &[]);
+    load.stop_group();
+    let bp = rule(&r, "buffer_pool");
+    assert!(bp["status"] == "CRIT" || bp["status"] == "WARN", "{r:#}");
+    assert!(bp["set_global"]
+        .as_str()
+        .unwrap()
+        .starts_with("SET GLOBAL innodb_buffer_pool_size = "));
+}
+
+#[test]
+#[ignore = "needs mariadbd binaries (mariadb-server package) and sysbench"]
+fn a_tiny_redo_log_under_oltp_write_only_fires() {
+    require();
+    let dir = mariadb::scratch_dir();
+    let s = server(
+        &dir,
+        &["--innodb-log-file-size=4M"],
+        &["--tables=4", "--table-size=10000"],
+    );
+    let _load = sysbench_load(
+        s.port,
+        &[
+            "--tables=4",
+            "--table-size=10000",
+            "--threads=4",
+            "oltp_write_only",
+        ],
+    );
+    let r = advise(&s.dsn(""), "6s", &[]);
+    assert_eq!(rule(&r, "redo_log")["status"], "CRIT", "{r:#}");
+}
+
+#[test]
+#[ignore = "needs mariadbd binaries (mariadb-server package) and sysbench"]
+fn a_table_open_cache_of_10_fires() {
+    require();
+    let dir = mariadb::scratch_dir();
+    let s = server(
+        &dir,
+        &["--table-open-cache=10"],
+        &["--tables=16", "--table-size=1000"],
+    );
+    let _load = sysbench_load(
+        s.port,
+        &[
+            "--tables=16",
+            "--table-size=1000",
+            "--threads=4",
+            "oltp_read_only",
+        ],
+    );
+    let r = advise(&s.dsn(""), "6s", &[]);
+    assert_eq!(rule(&r, "table_cache")["status"], "WARN", "{r:#}");
+}
+
+#[test]
+#[ignore = "needs mariadbd binaries (mariadb-server package)"]
+fn a_replica_is_judged_and_a_stopped_one_is_critical() {
+    mariadb::require_mariadbd();
+    let repl = mariadb::Replication::start("ROW");
+    let r = advise(&repl.replica.dsn(""), "2s", &[]);
+    assert_eq!(r["server"]["replica"], true);
+    assert_eq!(rule(&r, "replication")["status"], "OK", "{r:#}");
+    // The primary is no replica: no replication finding.
+    let p = advise(&repl.primary.dsn(""), "2s", &[]);
+    assert!(p["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["rule"] != "replication"));
+    repl.replica
+        .conn()
+        .query_drop("STOP SLAVE SQL_THREAD")
+        .unwrap();
+    let r = advise(&repl.replica.dsn(""), "2s", &[]);
+    let f = rule(&r, "replication");
+    assert_eq!(f["status"], "CRIT", "{r:#}");
+    assert!(
+        f["summary"].as_str().unwrap().contains("SQL thread No"),
+        "{f:#}"
+    );
+}
+
+/// dbio's statements per sample, counted in the server's general log (a table here): on
+/// connecting, the client library's own `SELECT @@max_allowed_packet` / `@@socket` and dbio's
+/// version query; then QUERIES_PER_SAMPLE per sample, nothing else.
+#[test]
+#[ignore = "needs mariadbd binaries (mariadb-server package)"]
+fn a_sample_costs_the_server_five_statements() {
+    mariadb::require_mariadbd();
+    let dir = mariadb::scratch_dir();
+    let s = mariadb::Server::new(
+        dir.path(),
+        "primary",
+        1,
+        &["--log-output=TABLE".into(), "--general-log=1".into()],
+    );
+    let mut c = s.conn();
+    c.query_drop("TRUNCATE mysql.general_log").unwrap();
+    let r = advise(&s.dsn(""), "2s", &["--samples", "3"]);
+    assert_eq!(r["samples"], 3);
+    assert_eq!(r["queries_per_sample"], 5);
+    let rows: Vec<String> = c
+        .query(
+            "SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log \
+             WHERE command_type = 'Query' AND thread_id <> CONNECTION_ID() ORDER BY event_time",
+        )
+        .unwrap();
+    let sampling: Vec<&String> = rows
+        .iter()
+        .filter(|q| !q.starts_with("SELECT @@"))
+        .collect();
+    assert_eq!(sampling.len(), 3 * 5, "{rows:#?}");
+    assert_eq!(rows.len() - sampling.len(), 4, "{rows:#?}");
+}
