@@ -175,7 +175,7 @@ pub fn compare(name: &str, d: &Delta, secs: f64, app_ios: u64, app_in_flight: f6
         } else if q > 1.5 {
             notes.push(format!("the device held {aqu:.2} requests in flight on average, more than the {app_in_flight:.2} dbio kept: other I/O on the device, or dbio's I/Os split into several requests"));
         } else {
-            notes.push(format!("Little's law holds: {app_in_flight:.2} I/Os in flight in dbio, aqu-sz {aqu:.2} on the device"));
+            notes.push(format!("Little's law holds: the device had {aqu:.2} requests in flight on average as dbio had {app_in_flight:.2} I/Os, so dbio's latency was spent in the block layer and the device, not above them"));
         }
     }
     DeviceCheck {
