@@ -211,6 +211,31 @@ mod tests {
         }
     }
 
+    /// Issue 31's commit run on vda: many more device requests than dbio I/Os (journal
+    /// writes and flushes), while the in-flight figures agree.
+    #[test]
+    fn counts_that_differ_and_queues_that_agree_are_told_apart() {
+        let d = Delta {
+            reads: 0,
+            writes: 38_032,
+            flushes: 29_000,
+            weighted_ms: 20_300,
+            ..Default::default()
+        };
+        let c = compare("vda", &d, 10.0, 29_140, 1.99);
+        assert!(
+            !c.requests_agree() && c.in_flight_agree() == Some(true),
+            "{c:?}"
+        );
+        assert!(!c.agree);
+        assert!(c.notes[0].contains("2.30 requests per dbio I/O"), "{c:?}");
+        assert!(
+            c.notes[1].starts_with("Little's law holds: the device had 2.03 requests in flight")
+                && c.notes[1].contains("as dbio had 1.99 I/Os"),
+            "{c:?}"
+        );
+    }
+
     #[test]
     fn interval_figures_use_the_iostat_formulas_between_the_nearest_samples() {
         let mut s = Samples::new(vec!["vda".into()]);

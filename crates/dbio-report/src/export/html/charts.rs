@@ -59,7 +59,7 @@ pub(crate) enum Mark {
 /// The rough width of `text` at `px` pixels in a sans-serif font (no font metrics here: the
 /// SVG is laid out by the browser; this is generous, so entries never touch).
 fn text_width(text: &str, px: u32) -> i32 {
-    (text.chars().count() as f64 * px as f64 * 0.58).ceil() as i32
+    (text.chars().count() as f64 * px as f64 * 0.52).ceil() as i32
 }
 
 /// The rows a legend of `keys` takes in `width` pixels.
@@ -109,10 +109,9 @@ pub(crate) fn legend(area: &Area, keys: &[(Mark, String)]) -> Res {
             ))?,
             Mark::Dashed(c) => line(5, 3, c)?,
             Mark::Dotted(c) => line(2, 3, c)?,
-            Mark::Box(c) => area.draw(&Rectangle::new(
-                [(x, y - 6), (x + 18, y + 6)],
-                c.filled(),
-            ))?,
+            Mark::Box(c) => {
+                area.draw(&Rectangle::new([(x, y - 6), (x + 18, y + 6)], c.filled()))?
+            }
             Mark::Ring(c) => area.draw(&Circle::new((x + 9, y), 7, c.stroke_width(2)))?,
         }
         area.draw_text(text, &font, (x + 24, y - LABEL_PX as i32 / 2 - 1))?;
@@ -321,7 +320,10 @@ pub fn run_timeline(r: &RunReport, width: u32) -> io::Result<String> {
         .enumerate()
         .map(|(k, (name, _))| {
             let w = if *name == "p99" { 3 } else { 2 };
-            (Mark::Line(COLOURS[k + 1], w), format!("{name} of the interval"))
+            (
+                Mark::Line(COLOURS[k + 1], w),
+                format!("{name} of the interval"),
+            )
         })
         .collect();
     let key_h = |keys: &[(Mark, String)]| legend_rows(keys, width) * KEY_ROW + 4;
@@ -430,7 +432,12 @@ pub fn distribution(r: &Report, pi: usize, p: &PointReport) -> io::Result<String
         .ops
         .iter()
         .enumerate()
-        .map(|(k, o)| (Mark::Line(COLOURS[k], 2), format!("{} ({} ops)", o.op, o.count)))
+        .map(|(k, o)| {
+            (
+                Mark::Line(COLOURS[k], 2),
+                format!("{} ({} ops)", o.op, o.count),
+            )
+        })
         .collect();
     let key_h = legend_rows(&keys, WIDE) * KEY_ROW + 4;
     svg(WIDE, 26 + 300 + key_h, &many_caption(r, &[pi]), |area| {
@@ -558,95 +565,106 @@ pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> 
         .iter()
         .any(|c| c.knee.as_ref().and_then(|k| k.saturation_load).is_some())
     {
-        keys.push((Mark::Ring(grey), "ring: knee (throughput stops growing)".into()));
+        keys.push((
+            Mark::Ring(grey),
+            "ring: knee (throughput stops growing)".into(),
+        ));
     }
     let key_h = legend_rows(&keys, WIDE) * KEY_ROW + 4;
     let panel = 340;
-    svg(WIDE, 26 + panel + key_h, &many_caption(r, &points), |area| {
-        let (plots, key) = area.split_vertically(panel);
-        legend(&key, &keys)?;
-        let (left, right) = plots.split_horizontally(WIDE / 2);
-        let mut c = ChartBuilder::on(&left)
-            .margin(8)
-            .x_label_area_size(36)
-            .y_label_area_size(60)
-            .caption(format!("IOPS by {name}"), (FONT, TITLE_PX))
-            .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale().base(2.0), 0.0..ymax)?;
-        c.configure_mesh()
-            .x_desc(format!("{name} (log2)"))
-            .y_desc("IOPS")
-            .x_label_formatter(&fmt_x)
-            .y_label_formatter(&fmt_iops)
-            .max_light_lines(0)
-            .label_style((FONT, LABEL_PX))
-            .draw()?;
-        for (k, cv) in curves.iter().enumerate() {
-            let colour = COLOURS[k % COLOURS.len()];
-            let pts: Vec<(f64, f64)> = cv
-                .points
-                .iter()
-                .map(|p| (p.x(axis) as f64, p.iops))
-                .collect();
-            c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?;
-            c.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
-            // The knee: a ring around its point, explained in the legend (a word beside it
-            // would sit on the next curve's points).
-            if let Some(k) = cv.knee.as_ref().and_then(|k| k.saturation_load) {
-                if let Some(p) = cv.points.iter().find(|p| p.load == k) {
-                    c.draw_series(std::iter::once(Circle::new(
-                        (p.x(axis) as f64, p.iops),
-                        8,
-                        colour.stroke_width(2),
-                    )))?;
+    svg(
+        WIDE,
+        26 + panel + key_h,
+        &many_caption(r, &points),
+        |area| {
+            let (plots, key) = area.split_vertically(panel);
+            legend(&key, &keys)?;
+            let (left, right) = plots.split_horizontally(WIDE / 2);
+            let mut c = ChartBuilder::on(&left)
+                .margin(8)
+                .x_label_area_size(36)
+                .y_label_area_size(60)
+                .caption(format!("IOPS by {name}"), (FONT, TITLE_PX))
+                .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale().base(2.0), 0.0..ymax)?;
+            c.configure_mesh()
+                .x_desc(format!("{name} (log2)"))
+                .y_desc("IOPS")
+                .x_label_formatter(&fmt_x)
+                .y_label_formatter(&fmt_iops)
+                .max_light_lines(0)
+                .label_style((FONT, LABEL_PX))
+                .draw()?;
+            for (k, cv) in curves.iter().enumerate() {
+                let colour = COLOURS[k % COLOURS.len()];
+                let pts: Vec<(f64, f64)> = cv
+                    .points
+                    .iter()
+                    .map(|p| (p.x(axis) as f64, p.iops))
+                    .collect();
+                c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?;
+                c.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
+                // The knee: a ring around its point, explained in the legend (a word beside it
+                // would sit on the next curve's points).
+                if let Some(k) = cv.knee.as_ref().and_then(|k| k.saturation_load) {
+                    if let Some(p) = cv.points.iter().find(|p| p.load == k) {
+                        c.draw_series(std::iter::once(Circle::new(
+                            (p.x(axis) as f64, p.iops),
+                            8,
+                            colour.stroke_width(2),
+                        )))?;
+                    }
                 }
             }
-        }
-        let mut c = ChartBuilder::on(&right)
-            .margin(8)
-            .x_label_area_size(36)
-            .y_label_area_size(60)
-            .caption(format!("p99 (solid) and p95 (dashed) by {name}"), (FONT, TITLE_PX))
-            .build_cartesian_2d(
-                (x0 / 1.2..x1 * 1.2).log_scale().base(2.0),
-                (lo..hi).log_scale(),
-            )?;
-        c.configure_mesh()
-            .x_desc(format!("{name} (log2)"))
-            .y_desc("latency")
-            .x_label_formatter(&fmt_x)
-            .y_labels(6)
-            .y_label_formatter(&fmt_ns)
-            .max_light_lines(0)
-            .label_style((FONT, LABEL_PX))
-            .draw()?;
-        for (k, cv) in curves.iter().enumerate() {
-            let colour = COLOURS[k % COLOURS.len()];
-            let p99: Vec<(f64, f64)> = cv
-                .points
-                .iter()
-                .map(|p| (p.x(axis) as f64, p.p99_ns.max(1) as f64))
-                .collect();
-            let p95: Vec<(f64, f64)> = cv
-                .points
-                .iter()
-                .map(|p| (p.x(axis) as f64, p.p95_ns.max(1) as f64))
-                .collect();
-            c.draw_series(LineSeries::new(p99.clone(), colour.stroke_width(2)))?;
-            c.draw_series(p99.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
-            c.draw_series(DashedLineSeries::new(p95, 5, 3, colour.stroke_width(1)))?;
-            if let Some(slo) = cv.knee.as_ref().map(|k| k.slo_p99_ns as f64) {
-                if slo > lo && slo < hi {
-                    c.draw_series(DashedLineSeries::new(
-                        vec![(x0 / 1.2, slo), (x1 * 1.2, slo)],
-                        2,
-                        3,
-                        colour.mix(0.6).stroke_width(1),
-                    ))?;
+            let mut c = ChartBuilder::on(&right)
+                .margin(8)
+                .x_label_area_size(36)
+                .y_label_area_size(60)
+                .caption(
+                    format!("p99 (solid) and p95 (dashed) by {name}"),
+                    (FONT, TITLE_PX),
+                )
+                .build_cartesian_2d(
+                    (x0 / 1.2..x1 * 1.2).log_scale().base(2.0),
+                    (lo..hi).log_scale(),
+                )?;
+            c.configure_mesh()
+                .x_desc(format!("{name} (log2)"))
+                .y_desc("latency")
+                .x_label_formatter(&fmt_x)
+                .y_labels(6)
+                .y_label_formatter(&fmt_ns)
+                .max_light_lines(0)
+                .label_style((FONT, LABEL_PX))
+                .draw()?;
+            for (k, cv) in curves.iter().enumerate() {
+                let colour = COLOURS[k % COLOURS.len()];
+                let p99: Vec<(f64, f64)> = cv
+                    .points
+                    .iter()
+                    .map(|p| (p.x(axis) as f64, p.p99_ns.max(1) as f64))
+                    .collect();
+                let p95: Vec<(f64, f64)> = cv
+                    .points
+                    .iter()
+                    .map(|p| (p.x(axis) as f64, p.p95_ns.max(1) as f64))
+                    .collect();
+                c.draw_series(LineSeries::new(p99.clone(), colour.stroke_width(2)))?;
+                c.draw_series(p99.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
+                c.draw_series(DashedLineSeries::new(p95, 5, 3, colour.stroke_width(1)))?;
+                if let Some(slo) = cv.knee.as_ref().map(|k| k.slo_p99_ns as f64) {
+                    if slo > lo && slo < hi {
+                        c.draw_series(DashedLineSeries::new(
+                            vec![(x0 / 1.2, slo), (x1 * 1.2, slo)],
+                            2,
+                            3,
+                            colour.mix(0.6).stroke_width(1),
+                        ))?;
+                    }
                 }
             }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 /// Side by side: A and B of each comparison, IOPS bars with the ratio, p99 bars.

@@ -62,10 +62,7 @@ fn figure(out: &mut dyn Write, svg: &str) -> io::Result<()> {
 /// The throughput and latency over time of every run with enough intervals to draw, two
 /// charts a row (one run: the page's width); the runs with too few are named in one line.
 fn runs_over_time(r: &Report, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "<h2 id=\"runs\">Throughput and latency over time</h2>"
-    )?;
+    writeln!(out, "<h2 id=\"runs\">Throughput and latency over time</h2>")?;
     let (drawn, short): (Vec<&RunReport>, Vec<&RunReport>) = r
         .runs
         .iter()
@@ -90,12 +87,13 @@ fn runs_over_time(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     if drawn.is_empty() {
         return Ok(());
     }
-    let width = if drawn.len() == 1 {
-        charts::WIDE
+    // One run: a chart at the page's width; more: two a row.
+    let (width, class) = if drawn.len() == 1 {
+        (charts::WIDE, "one")
     } else {
-        charts::HALF
+        (charts::HALF, "runs")
     };
-    writeln!(out, "<div class=\"runs\">")?;
+    writeln!(out, "<div class=\"{class}\">")?;
     for x in drawn {
         writeln!(out, "<div><h3>{}</h3>", esc(&x.label))?;
         figure(out, &charts::run_timeline(x, width)?)?;
