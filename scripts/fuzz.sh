@@ -41,7 +41,15 @@ fi
 
 for t in $targets; do
   if [ -z "$(ls -A fuzz/corpus/$t 2>/dev/null)" ]; then
-    scripts/fuzz-seeds.sh >/dev/null
+    # The tools the seeds are made with (mkfs, pvcreate, sfdisk) talk on stderr: keep that in
+    # a log, print only fuzz-seeds' own notes (a tool missing), and the whole log on a failure.
+    mkdir -p fuzz/logs
+    if ! scripts/fuzz-seeds.sh >fuzz/logs/seeds.log 2>&1; then
+      cat fuzz/logs/seeds.log >&2
+      echo "scripts/fuzz.sh: making the seed corpora failed (log above, fuzz/logs/seeds.log)" >&2
+      exit 1
+    fi
+    grep '^fuzz-seeds:' fuzz/logs/seeds.log >&2 || true
     break
   fi
 done
@@ -78,9 +86,8 @@ for t in $targets; do
     art=$(grep -m1 -oE 'Test unit written to [^ ]+' "$log" | sed 's/Test unit written to //' || true)
     verdict="CRASH (exit $rc${what:+: $what}${art:+; input $art}; log $log)"
   fi
-  line=$(printf '%-20s %12s executions %8s/s  %s' "$t" "${execs:-?}" "${rate:-?}" "$verdict")
-  echo "$line"
-  results+=("$line")
+  # One table, printed once at the end.
+  results+=("$(printf '%-20s %12s executions %8s/s  %s' "$t" "${execs:-?}" "${rate:-?}" "$verdict")")
 done
 
 echo

@@ -51,8 +51,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "setup: installing ${missing[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq "${missing[@]}" >/dev/null
+    # apt and debconf talk on stderr too: keep it in a log, shown whole when a step fails.
+    log=$(mktemp /tmp/dbio-setup-apt.XXXXXX)
+    if ! { apt-get update -qq && apt-get install -y -qq "${missing[@]}"; } >"$log" 2>&1; then
+      cat "$log" >&2
+      echo "setup: apt-get failed installing ${missing[*]} (log above, $log)" >&2
+      exit 1
+    fi
+    rm -f "$log"
   else
     echo "setup: missing packages ${missing[*]}; install them (as root: apt-get install ${missing[*]})" >&2
   fi

@@ -175,7 +175,7 @@ pub fn compare(name: &str, d: &Delta, secs: f64, app_ios: u64, app_in_flight: f6
         } else if q > 1.5 {
             notes.push(format!("the device held {aqu:.2} requests in flight on average, more than the {app_in_flight:.2} dbio kept: other I/O on the device, or dbio's I/Os split into several requests"));
         } else {
-            notes.push(format!("Little's law holds: {app_in_flight:.2} I/Os in flight in dbio, aqu-sz {aqu:.2} on the device"));
+            notes.push(format!("Little's law holds: the device had {aqu:.2} requests in flight on average as dbio had {app_in_flight:.2} I/Os, so dbio's latency was spent in the block layer and the device, not above them"));
         }
     }
     DeviceCheck {
@@ -209,6 +209,31 @@ mod tests {
             weighted_ms,
             ..Default::default()
         }
+    }
+
+    /// Issue 31's commit run on vda: many more device requests than dbio I/Os (journal
+    /// writes and flushes), while the in-flight figures agree.
+    #[test]
+    fn counts_that_differ_and_queues_that_agree_are_told_apart() {
+        let d = Delta {
+            reads: 0,
+            writes: 38_032,
+            flushes: 29_000,
+            weighted_ms: 20_300,
+            ..Default::default()
+        };
+        let c = compare("vda", &d, 10.0, 29_140, 1.99);
+        assert!(
+            !c.requests_agree() && c.in_flight_agree() == Some(true),
+            "{c:?}"
+        );
+        assert!(!c.agree);
+        assert!(c.notes[0].contains("2.30 requests per dbio I/O"), "{c:?}");
+        assert!(
+            c.notes[1].starts_with("Little's law holds: the device had 2.03 requests in flight")
+                && c.notes[1].contains("as dbio had 1.99 I/Os"),
+            "{c:?}"
+        );
     }
 
     #[test]

@@ -829,9 +829,39 @@ fn text_counts_of_one_are_singular() {
     );
     assert!(out.contains("1 syscall read") && out.contains("1 syscall wrote"));
     assert!(
-        out.contains("dbio completed 1 I/O, the device 1 request (12 merged, 1 flush)"),
+        out.contains(
+            "dbio completed 1 I/O, the device 1 request (1.00 per dbio I/O; 12 merged, 1 flush)"
+        ),
         "{out}"
     );
+}
+
+/// Issue 31: a commit run on vda (the figures of its real output: 29,140 dbio I/Os, 67,032
+/// device requests, 1.99 I/Os in flight in dbio, aqu-sz 2.03) printed "-> they disagree" beside
+/// two in-flight figures that agree. Each comparison now has its own verdict.
+#[test]
+fn text_device_check_gives_each_comparison_its_own_verdict() {
+    let mut r = sample(false);
+    let c = r.summary.device_check.as_mut().unwrap();
+    (c.app_ios, c.device_requests, c.device_flushes) = (29_140, 67_032, 29_000);
+    (c.app_in_flight, c.device_aqu_sz, c.agree) = (1.99, 2.03, false);
+    let out = bench_text::summary(&r);
+    assert!(
+        out.contains("  request counts differ: dbio completed 29140 I/Os, the device 67032 requests (2.30 per dbio I/O;"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  I/Os in flight agree: dbio 1.99 on average (IOPS x mean latency), the device 2.03 (aqu-sz)"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("disagree") && !out.contains("they agree"),
+        "{out}"
+    );
+    // dbio kept nothing in flight: the second comparison is not made, and says so.
+    let c = r.summary.device_check.as_mut().unwrap();
+    c.app_in_flight = 0.0;
+    assert!(bench_text::summary(&r).contains("  I/Os in flight not compared:"));
 }
 
 #[test]

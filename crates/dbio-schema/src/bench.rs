@@ -541,6 +541,32 @@ pub struct DeviceCheck {
     pub notes: Vec<String>,
 }
 
+impl DeviceCheck {
+    /// How far apart two figures may be and still agree: a factor of 1.5 either way.
+    pub const AGREE: std::ops::RangeInclusive<f64> = 0.67..=1.5;
+
+    /// Requests the device completed per I/O dbio completed (0 when dbio completed none).
+    pub fn requests_per_io(&self) -> f64 {
+        if self.app_ios == 0 {
+            0.0
+        } else {
+            self.device_requests as f64 / self.app_ios as f64
+        }
+    }
+
+    /// The request counts agree: one device request per dbio I/O, within the factor.
+    pub fn requests_agree(&self) -> bool {
+        self.app_ios > 0 && Self::AGREE.contains(&self.requests_per_io())
+    }
+
+    /// Whether dbio's I/Os in flight (Little's law) and the device's aqu-sz agree; `None`
+    /// when dbio kept none in flight (nothing to compare).
+    pub fn in_flight_agree(&self) -> Option<bool> {
+        (self.app_in_flight > 0.0)
+            .then(|| Self::AGREE.contains(&(self.device_aqu_sz / self.app_in_flight)))
+    }
+}
+
 /// Latency statistics: exact min, mean and max, percentiles within the histogram's 1% error.
 /// Serialised flat: `{"min": .., "mean": .., "p50": .., "p99_9": .., "max": ..}` (the
 /// percentile's point is an underscore, so `jq .lat_ns.p99_9` addresses it).

@@ -473,3 +473,56 @@ fn damaged_bench_results_are_refused_naming_file_field_and_value() {
         .assert()
         .success();
 }
+
+/// Issue 31: a sweep point of 1 s has one interval. Its steady state cannot be judged (the
+/// window is 5 intervals), which the report says instead of "throughput not steady (drift
+/// 0%, range 0%)", and the HTML page says in one line that there is no chart over time
+/// instead of drawing empty axes.
+#[test]
+fn a_one_interval_run_is_too_short_to_judge_and_to_chart() {
+    let _turn = turn();
+    let data = shm_dir();
+    let out = data.path().join("short.json");
+    let mut args = bench_args(&data.path().join("set"), &out, "sync", "1s");
+    let at = args.iter().position(|a| a == "100ms").unwrap();
+    args[at] = "1s".into();
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(&args)
+        .assert()
+        .success();
+    let r = report_json(&[&out]);
+    assert_eq!(r["runs"][0]["intervals"].as_array().unwrap().len(), 1);
+    let text = Command::cargo_bin("dbio")
+        .unwrap()
+        .arg("report")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains(
+            "steady state not judged: not enough intervals (1 measured, the window is 5;"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("not steady"), "{text}");
+    assert!(text.contains("too few intervals"), "{text}");
+    let html = data.path().join("short.html");
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .arg("report")
+        .arg(&out)
+        .args(["--format", "html", "-o"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("No chart over time for short (at most 1 interval each: a line needs 2)"),
+        "{page}"
+    );
+    assert!(!page.contains("throughput per interval"));
+    // The distribution chart is still drawn: one interval has a whole histogram.
+    assert!(page.contains("latency distribution"));
+}

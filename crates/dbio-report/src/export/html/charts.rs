@@ -28,6 +28,96 @@ pub const COLOURS: [RGBColor; 8] = [
 ];
 const STALL: RGBColor = RGBColor(255, 200, 200);
 const WARM: RGBColor = RGBColor(225, 225, 225);
+/// The caption line of every chart, and the titles and tick labels (pixels at the chart's
+/// own size: the wide charts are drawn at the page's width, so they are not scaled down).
+const CAPTION_PX: u32 = 14;
+pub(crate) const TITLE_PX: u32 = 15;
+pub(crate) const LABEL_PX: u32 = 13;
+/// The width of a chart that spans the page, and of one in the two-column grid of runs.
+pub const WIDE: u32 = 1300;
+pub const HALF: u32 = 640;
+/// A chart over time needs at least this many intervals (a line needs two points).
+pub const MIN_TIMELINE_INTERVALS: usize = 2;
+/// The height of one row of a legend strip.
+const KEY_ROW: u32 = 20;
+
+/// How a legend entry is drawn.
+#[derive(Clone, Copy)]
+pub(crate) enum Mark {
+    /// A solid line of this width.
+    Line(RGBColor, u32),
+    /// A dashed line (p95 in the scaling chart).
+    Dashed(RGBColor),
+    /// A dotted line (a p99 limit).
+    Dotted(RGBColor),
+    /// A filled box (shaded spans: stalls, warm-up).
+    Box(RGBColor),
+    /// A ring (a knee).
+    Ring(RGBColor),
+}
+
+/// The rough width of `text` at `px` pixels in a sans-serif font (no font metrics here: the
+/// SVG is laid out by the browser; this is generous, so entries never touch).
+fn text_width(text: &str, px: u32) -> i32 {
+    (text.chars().count() as f64 * px as f64 * 0.52).ceil() as i32
+}
+
+/// The rows a legend of `keys` takes in `width` pixels.
+pub(crate) fn legend_rows(keys: &[(Mark, String)], width: u32) -> u32 {
+    legend_layout(keys, width).last().map_or(0, |p| p.1 + 1)
+}
+
+/// Where each entry goes: (x, row).
+fn legend_layout(keys: &[(Mark, String)], width: u32) -> Vec<(i32, u32)> {
+    let (mut x, mut row) = (8, 0);
+    keys.iter()
+        .map(|(_, t)| {
+            let w = 22 + text_width(t, LABEL_PX) + 18;
+            if x > 8 && x + w > width as i32 {
+                x = 8;
+                row += 1;
+            }
+            let at = (x, row);
+            x += w;
+            at
+        })
+        .collect()
+}
+
+/// A legend strip: the entries side by side, wrapped into rows, outside every plot so that it
+/// covers no data point.
+pub(crate) fn legend(area: &Area, keys: &[(Mark, String)]) -> Res {
+    let width = area.dim_in_pixel().0;
+    let font = (FONT, LABEL_PX).into_font().color(&RGBColor(30, 30, 30));
+    for ((mark, text), (x, row)) in keys.iter().zip(legend_layout(keys, width)) {
+        let y = (row * KEY_ROW) as i32 + KEY_ROW as i32 / 2;
+        let line = |dash: i32, gap: i32, c: RGBColor| -> Res {
+            let mut at = x;
+            while at < x + 18 {
+                area.draw(&PathElement::new(
+                    vec![(at, y), ((at + dash).min(x + 18), y)],
+                    c.stroke_width(2),
+                ))?;
+                at += dash + gap;
+            }
+            Ok(())
+        };
+        match *mark {
+            Mark::Line(c, w) => area.draw(&PathElement::new(
+                vec![(x, y), (x + 18, y)],
+                c.stroke_width(w),
+            ))?,
+            Mark::Dashed(c) => line(5, 3, c)?,
+            Mark::Dotted(c) => line(2, 3, c)?,
+            Mark::Box(c) => {
+                area.draw(&Rectangle::new([(x, y - 6), (x + 18, y + 6)], c.filled()))?
+            }
+            Mark::Ring(c) => area.draw(&Circle::new((x + 9, y), 7, c.stroke_width(2)))?,
+        }
+        area.draw_text(text, &font, (x + 24, y - LABEL_PX as i32 / 2 - 1))?;
+    }
+    Ok(())
+}
 
 /// Draws into an SVG string of `w` x `h` pixels: a caption line on top, then `f` on the rest.
 pub(crate) fn svg(
@@ -41,11 +131,11 @@ pub(crate) fn svg(
         let root = SVGBackend::with_string(&mut buf, (w, h)).into_drawing_area();
         let r: Res = (|| {
             root.fill(&WHITE)?;
-            let (top, rest) = root.split_vertically(22);
+            let (top, rest) = root.split_vertically(26);
             top.draw_text(
                 caption,
-                &(FONT, 12).into_font().color(&RGBColor(60, 60, 60)),
-                (6, 5),
+                &(FONT, CAPTION_PX).into_font().color(&RGBColor(40, 40, 40)),
+                (6, 6),
             )?;
             f(&rest)?;
             root.present()?;
@@ -188,13 +278,14 @@ fn spans(
 }
 
 /// Throughput over time (IOPS, MiB/s on the right axis), stall intervals shaded red, warm-up
-/// grey; under it the per-interval p50/p95/p99/max latency on a log axis.
-pub fn run_timeline(r: &RunReport) -> io::Result<String> {
+/// grey; under it the per-interval p50/p95/p99/max latency on a log axis. Each panel has its
+/// legend in a strip under it. `width`: [`WIDE`] or [`HALF`]. A run with fewer than
+/// [`MIN_TIMELINE_INTERVALS`] intervals has no chart (the page says so in a line instead).
+pub fn run_timeline(r: &RunReport, width: u32) -> io::Result<String> {
     let iv = &r.intervals;
     let x0 = iv.first().map_or(0.0, |i| i.start_s);
     let x1 = iv.last().map_or(1.0, |i| i.end_s).max(x0 + 1e-3);
-    // Head room above the highest interval for the legend.
-    let ymax = nice_max(iv.iter().map(|i| i.iops).fold(0.0, f64::max)) * 1.25;
+    let ymax = nice_max(iv.iter().map(|i| i.iops).fold(0.0, f64::max));
     let mib_per_io = {
         let (b, n) = iv
             .iter()
@@ -206,28 +297,67 @@ pub fn run_timeline(r: &RunReport) -> io::Result<String> {
         }
     };
     let warm_end = r.steady.from_s.unwrap_or(x0);
-    svg(960, 460, &run_caption(r), |area| {
-        let (top, bottom) = area.split_vertically(230);
+    let warm = iv.iter().any(|i| i.warmup || i.end_s <= warm_end);
+    let stalled = iv.iter().any(|i| i.stall);
+    let mut top_keys = vec![(
+        Mark::Line(COLOURS[0], 2),
+        "IOPS (left axis; MiB/s on the right axis)".to_string(),
+    )];
+    if stalled {
+        top_keys.push((Mark::Box(STALL), "stall interval".into()));
+    }
+    if warm {
+        top_keys.push((Mark::Box(WARM), "warm-up (before the steady state)".into()));
+    }
+    let lines: [LatLine; 4] = [
+        ("p50", |i| i.lat_ns.p50),
+        ("p95", |i| i.lat_ns.p95),
+        ("p99", |i| i.lat_ns.p99),
+        ("max", |i| i.lat_ns.max),
+    ];
+    let lat_keys: Vec<(Mark, String)> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| {
+            let w = if *name == "p99" { 3 } else { 2 };
+            (
+                Mark::Line(COLOURS[k + 1], w),
+                format!("{name} of the interval"),
+            )
+        })
+        .collect();
+    let key_h = |keys: &[(Mark, String)]| legend_rows(keys, width) * KEY_ROW + 4;
+    let (top_h, lat_h) = (key_h(&top_keys), key_h(&lat_keys));
+    let panel = 220;
+    let h = 26 + 2 * panel + top_h + lat_h;
+    svg(width, h, &run_caption(r), |area| {
+        let (top, rest) = area.split_vertically(panel);
+        let (top_key, rest) = rest.split_vertically(top_h);
+        let (bottom, lat_key) = rest.split_vertically(panel);
         let mut c = ChartBuilder::on(&top)
             .margin_left(8)
             .margin_right(8)
-            .x_label_area_size(22)
-            .y_label_area_size(56)
-            .right_y_label_area_size(56)
-            .caption(format!("{}: throughput per interval", r.label), (FONT, 14))
+            .x_label_area_size(24)
+            .y_label_area_size(60)
+            .right_y_label_area_size(52)
+            .caption(
+                format!("{}: throughput per interval", r.label),
+                (FONT, TITLE_PX),
+            )
             .build_cartesian_2d(x0..x1, 0.0..ymax)?
             .set_secondary_coord(x0..x1, 0.0..(ymax * mib_per_io).max(1e-9));
         c.configure_mesh()
             .y_desc("IOPS")
             .y_label_formatter(&fmt_iops)
             .x_label_formatter(&|v| format!("{v:.1}s"))
+            .x_labels(if width < WIDE { 6 } else { 12 })
             .max_light_lines(0)
-            .label_style((FONT, 11))
+            .label_style((FONT, LABEL_PX))
             .draw()?;
         c.configure_secondary_axes()
             .y_desc("MiB/s")
             .y_label_formatter(&|v| format!("{v:.0}"))
-            .label_style((FONT, 11))
+            .label_style((FONT, LABEL_PX))
             .draw()?;
         // Warm-up (the bench's, and before the steady state), then stalls: one rectangle per
         // run of consecutive intervals.
@@ -238,42 +368,23 @@ pub fn run_timeline(r: &RunReport) -> io::Result<String> {
         let stalls = spans(iv, |i| i.stall)
             .into_iter()
             .map(|(a, b)| Rectangle::new([(a, 0.0), (b, ymax)], STALL.filled()));
-        c.draw_series(stalls)?
-            .label("stall")
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], STALL.filled()));
+        c.draw_series(stalls)?;
         let mid = |i: &dbio_schema::report::IntervalPoint| (i.start_s + i.end_s) / 2.0;
         c.draw_series(LineSeries::new(
             iv.iter().map(|i| (mid(i), i.iops)),
             COLOURS[0].stroke_width(2),
-        ))?
-        .label("IOPS (MiB/s: right axis)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], COLOURS[0].stroke_width(2)));
-        if r.steady.from_s.is_some() {
-            c.draw_series(std::iter::once(Rectangle::new(
-                [(x0, 0.0), (x0, 0.0)],
-                WARM.filled(),
-            )))?
-            .label("warm-up (before steady state)")
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], WARM.filled()));
-        }
-        c.configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .label_font((FONT, 11))
-            .draw()?;
+        ))?;
+        legend(&top_key, &top_keys)?;
 
         let (lo, hi) = lat_range(iv.iter().flat_map(|i| [i.lat_ns.p50, i.lat_ns.max]));
-        // Head room (a decade and a half on the log axis) for the legend.
-        let hi = hi * 30.0;
         let mut c = ChartBuilder::on(&bottom)
             .margin_left(8)
-            .margin_right(64)
-            .x_label_area_size(30)
-            .y_label_area_size(56)
+            .margin_right(60)
+            .x_label_area_size(36)
+            .y_label_area_size(60)
             .caption(
                 "latency per interval (from interval histograms)",
-                (FONT, 13),
+                (FONT, TITLE_PX),
             )
             .build_cartesian_2d(x0..x1, (lo..hi).log_scale())?;
         c.configure_mesh()
@@ -282,34 +393,19 @@ pub fn run_timeline(r: &RunReport) -> io::Result<String> {
             .y_labels(6)
             .y_label_formatter(&fmt_ns)
             .x_label_formatter(&|v| format!("{v:.1}s"))
+            .x_labels(if width < WIDE { 6 } else { 12 })
             .max_light_lines(0)
-            .label_style((FONT, 11))
+            .label_style((FONT, LABEL_PX))
             .draw()?;
-        let lines: [LatLine; 4] = [
-            ("p50", |i| i.lat_ns.p50),
-            ("p95", |i| i.lat_ns.p95),
-            ("p99", |i| i.lat_ns.p99),
-            ("max", |i| i.lat_ns.max),
-        ];
         for (k, (name, f)) in lines.iter().enumerate() {
-            let colour = COLOURS[k + 1];
             c.draw_series(LineSeries::new(
                 iv.iter()
                     .filter(|i| f(i) > 0)
                     .map(|i| (mid(i), f(i) as f64)),
-                colour.stroke_width(if *name == "p99" { 2 } else { 1 }),
-            ))?
-            .label(*name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2))
-            });
+                COLOURS[k + 1].stroke_width(if *name == "p99" { 3 } else { 2 }),
+            ))?;
         }
-        c.configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .label_font((FONT, 11))
-            .draw()?;
+        legend(&lat_key, &lat_keys)?;
         Ok(())
     })
 }
@@ -332,15 +428,29 @@ pub fn distribution(r: &Report, pi: usize, p: &PointReport) -> io::Result<String
             })
             .fold(0.0, f64::max),
     );
-    svg(960, 300, &many_caption(r, &[pi]), |area| {
-        let (left, right) = area.split_horizontally(560);
+    let keys: Vec<(Mark, String)> = p
+        .ops
+        .iter()
+        .enumerate()
+        .map(|(k, o)| {
+            (
+                Mark::Line(COLOURS[k], 2),
+                format!("{} ({} ops)", o.op, o.count),
+            )
+        })
+        .collect();
+    let key_h = legend_rows(&keys, WIDE) * KEY_ROW + 4;
+    svg(WIDE, 26 + 300 + key_h, &many_caption(r, &[pi]), |area| {
+        let (plots, key) = area.split_vertically(300);
+        legend(&key, &keys)?;
+        let (left, right) = plots.split_horizontally(WIDE / 2);
         let mut c = ChartBuilder::on(&left)
             .margin(8)
-            .x_label_area_size(30)
-            .y_label_area_size(48)
+            .x_label_area_size(36)
+            .y_label_area_size(52)
             .caption(
                 format!("point {pi} {}: latency distribution", p.label),
-                (FONT, 13),
+                (FONT, TITLE_PX),
             )
             .build_cartesian_2d((lo..hi).log_scale(), 0.0..ymax)?;
         c.configure_mesh()
@@ -348,7 +458,7 @@ pub fn distribution(r: &Report, pi: usize, p: &PointReport) -> io::Result<String
             .y_desc("% of operations")
             .x_label_formatter(&fmt_ns)
             .max_light_lines(0)
-            .label_style((FONT, 11))
+            .label_style((FONT, LABEL_PX))
             .draw()?;
         for (k, o) in p.ops.iter().enumerate() {
             let colour = COLOURS[k];
@@ -362,25 +472,16 @@ pub fn distribution(r: &Report, pi: usize, p: &PointReport) -> io::Result<String
                 pts.push((left.max(lo), y));
                 pts.push((right.min(hi), y));
             }
-            c.draw_series(LineSeries::new(pts, colour.stroke_width(2)))?
-                .label(format!("{} ({} ops)", o.op, o.count))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2))
-                });
+            c.draw_series(LineSeries::new(pts, colour.stroke_width(2)))?;
         }
-        c.configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .label_font((FONT, 11))
-            .draw()?;
 
         // Percentile spectrum: x = nines (p50 = 0.3, p90 = 1, p99 = 2, p99.9 = 3, ...).
         let nines = |q: f64| -(1.0 - q / 100.0).log10();
         let mut c = ChartBuilder::on(&right)
             .margin(8)
-            .x_label_area_size(30)
-            .y_label_area_size(56)
-            .caption("percentile spectrum", (FONT, 13))
+            .x_label_area_size(36)
+            .y_label_area_size(60)
+            .caption("percentile spectrum", (FONT, TITLE_PX))
             .build_cartesian_2d(0.0..4.5, (lo..hi).log_scale())?;
         c.configure_mesh()
             .x_desc("percentile (max at the right)")
@@ -396,7 +497,7 @@ pub fn distribution(r: &Report, pi: usize, p: &PointReport) -> io::Result<String
                 _ => "p99.99".into(),
             })
             .max_light_lines(0)
-            .label_style((FONT, 11))
+            .label_style((FONT, LABEL_PX))
             .draw()?;
         for (k, o) in p.ops.iter().enumerate() {
             let colour = COLOURS[k];
@@ -445,102 +546,125 @@ pub fn scaling(r: &Report, axis: &str, curves: &[&Curve]) -> io::Result<String> 
             format!("{v:.0}")
         }
     };
-    svg(960, 360, &many_caption(r, &points), |area| {
-        let (left, right) = area.split_horizontally(480);
-        let mut c = ChartBuilder::on(&left)
-            .margin(8)
-            .x_label_area_size(30)
-            .y_label_area_size(52)
-            .caption(format!("IOPS by {name}"), (FONT, 13))
-            .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale().base(2.0), 0.0..ymax)?;
-        c.configure_mesh()
-            .x_desc(format!("{name} (log2)"))
-            .y_desc("IOPS")
-            .x_label_formatter(&fmt_x)
-            .y_label_formatter(&fmt_iops)
-            .max_light_lines(0)
-            .label_style((FONT, 11))
-            .draw()?;
-        for (k, cv) in curves.iter().enumerate() {
-            let colour = COLOURS[k % COLOURS.len()];
-            let pts: Vec<(f64, f64)> = cv
-                .points
-                .iter()
-                .map(|p| (p.x(axis) as f64, p.iops))
-                .collect();
-            c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?
-                .label(cv.label.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 14, y)], colour.stroke_width(2))
-                });
-            c.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
-            if let Some(k) = cv.knee.as_ref().and_then(|k| k.saturation_load) {
-                if let Some(p) = cv.points.iter().find(|p| p.load == k) {
-                    c.draw_series(std::iter::once(Circle::new(
-                        (p.x(axis) as f64, p.iops),
-                        8,
-                        colour.stroke_width(2),
-                    )))?;
-                    c.draw_series(std::iter::once(Text::new(
-                        "knee",
-                        (p.x(axis) as f64, p.iops * 0.9),
-                        (FONT, 11).into_font().color(&colour),
-                    )))?;
+    let mut keys: Vec<(Mark, String)> = curves
+        .iter()
+        .enumerate()
+        .map(|(k, cv)| (Mark::Line(COLOURS[k % COLOURS.len()], 2), cv.label.clone()))
+        .collect();
+    let grey = RGBColor(90, 90, 90);
+    keys.push((Mark::Line(grey, 2), "latency: solid p99".into()));
+    keys.push((Mark::Dashed(grey), "dashed p95".into()));
+    let slo = curves.iter().any(|c| c.knee.is_some());
+    if slo {
+        keys.push((
+            Mark::Dotted(grey),
+            "dotted: the curve's p99 limit (SLO) of the knee".into(),
+        ));
+    }
+    if curves
+        .iter()
+        .any(|c| c.knee.as_ref().and_then(|k| k.saturation_load).is_some())
+    {
+        keys.push((
+            Mark::Ring(grey),
+            "ring: knee (throughput stops growing)".into(),
+        ));
+    }
+    let key_h = legend_rows(&keys, WIDE) * KEY_ROW + 4;
+    let panel = 340;
+    svg(
+        WIDE,
+        26 + panel + key_h,
+        &many_caption(r, &points),
+        |area| {
+            let (plots, key) = area.split_vertically(panel);
+            legend(&key, &keys)?;
+            let (left, right) = plots.split_horizontally(WIDE / 2);
+            let mut c = ChartBuilder::on(&left)
+                .margin(8)
+                .x_label_area_size(36)
+                .y_label_area_size(60)
+                .caption(format!("IOPS by {name}"), (FONT, TITLE_PX))
+                .build_cartesian_2d((x0 / 1.2..x1 * 1.2).log_scale().base(2.0), 0.0..ymax)?;
+            c.configure_mesh()
+                .x_desc(format!("{name} (log2)"))
+                .y_desc("IOPS")
+                .x_label_formatter(&fmt_x)
+                .y_label_formatter(&fmt_iops)
+                .max_light_lines(0)
+                .label_style((FONT, LABEL_PX))
+                .draw()?;
+            for (k, cv) in curves.iter().enumerate() {
+                let colour = COLOURS[k % COLOURS.len()];
+                let pts: Vec<(f64, f64)> = cv
+                    .points
+                    .iter()
+                    .map(|p| (p.x(axis) as f64, p.iops))
+                    .collect();
+                c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?;
+                c.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
+                // The knee: a ring around its point, explained in the legend (a word beside it
+                // would sit on the next curve's points).
+                if let Some(k) = cv.knee.as_ref().and_then(|k| k.saturation_load) {
+                    if let Some(p) = cv.points.iter().find(|p| p.load == k) {
+                        c.draw_series(std::iter::once(Circle::new(
+                            (p.x(axis) as f64, p.iops),
+                            8,
+                            colour.stroke_width(2),
+                        )))?;
+                    }
                 }
             }
-        }
-        c.configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .label_font((FONT, 11))
-            .draw()?;
-        let mut c = ChartBuilder::on(&right)
-            .margin(8)
-            .x_label_area_size(30)
-            .y_label_area_size(56)
-            .caption(format!("p95 (dashed) and p99 by {name}"), (FONT, 13))
-            .build_cartesian_2d(
-                (x0 / 1.2..x1 * 1.2).log_scale().base(2.0),
-                (lo..hi).log_scale(),
-            )?;
-        c.configure_mesh()
-            .x_desc(format!("{name} (log2)"))
-            .y_desc("latency")
-            .x_label_formatter(&fmt_x)
-            .y_labels(6)
-            .y_label_formatter(&fmt_ns)
-            .max_light_lines(0)
-            .label_style((FONT, 11))
-            .draw()?;
-        for (k, cv) in curves.iter().enumerate() {
-            let colour = COLOURS[k % COLOURS.len()];
-            let p99: Vec<(f64, f64)> = cv
-                .points
-                .iter()
-                .map(|p| (p.x(axis) as f64, p.p99_ns.max(1) as f64))
-                .collect();
-            let p95: Vec<(f64, f64)> = cv
-                .points
-                .iter()
-                .map(|p| (p.x(axis) as f64, p.p95_ns.max(1) as f64))
-                .collect();
-            c.draw_series(LineSeries::new(p99.clone(), colour.stroke_width(2)))?;
-            c.draw_series(p99.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
-            c.draw_series(DashedLineSeries::new(p95, 4, 3, colour.stroke_width(1)))?;
-            if let Some(slo) = cv.knee.as_ref().map(|k| k.slo_p99_ns as f64) {
-                if slo > lo && slo < hi {
-                    c.draw_series(DashedLineSeries::new(
-                        vec![(x0 / 1.2, slo), (x1 * 1.2, slo)],
-                        2,
-                        4,
-                        colour.mix(0.6).stroke_width(1),
-                    ))?;
+            let mut c = ChartBuilder::on(&right)
+                .margin(8)
+                .x_label_area_size(36)
+                .y_label_area_size(60)
+                .caption(
+                    format!("p99 (solid) and p95 (dashed) by {name}"),
+                    (FONT, TITLE_PX),
+                )
+                .build_cartesian_2d(
+                    (x0 / 1.2..x1 * 1.2).log_scale().base(2.0),
+                    (lo..hi).log_scale(),
+                )?;
+            c.configure_mesh()
+                .x_desc(format!("{name} (log2)"))
+                .y_desc("latency")
+                .x_label_formatter(&fmt_x)
+                .y_labels(6)
+                .y_label_formatter(&fmt_ns)
+                .max_light_lines(0)
+                .label_style((FONT, LABEL_PX))
+                .draw()?;
+            for (k, cv) in curves.iter().enumerate() {
+                let colour = COLOURS[k % COLOURS.len()];
+                let p99: Vec<(f64, f64)> = cv
+                    .points
+                    .iter()
+                    .map(|p| (p.x(axis) as f64, p.p99_ns.max(1) as f64))
+                    .collect();
+                let p95: Vec<(f64, f64)> = cv
+                    .points
+                    .iter()
+                    .map(|p| (p.x(axis) as f64, p.p95_ns.max(1) as f64))
+                    .collect();
+                c.draw_series(LineSeries::new(p99.clone(), colour.stroke_width(2)))?;
+                c.draw_series(p99.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
+                c.draw_series(DashedLineSeries::new(p95, 5, 3, colour.stroke_width(1)))?;
+                if let Some(slo) = cv.knee.as_ref().map(|k| k.slo_p99_ns as f64) {
+                    if slo > lo && slo < hi {
+                        c.draw_series(DashedLineSeries::new(
+                            vec![(x0 / 1.2, slo), (x1 * 1.2, slo)],
+                            2,
+                            3,
+                            colour.mix(0.6).stroke_width(1),
+                        ))?;
+                    }
                 }
             }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 /// Side by side: A and B of each comparison, IOPS bars with the ratio, p99 bars.
@@ -559,20 +683,20 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
             .max()
             .unwrap_or(1) as f64,
     ) * 1.3;
-    svg(960, h, &many_caption(r, &points), |area| {
-        let (left, right) = area.split_horizontally(560);
+    svg(WIDE, h, &many_caption(r, &points), |area| {
+        let (left, right) = area.split_horizontally(WIDE * 7 / 12);
         let rows = 0.0..(n as f64);
         let mut c = ChartBuilder::on(&left)
             .margin(8)
-            .x_label_area_size(26)
+            .x_label_area_size(32)
             .y_label_area_size(0)
-            .caption("IOPS, A (top) and B", (FONT, 13))
+            .caption("IOPS, A (top) and B", (FONT, TITLE_PX))
             .build_cartesian_2d(0.0..imax, rows.clone())?;
         c.configure_mesh()
             .disable_y_mesh()
             .x_label_formatter(&fmt_iops)
             .max_light_lines(0)
-            .label_style((FONT, 11))
+            .label_style((FONT, LABEL_PX))
             .draw()?;
         for (k, cmp) in cs.iter().enumerate() {
             let y = (n - 1 - k) as f64;
@@ -598,21 +722,21 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
                 c.draw_series(std::iter::once(Text::new(
                     format!("{}={label}: {}{ratio}", cmp.parameter, fmt_iops(v)),
                     (*v + imax * 0.01, top - 0.1),
-                    (FONT, 11).into_font().color(&BLACK),
+                    (FONT, LABEL_PX).into_font().color(&BLACK),
                 )))?;
             }
         }
         let mut c = ChartBuilder::on(&right)
             .margin(8)
-            .x_label_area_size(26)
+            .x_label_area_size(32)
             .y_label_area_size(0)
-            .caption("p99, A (top) and B", (FONT, 13))
+            .caption("p99, A (top) and B", (FONT, TITLE_PX))
             .build_cartesian_2d(0.0..pmax, rows)?;
         c.configure_mesh()
             .disable_y_mesh()
             .x_label_formatter(&fmt_ns)
             .max_light_lines(0)
-            .label_style((FONT, 11))
+            .label_style((FONT, LABEL_PX))
             .draw()?;
         for (k, cmp) in cs.iter().enumerate() {
             let y = (n - 1 - k) as f64;
@@ -625,7 +749,7 @@ pub fn comparisons(r: &Report, cs: &[&Comparison]) -> io::Result<String> {
                 c.draw_series(std::iter::once(Text::new(
                     format_ns(*v as f64),
                     (*v as f64 + pmax * 0.01, top - 0.1),
-                    (FONT, 11).into_font().color(&BLACK),
+                    (FONT, LABEL_PX).into_font().color(&BLACK),
                 )))?;
             }
         }

@@ -3,10 +3,10 @@
 //! from anywhere: the file can be mailed, archived and printed as it is.
 
 use super::charts;
-use crate::export::text::report::{iops, knee_words, stall_words, steady_words};
+use crate::export::text::report::{iops, knee_words, stall_words, steady_words, too_few_to_judge};
 use crate::export::Exporter;
 use crate::export::Html;
-use dbio_schema::report::{Curve, Report};
+use dbio_schema::report::{Curve, Report, RunReport};
 use dbio_schema::units::format_ns;
 use std::io::{self, Write};
 
@@ -26,9 +26,11 @@ pub fn esc(s: &str) -> String {
     o
 }
 
-pub(crate) const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1000px}\
-h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}\
-h3{font-size:1em;margin-bottom:.2em}table{border-collapse:collapse;font-size:12px;margin:.5em 0}\
+pub(crate) const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1320px}\
+h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:1.6em}\
+h3{font-size:1.05em;margin-bottom:.2em}table{border-collapse:collapse;font-size:13px;margin:.5em 0}\
+.runs{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 1.5em}\
+.runs svg{width:100%}.note{color:#444}\
 td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}th{background:#f2f2f2}\
 td.l,th.l{text-align:left}.stall{color:#b00}.ok{color:#070}svg{max-width:100%;height:auto;display:block}\
 figure{margin:.6em 0;break-inside:avoid;page-break-inside:avoid}\
@@ -55,6 +57,58 @@ fn head(out: &mut dyn Write, cells: &[&str], left: usize) -> io::Result<()> {
 fn figure(out: &mut dyn Write, svg: &str) -> io::Result<()> {
     // The SVG backend writes an XML declaration-free <svg> element: inline it as it is.
     writeln!(out, "<figure>{svg}</figure>")
+}
+
+/// The throughput and latency over time of every run with enough intervals to draw, two
+/// charts a row (one run: the page's width); the runs with too few are named in one line.
+fn runs_over_time(r: &Report, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "<h2 id=\"runs\">Throughput and latency over time</h2>")?;
+    let (drawn, short): (Vec<&RunReport>, Vec<&RunReport>) = r
+        .runs
+        .iter()
+        .partition(|x| x.intervals.len() >= charts::MIN_TIMELINE_INTERVALS);
+    if !short.is_empty() {
+        let names: Vec<&str> = short.iter().map(|x| x.label.as_str()).collect();
+        let n = |x: &&RunReport| x.intervals.len();
+        let most = short.iter().map(n).max().unwrap_or(0);
+        writeln!(
+            out,
+            "<p class=\"note\">No chart over time for {} (at most {most} {} each: a line needs {}); \
+             a shorter <code>--report-interval</code> gives more (a 1 s run with 100ms has 10).</p>",
+            if short.len() == r.runs.len() && short.len() > 1 {
+                format!("any of the {} runs", short.len())
+            } else {
+                esc(&names.join(", "))
+            },
+            if most == 1 { "interval" } else { "intervals" },
+            charts::MIN_TIMELINE_INTERVALS
+        )?;
+    }
+    if drawn.is_empty() {
+        return Ok(());
+    }
+    // One run: a chart at the page's width; more: two a row.
+    let (width, class) = if drawn.len() == 1 {
+        (charts::WIDE, "one")
+    } else {
+        (charts::HALF, "runs")
+    };
+    writeln!(out, "<div class=\"{class}\">")?;
+    for x in drawn {
+        writeln!(out, "<div><h3>{}</h3>", esc(&x.label))?;
+        figure(out, &charts::run_timeline(x, width)?)?;
+        writeln!(out, "</div>")?;
+    }
+    writeln!(out, "</div>")
+}
+
+/// The "steady from" cell: the time, or why there is none.
+fn steady_from(x: &RunReport) -> String {
+    match x.steady.from_s {
+        Some(s) => format!("{s:.2}s"),
+        None if too_few_to_judge(x) => "too few intervals".into(),
+        None => "not steady".into(),
+    }
 }
 
 impl Exporter<Report> for Html {
@@ -173,11 +227,7 @@ impl Exporter<Report> for Html {
             writeln!(out, "</table>")?;
         }
 
-        writeln!(out, "<h2 id=\"runs\">Throughput and latency over time</h2>")?;
-        for x in &r.runs {
-            writeln!(out, "<h3>{}</h3>", esc(&x.label))?;
-            figure(out, &charts::run_timeline(x)?)?;
-        }
+        runs_over_time(r, out)?;
 
         writeln!(
             out,
@@ -243,10 +293,7 @@ impl Exporter<Report> for Html {
                         .as_ref()
                         .map(|p| format!("every {:.2}s, {:.0}% deep", p.period_s, p.depth_pct))
                         .unwrap_or_else(|| "-".into()),
-                    x.steady
-                        .from_s
-                        .map(|s| format!("{s:.2}s"))
-                        .unwrap_or_else(|| "not steady".into()),
+                    steady_from(x),
                 ],
                 6,
             )?;

@@ -530,17 +530,34 @@ pub fn summary(r: &BenchResult) -> String {
         );
     }
     if let Some(c) = &sm.device_check {
+        // Two comparisons, each with its own verdict: request counts (one device request per
+        // dbio I/O?) and I/Os in flight (Little's law against aqu-sz). One may hold while the
+        // other does not, so neither is said of both.
         let _ = writeln!(
             s,
-            "device check ({}, /proc/diskstats over the measured run): dbio completed {}, the device {} ({} merged, {}); in flight: dbio {:.2} (IOPS x mean latency), device aqu-sz {:.2} -> {}",
-            c.device,
+            "device check ({}, /proc/diskstats over the measured run):",
+            c.device
+        );
+        let _ = writeln!(
+            s,
+            "  request counts {}: dbio completed {}, the device {} ({:.2} per dbio I/O; {} merged, {})",
+            if c.requests_agree() { "agree" } else { "differ" },
             count(c.app_ios, "I/O", "I/Os"),
             count(c.device_requests, "request", "requests"),
+            c.requests_per_io(),
             c.device_merged,
             count(c.device_flushes, "flush", "flushes"),
+        );
+        let _ = writeln!(
+            s,
+            "  I/Os in flight {}: dbio {:.2} on average (IOPS x mean latency), the device {:.2} (aqu-sz)",
+            match c.in_flight_agree() {
+                Some(true) => "agree",
+                Some(false) => "differ",
+                None => "not compared",
+            },
             c.app_in_flight,
             c.device_aqu_sz,
-            if c.agree { "they agree" } else { "they disagree" }
         );
         for n in &c.notes {
             let _ = writeln!(s, "  {n}");

@@ -49,9 +49,23 @@ pub fn stall_words(r: &RunReport) -> String {
     w
 }
 
+/// The run has fewer measured intervals than the steady-state window: nothing was judged.
+pub fn too_few_to_judge(r: &RunReport) -> bool {
+    let measured = r.intervals.iter().filter(|i| !i.warmup).count();
+    measured < r.steady.window_intervals.max(2)
+}
+
 /// One line on a run's steady state.
 pub fn steady_words(r: &RunReport, o: &ReportOptions) -> String {
     let s = &r.steady;
+    if s.from_s.is_none() && too_few_to_judge(r) {
+        let measured = r.intervals.iter().filter(|i| !i.warmup).count();
+        return format!(
+            "steady state not judged: not enough intervals ({measured} measured, the window is {}; \
+             a longer --time or a shorter --report-interval gives more)",
+            s.window_intervals.max(2)
+        );
+    }
     let mut w = match s.from_s {
         Some(t) => format!(
             "steady from {} ({} iops from there; warm-up before it excluded)",
@@ -195,10 +209,11 @@ impl Exporter<Report> for Text {
                     .as_ref()
                     .map(|p| format!("every {}", secs(p.period_s)))
                     .unwrap_or_else(|| "-".into()),
-                x.steady
-                    .from_s
-                    .map(secs)
-                    .unwrap_or_else(|| "not steady".into()),
+                match x.steady.from_s {
+                    Some(t) => secs(t),
+                    None if too_few_to_judge(x) => "too few intervals".into(),
+                    None => "not steady".into(),
+                },
             ]);
         }
         out.write_all(t.render().as_bytes())?;
