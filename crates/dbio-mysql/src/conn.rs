@@ -6,7 +6,7 @@
 //! reconnects with back-off ([`reconnect`]), redoing the session's setup and taking the job's
 //! lock again ([`Session`]).
 
-use crate::server::{self, Tls};
+use crate::dsn::{self, Tls};
 use crate::state::Checkpoint;
 use crate::value::KeyValue;
 use crate::{redact, Error};
@@ -50,7 +50,7 @@ pub fn with_timeouts(o: Opts, net: &Net) -> Opts {
 
 /// Opens a connection to `dsn`, secured as `tls` says, with `net`'s timeouts.
 pub fn open(dsn: &str, tls: &Tls, net: &Net) -> Result<Conn, Error> {
-    let o = with_timeouts(tls.apply(server::opts(dsn)?), net);
+    let o = with_timeouts(tls.apply(dsn::opts(dsn)?), net);
     Conn::new(o).map_err(|cause| Error::Connect {
         dsn: redact(dsn),
         cause,
@@ -59,7 +59,7 @@ pub fn open(dsn: &str, tls: &Tls, net: &Net) -> Result<Conn, Error> {
 
 /// `host:port` of `dsn` (the DSN itself when it does not parse).
 pub fn server_of(dsn: &str) -> String {
-    match server::opts(dsn) {
+    match dsn::opts(dsn) {
         Ok(o) => format!("{}:{}", o.get_ip_or_hostname(), o.get_tcp_port()),
         Err(_) => redact(dsn),
     }
@@ -123,19 +123,7 @@ pub fn connection_lost(e: &Error) -> bool {
     client_error(e).is_some_and(lost)
 }
 
-/// A server that stopped answering, with what was in flight and where the job stands.
-#[derive(Debug, thiserror::Error)]
-#[error("the server at {server} sent nothing for {} (--net-timeout) while {what}: it is stopped, overloaded or cut off by the network. {held}", dbio_schema::units::format_duration(*.timeout))]
-pub struct Stalled {
-    /// `host:port`.
-    pub server: String,
-    /// [`Net::timeout`].
-    pub timeout: Duration,
-    /// What was in flight (`the chunk after (4500): the chunk's statement`).
-    pub what: String,
-    /// What the checkpoint holds and what `--resume` does with it.
-    pub held: String,
-}
+pub use crate::Stalled;
 
 /// `e` as [`Error::NotAnswering`] when it is a timeout ([`not_answering`]), naming `server`,
 /// what was in flight (`doing`, then the failed step) and `held`; any other error unchanged.
@@ -173,13 +161,13 @@ pub fn describe(e: &Error, net: &Net) -> String {
 
 /// Why the job stopped after [`reconnect`] gave up: the server, what the first failure was,
 /// the attempts made.
-pub fn gave_up(first: &Error, opts: &crate::job::Options, attempts: u32, last: &str) -> String {
+pub fn gave_up(first: &Error, dsn: &str, net: &Net, attempts: u32, last: &str) -> String {
     let fmt = dbio_schema::units::format_duration;
     format!(
         "the server at {} {} while the guard sampled it, and {attempts} reconnection attempts over --reconnect-for {} failed (the last: {}); every committed chunk is checkpointed: --resume continues when the server answers",
-        server_of(&opts.dsn),
-        describe(first, &opts.net),
-        fmt(opts.net.reconnect_for),
+        server_of(dsn),
+        describe(first, net),
+        fmt(net.reconnect_for),
         if last.is_empty() { "none made" } else { last },
     )
 }
@@ -293,7 +281,7 @@ pub fn setup(conn: &mut Conn, s: &Session, old_id: u32, net: &Net) -> Result<(),
             .exec_first("SELECT IS_USED_LOCK(?)", (name,))
             .map_err(sql(format!("IS_USED_LOCK('{name}')")))?;
         match holder(used.flatten(), old_id) {
-            LockHolder::Free => return server::lock(conn, name),
+            LockHolder::Free => return lock(conn, name),
             LockHolder::Other(_) => return Err(Error::Locked(name.clone())),
             LockHolder::OldSelf => {
                 // KILL returns before the killed session has released its locks.
@@ -352,7 +340,7 @@ pub fn reconnect(
         if left.is_zero() {
             return Ok(Reconnect::GaveUp { attempts, last });
         }
-        crate::job::nap(backoff.next_wait().min(left), stop);
+        nap(backoff.next_wait().min(left), stop);
         if stop.load(Ordering::SeqCst) {
             return Ok(Reconnect::Interrupted);
         }
@@ -373,6 +361,34 @@ pub fn reconnect(
             }
         }
     }
+}
+
+/// Sleeps `d` in slices, returning early when `stop` is set.
+pub(crate) fn nap(d: Duration, stop: &AtomicBool) {
+    let end = Instant::now() + d;
+    while !stop.load(Ordering::SeqCst) {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+    }
+}
+
+/// Takes the job's server lock (GET_LOCK with no wait) on `conn`; held until the connection
+/// closes. Refused when another session holds it.
+pub fn lock(conn: &mut Conn, name: &str) -> Result<(), Error> {
+    let got: Option<Option<i64>> = conn
+        .exec_first("SELECT GET_LOCK(?, 0)", (name,))
+        .map_err(lock_sql(format!("GET_LOCK('{name}')")))?;
+    match got.flatten() {
+        Some(1) => Ok(()),
+        _ => Err(Error::Locked(name.to_string())),
+    }
+}
+
+fn lock_sql(what: String) -> impl FnOnce(mysql::Error) -> Error {
+    move |source| Error::Sql { what, source }
 }
 
 #[cfg(test)]

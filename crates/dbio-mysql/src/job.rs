@@ -11,7 +11,7 @@
 //! same range again finds nothing.
 
 use crate::archive::{Archive, Format};
-use crate::conn::{self, Reconnect};
+use crate::conn::{self, nap, Reconnect};
 use crate::fk::{self, Edge};
 use crate::guard::{Cause, Decision, Guard, GuardConfig};
 use crate::key::{self, Key};
@@ -960,18 +960,6 @@ fn pause_record(cause: &Cause, at: Duration, lasted: Duration) -> Pause {
     }
 }
 
-/// Sleeps `d` in slices, returning early when `stop` is set.
-pub(crate) fn nap(d: Duration, stop: &AtomicBool) {
-    let end = Instant::now() + d;
-    while !stop.load(Ordering::SeqCst) {
-        let now = Instant::now();
-        if now >= end {
-            break;
-        }
-        std::thread::sleep((end - now).min(Duration::from_millis(50)));
-    }
-}
-
 impl Walk<'_> {
     fn run(
         &mut self,
@@ -1071,7 +1059,8 @@ impl Walk<'_> {
                             Reconnect::Connected(c) => *self.conn = c,
                             Reconnect::Interrupted => break "interrupted",
                             Reconnect::GaveUp { attempts, last } => {
-                                r.stop_reason = Some(conn::gave_up(&e, o, attempts, &last));
+                                r.stop_reason =
+                                    Some(conn::gave_up(&e, &o.dsn, &o.net, attempts, &last));
                                 break "stopped";
                             }
                         }

@@ -13,6 +13,7 @@
 pub mod advise;
 pub mod archive;
 pub mod conn;
+pub mod dsn;
 pub mod fk;
 pub mod guard;
 pub mod job;
@@ -62,7 +63,7 @@ pub enum Error {
     },
     /// The server stopped answering: nothing came for `--net-timeout` (see [`conn`]).
     #[error(transparent)]
-    NotAnswering(Box<conn::Stalled>),
+    NotAnswering(Box<Stalled>),
     /// A statement failed.
     #[error("{what} failed")]
     Sql {
@@ -242,6 +243,20 @@ pub fn redact(dsn: &str) -> String {
         Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
         None => dsn.to_string(),
     }
+}
+
+/// A server that stopped answering, with what was in flight and where the job stands.
+#[derive(Debug, thiserror::Error)]
+#[error("the server at {server} sent nothing for {} (--net-timeout) while {what}: it is stopped, overloaded or cut off by the network. {held}", dbio_schema::units::format_duration(*.timeout))]
+pub struct Stalled {
+    /// `host:port`.
+    pub server: String,
+    /// [`Net::timeout`].
+    pub timeout: std::time::Duration,
+    /// What was in flight (`the chunk after (4500): the chunk's statement`).
+    pub what: String,
+    /// What the checkpoint holds and what `--resume` does with it.
+    pub held: String,
 }
 
 #[cfg(test)]

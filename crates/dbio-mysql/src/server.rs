@@ -7,82 +7,16 @@ use crate::key::IndexColumn;
 use crate::{redact, Error};
 use dbio_schema::mysql_chunk::Explain;
 use mysql::prelude::Queryable;
-use mysql::{Conn, Opts, OptsBuilder, SslOpts, Value};
+use mysql::{Conn, Value};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 fn sql(what: impl Into<String>) -> impl FnOnce(mysql::Error) -> Error {
     let what = what.into();
     move |source| Error::Sql { what, source }
 }
 
-/// Parses a DSN (`mysql://user[:password]@host[:port][/database]`).
-pub fn opts(dsn: &str) -> Result<Opts, Error> {
-    Opts::from_url(dsn).map_err(|e| Error::Dsn {
-        dsn: redact(dsn),
-        message: e.to_string(),
-    })
-}
-
-/// How dbio's connections are secured (`--ssl-mode`, `--ssl-ca`), on rustls.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Tls {
-    /// As the DSN says: plain, or TLS when it carries the `mysql` crate's parameters
-    /// (`root_cert_path`, `danger_skip_domain_validation`, `danger_accept_invalid_certs`).
-    #[default]
-    Dsn,
-    /// Plain, whatever the DSN says.
-    Disabled,
-    /// Encrypted; the server's certificate is not checked.
-    Required,
-    /// Encrypted; the certificate must chain to this CA file (PEM or DER; none: the built-in
-    /// Mozilla roots); the host name is not checked.
-    VerifyCa(Option<PathBuf>),
-    /// As `VerifyCa`, and the certificate must name the host of the DSN.
-    VerifyIdentity(Option<PathBuf>),
-}
-
-impl Tls {
-    /// `--ssl-mode` and `--ssl-ca`: `disabled`, `required`, `verify-ca` or `verify-identity`;
-    /// a CA file alone is `verify-ca` (as the MySQL client takes it). `None` when neither is
-    /// given (the DSN decides).
-    pub fn from_flags(mode: Option<&str>, ca: Option<PathBuf>) -> Result<Tls, String> {
-        Ok(match (mode, ca) {
-            (None, None) => Tls::Dsn,
-            (None, Some(ca)) | (Some("verify-ca"), Some(ca)) => Tls::VerifyCa(Some(ca)),
-            (Some("verify-ca"), None) => Tls::VerifyCa(None),
-            (Some("verify-identity"), ca) => Tls::VerifyIdentity(ca),
-            (Some(m @ ("disabled" | "required")), Some(_)) => {
-                return Err(format!(
-                    "--ssl-ca is used to check the server's certificate, which --ssl-mode {m} does not do: give --ssl-mode verify-ca or verify-identity"
-                ))
-            }
-            (Some("disabled"), None) => Tls::Disabled,
-            (Some("required"), None) => Tls::Required,
-            (Some(m), _) => {
-                return Err(format!(
-                    "--ssl-mode {m}: give disabled, required, verify-ca or verify-identity"
-                ))
-            }
-        })
-    }
-
-    /// `dsn`'s options with this TLS setting.
-    pub fn apply(&self, o: Opts) -> Opts {
-        let ssl = match self {
-            Tls::Dsn => return o,
-            Tls::Disabled => None,
-            Tls::Required => Some(SslOpts::default().with_danger_accept_invalid_certs(true)),
-            Tls::VerifyCa(ca) => Some(
-                SslOpts::default()
-                    .with_root_cert_path(ca.clone())
-                    .with_danger_skip_domain_validation(true),
-            ),
-            Tls::VerifyIdentity(ca) => Some(SslOpts::default().with_root_cert_path(ca.clone())),
-        };
-        OptsBuilder::from_opts(o).ssl_opts(ssl).into()
-    }
-}
+pub use crate::conn::lock;
+pub use crate::dsn::{opts, Tls};
 
 /// Opens a plain connection, or one with TLS if the DSN asks for it.
 pub fn connect(dsn: &str) -> Result<Conn, Error> {
@@ -416,18 +350,6 @@ impl Replica {
     }
 }
 
-/// Takes the job's server lock (GET_LOCK with no wait) on `conn`; held until the connection
-/// closes. Refused when another session holds it.
-pub fn lock(conn: &mut Conn, name: &str) -> Result<(), Error> {
-    let got: Option<Option<i64>> = conn
-        .exec_first("SELECT GET_LOCK(?, 0)", (name,))
-        .map_err(sql(format!("GET_LOCK('{name}')")))?;
-    match got.flatten() {
-        Some(1) => Ok(()),
-        _ => Err(Error::Locked(name.to_string())),
-    }
-}
-
 /// Whether `e` is a lock wait timeout (1205) or a deadlock (1213): the chunk is retried.
 pub fn is_lock_conflict(e: &mysql::Error) -> bool {
     matches!(e, mysql::Error::MySqlError(m) if m.code == 1205 || m.code == 1213)
@@ -439,7 +361,7 @@ mod tests {
 
     #[test]
     fn ssl_flags_become_the_connections_tls() {
-        let ca = || Some(PathBuf::from("ca.pem"));
+        let ca = || Some(std::path::PathBuf::from("ca.pem"));
         assert_eq!(Tls::from_flags(None, None).unwrap(), Tls::Dsn);
         assert_eq!(
             Tls::from_flags(None, ca()).unwrap(),

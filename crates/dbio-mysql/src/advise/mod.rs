@@ -12,7 +12,7 @@
 pub mod rules;
 
 use crate::conn::{self, Net};
-use crate::server::Tls;
+use crate::dsn::Tls;
 use crate::Error;
 use dbio_sys::diskstats::DiskStat;
 use mysql::prelude::Queryable;

@@ -11,7 +11,7 @@ use super::ring::{Ring, Weigh};
 use super::trigger::{device_figures, Cycles, Expr, Observed, Thread};
 use super::StalkError;
 use crate::conn::{self, Backoff, Net};
-use crate::server::Tls;
+use crate::dsn::Tls;
 use crate::Error;
 use dbio_schema::stalk::{Capture, CaptureFile, TriggerRecord, TriggerValue};
 use dbio_sys::diskstats;
@@ -383,7 +383,7 @@ pub fn run(
                 }
             }
         }
-        crate::job::nap(opts.interval.saturating_sub(tick.elapsed()), stop);
+        crate::conn::nap(opts.interval.saturating_sub(tick.elapsed()), stop);
     }
     out.stopped = "stopped by a signal".into();
     Ok(out)
@@ -429,7 +429,7 @@ fn reopen(opts: &Options, stop: &AtomicBool, log: &mut dyn FnMut(&str)) -> Optio
     let mut b = Backoff::new(Duration::from_secs(1), Duration::from_secs(30));
     loop {
         let w = b.next_wait();
-        crate::job::nap(w, stop);
+        crate::conn::nap(w, stop);
         if stop.load(Ordering::SeqCst) {
             return None;
         }
