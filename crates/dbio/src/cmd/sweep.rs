@@ -153,7 +153,7 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
     if let Some(v) = &a.w.like_server {
         if !a.buffers.is_empty() {
             return Err(usage(
-                "--like-server and --buffers both set the buffers' layout: give one".into(),
+                "--like-server and --buffers both set the buffers' layout: give one".to_string(),
             ));
         }
         (base.huge_pages, base.buffers) =
