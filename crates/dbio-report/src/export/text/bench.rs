@@ -157,7 +157,11 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
         if spec.threads == 1 { "" } else { "s" },
     );
     if let Some(b) = &spec.buffers {
-        let pages = if spec.huge_pages { "huge pages" } else { "4 KiB pages" };
+        let pages = if spec.huge_pages {
+            "huge pages"
+        } else {
+            "4 KiB pages"
+        };
         let _ = writeln!(s, "Buffers: {pages} ({})", b.why);
     }
     let what = match &spec.target {
