@@ -16,6 +16,7 @@ pub mod plan;
 pub mod result;
 pub mod rng;
 pub mod run;
+pub mod server_layout;
 pub mod spec;
 pub mod sweep;
 pub mod timer;

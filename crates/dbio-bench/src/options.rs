@@ -4,7 +4,8 @@
 use crate::error::BenchError;
 use crate::fileset;
 use dbio_schema::bench::{
-    Distribution, EngineKind, FsyncMode, Mode, Spec, Target, DEFAULT_PERCENTILES,
+    BufferChoice, BufferSource, Distribution, EngineKind, FsyncMode, Mode, Spec, Target,
+    DEFAULT_PERCENTILES,
 };
 use dbio_schema::units::format_size;
 use dbio_schema::units::n_files;
@@ -47,8 +48,11 @@ pub struct Options {
     pub fixed_buffers: bool,
     /// `--register-files`.
     pub register_files: bool,
-    /// `--no-huge-pages`.
-    pub no_huge_pages: bool,
+    /// `--huge-pages` (or `--like-server` found a server with large pages): I/O buffers in
+    /// huge pages; false: 4 KiB pages, as a buffer pool without large pages.
+    pub huge_pages: bool,
+    /// What chose `huge_pages`; `None`: nothing did (the default, 4 KiB pages).
+    pub buffers: Option<BufferChoice>,
     /// `--spin-polls`.
     pub spin_polls: u32,
     /// `--buffered`: no O_DIRECT.
@@ -191,6 +195,7 @@ impl Options {
             None => Target::Dir(self.dir.clone()),
         };
         let is_dev = self.device.is_some();
+        let buffered_engine = matches!(self.engine, EngineKind::Uring | EngineKind::Sync);
         Spec {
             target,
             mode: self.mode,
@@ -204,8 +209,14 @@ impl Options {
             reap_batch: self.reap_batch.unwrap_or(self.submit_batch),
             fixed_buffers: self.fixed_buffers,
             register_files: self.register_files,
-            huge_pages: matches!(self.engine, EngineKind::Uring | EngineKind::Sync)
-                && !self.no_huge_pages,
+            huge_pages: buffered_engine && self.huge_pages,
+            buffers: buffered_engine.then(|| {
+                self.buffers.clone().unwrap_or(BufferChoice {
+                    source: BufferSource::Default,
+                    why: "the default: 4 KiB pages, as InnoDB's buffer pool without large pages"
+                        .into(),
+                })
+            }),
             spin_polls: if self.engine == EngineKind::Uring {
                 self.spin_polls
             } else {
@@ -269,7 +280,8 @@ pub(crate) mod tests {
             reap_batch: None,
             fixed_buffers: false,
             register_files: false,
-            no_huge_pages: false,
+            huge_pages: false,
+            buffers: None,
             spin_polls: DEFAULT_SPIN_POLLS,
             buffered: false,
             dsync: false,

@@ -270,6 +270,7 @@ mod tests {
             fixed_buffers: false,
             register_files: false,
             huge_pages: false,
+            buffers: None,
             spin_polls: 0,
             time_s: Some(Duration::from_secs(1)),
             events: 0,

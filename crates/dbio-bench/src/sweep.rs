@@ -9,7 +9,7 @@ use crate::error::BenchError;
 use crate::fileset::{self, Prepared};
 use crate::options::Options;
 use crate::plan::{self, Phase};
-use dbio_schema::bench::{Interval, Mode, Spec};
+use dbio_schema::bench::{BufferChoice, BufferLayout, BufferSource, Interval, Mode, Named, Spec};
 use dbio_schema::sweep::{self, Axes, Figures, Point, PointResult, Status, SweepResult};
 use dbio_sys::sysfs::{self, Sys};
 use std::path::{Path, PathBuf};
@@ -73,12 +73,24 @@ pub trait Events {
 
 /// The spec of `point` on the workload `base`, on the file set prepared in its directory.
 pub fn point_options(base: &Options, p: &Point) -> Options {
+    let (huge_pages, buffers) = match p.buffers {
+        None => (base.huge_pages, base.buffers.clone()),
+        Some(b) => (
+            b == BufferLayout::Huge,
+            Some(BufferChoice {
+                source: BufferSource::Flag,
+                why: format!("the sweep's --buffers {}", b.name()),
+            }),
+        ),
+    };
     Options {
         mode: p.mode,
         block_size: p.block_size_bytes,
         misalign: p.misalign_bytes,
         iodepth: p.iodepth,
         threads: p.threads,
+        huge_pages,
+        buffers,
         ..base.clone()
     }
 }
@@ -96,8 +108,14 @@ pub fn check_plan(o: &SweepOptions) -> Result<Vec<Point>, BenchError> {
     if commit > 0 && commit < o.axes.mode.len() {
         return bad("--mode commit cannot be swept together with file modes (it writes per-thread logs, not the data files): sweep it on its own".into());
     }
+    if !o.axes.buffers.is_empty() && o.base.engine == dbio_schema::bench::EngineKind::Null {
+        return bad("--buffers sweeps the I/O buffers of the sync and uring engines: the null engine does no I/O".into());
+    }
     let pts = sweep::points(&o.axes, o.repeat);
     if let Workload::SysbenchOltp { datadir, .. } = &o.workload {
+        if !o.axes.buffers.is_empty() {
+            return bad("--buffers sweeps dbio bench's own I/O buffers: with --workload sysbench-oltp the server's buffer pool is what it is (set large_pages in the server)".into());
+        }
         let a = &o.axes;
         if a.mode.len() > 1
             || a.block_size_bytes.len() > 1
@@ -633,6 +651,7 @@ mod tests {
                 scheduler: vec![],
                 iodepth: vec![1],
                 threads: vec![1],
+                buffers: vec![],
             },
             repeat: 1,
             output_dir: "/nonexistent".into(),

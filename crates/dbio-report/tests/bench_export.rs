@@ -38,6 +38,7 @@ fn spec(rate: Option<f64>) -> Spec {
         fixed_buffers: false,
         register_files: false,
         huge_pages: false,
+        buffers: None,
         spin_polls: 0,
         time_s: Some(Duration::from_secs(2)),
         events: 0,

@@ -28,6 +28,7 @@ fn spec(threads: u32) -> Spec {
         fixed_buffers: false,
         register_files: false,
         huge_pages: false,
+        buffers: None,
         spin_polls: 0,
         time_s: Some(Duration::from_secs(6)),
         events: 0,

@@ -25,6 +25,7 @@ fn sweep() -> SweepResult {
         scheduler: vec![],
         iodepth: vec![1],
         threads: vec![1, 4],
+        buffers: vec![],
     };
     let pts = points(&axes, 1);
     let n = pts.len();

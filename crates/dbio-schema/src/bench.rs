@@ -253,11 +253,17 @@ pub struct Spec {
     /// `--registerfiles`); false: by descriptor, as MariaDB and MySQL do.
     #[serde(default)]
     pub register_files: bool,
-    /// io_uring: the I/O buffers are advised into transparent huge pages, so each I/O's buffer
-    /// is physically contiguous (one segment per request); whether the kernel granted them is
-    /// in the environment's `engine`. False in results made before this existed.
+    /// sync and io_uring: the I/O buffers are advised into transparent huge pages, so each
+    /// I/O's buffer is physically contiguous (one segment per request; `--huge-pages`, or a
+    /// server with large pages under `--like-server`); false: ordinary 4 KiB pages in 16 KiB
+    /// frames, as InnoDB's buffer pool without large pages. Whether the kernel granted huge
+    /// pages is in the environment's `engine`. Before issue 27 true was the default.
     #[serde(default)]
     pub huge_pages: bool,
+    /// Why the buffers have the layout `huge_pages` says; `None` in results made before this
+    /// existed.
+    #[serde(default)]
+    pub buffers: Option<BufferChoice>,
     /// io_uring: how many times a reap polls for completions (io_uring_enter without waiting)
     /// before it sleeps, backing off while polls find nothing; 0: it sleeps at once, as fio
     /// does. 0 in results made before this existed (they slept at once).
@@ -301,6 +307,55 @@ pub struct Spec {
     pub report_interval_s: Duration,
     /// Percentiles reported in the summary.
     pub percentiles: Vec<f64>,
+}
+
+/// How the I/O buffers lie in memory (`dbio sweep --buffers 4k,huge`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BufferLayout {
+    /// Ordinary 4 KiB pages in 16 KiB frames: InnoDB's buffer pool with `large_pages=OFF`.
+    #[serde(rename = "4k")]
+    Pages4k,
+    /// Huge pages: each buffer physically contiguous, as with `large_pages=ON`.
+    #[serde(rename = "huge")]
+    Huge,
+}
+
+impl Named for BufferLayout {
+    const ALL: &'static [Self] = &[BufferLayout::Pages4k, BufferLayout::Huge];
+    fn name(self) -> &'static str {
+        match self {
+            BufferLayout::Pages4k => "4k",
+            BufferLayout::Huge => "huge",
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            BufferLayout::Pages4k => "4 KiB pages: a buffer pool without large pages",
+            BufferLayout::Huge => "huge pages, each buffer contiguous: large_pages=ON",
+        }
+    }
+}
+
+/// What chose the I/O buffers' layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferSource {
+    /// Nothing asked: 4 KiB pages, the layout of a buffer pool without large pages.
+    Default,
+    /// `--huge-pages` (or a sweep's `--buffers`).
+    Flag,
+    /// `--like-server`: the running server's own layout.
+    Server,
+}
+
+/// The I/O buffers' layout, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BufferChoice {
+    /// What chose it.
+    pub source: BufferSource,
+    /// In words: the flag, or what was read from the server (`large_pages=ON on
+    /// 127.0.0.1:3307`, `AnonHugePages 0 kB in the 128 MiB mapping of pid 812`).
+    pub why: String,
 }
 
 /// A block device under the target, as far as it matters to a benchmark.

@@ -3,7 +3,7 @@
 //! the environment once. Written as `DIR/sweep.json` after every point, so an interrupted
 //! sweep can be resumed and read by `dbio report` and `dbio model usl`.
 
-use crate::bench::{BenchResult, Environment, Mode, OpSummary, Spec};
+use crate::bench::{BenchResult, BufferLayout, Environment, Mode, Named, OpSummary, Spec};
 use crate::hist::LatencyHistogram;
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +25,9 @@ pub struct Axes {
     pub iodepth: Vec<u32>,
     /// `--threads`.
     pub threads: Vec<u32>,
+    /// `--buffers` (empty: the layout of the base workload, not swept).
+    #[serde(default)]
+    pub buffers: Vec<BufferLayout>,
 }
 
 impl Axes {
@@ -36,6 +39,7 @@ impl Axes {
             * self.scheduler.len().max(1)
             * self.iodepth.len()
             * self.threads.len()
+            * self.buffers.len().max(1)
     }
 
     /// Whether a list is empty (no point at all).
@@ -63,6 +67,9 @@ pub struct Point {
     pub iodepth: u32,
     /// `--threads`.
     pub threads: u32,
+    /// The I/O buffers' layout (`None`: the base workload's, not swept).
+    #[serde(default)]
+    pub buffers: Option<BufferLayout>,
 }
 
 impl Point {
@@ -91,37 +98,49 @@ pub fn points(axes: &Axes, repeat: u32) -> Vec<Point> {
     } else {
         axes.scheduler.iter().cloned().map(Some).collect()
     };
+    let bufs: Vec<Option<BufferLayout>> = if axes.buffers.is_empty() {
+        vec![None]
+    } else {
+        axes.buffers.iter().copied().map(Some).collect()
+    };
     let mut out = Vec::new();
     for r in 1..=repeat {
         for &mode in &axes.mode {
             for &bs in &axes.block_size_bytes {
                 for &mis in &axes.misalign_bytes {
                     for sched in &scheds {
-                        for &qd in &axes.iodepth {
-                            for &t in &axes.threads {
-                                let n = out.len() + 1;
-                                let mut id = format!(
-                                    "{n:03}-{}-{}-m{mis}-qd{qd}-t{t}",
-                                    mode.name(),
-                                    size_id(bs)
-                                );
-                                if let Some(s) = sched {
-                                    id.push('-');
-                                    id.push_str(s);
+                        for &buf in &bufs {
+                            for &qd in &axes.iodepth {
+                                for &t in &axes.threads {
+                                    let n = out.len() + 1;
+                                    let mut id = format!(
+                                        "{n:03}-{}-{}-m{mis}-qd{qd}-t{t}",
+                                        mode.name(),
+                                        size_id(bs)
+                                    );
+                                    if let Some(s) = sched {
+                                        id.push('-');
+                                        id.push_str(s);
+                                    }
+                                    if let Some(b) = buf {
+                                        id.push('-');
+                                        id.push_str(b.name());
+                                    }
+                                    if repeat > 1 {
+                                        id.push_str(&format!("-r{r}"));
+                                    }
+                                    out.push(Point {
+                                        id,
+                                        repeat: r,
+                                        mode,
+                                        block_size_bytes: bs,
+                                        misalign_bytes: mis,
+                                        scheduler: sched.clone(),
+                                        iodepth: qd,
+                                        threads: t,
+                                        buffers: buf,
+                                    });
                                 }
-                                if repeat > 1 {
-                                    id.push_str(&format!("-r{r}"));
-                                }
-                                out.push(Point {
-                                    id,
-                                    repeat: r,
-                                    mode,
-                                    block_size_bytes: bs,
-                                    misalign_bytes: mis,
-                                    scheduler: sched.clone(),
-                                    iodepth: qd,
-                                    threads: t,
-                                });
                             }
                         }
                     }
@@ -345,6 +364,7 @@ mod tests {
             scheduler: vec![],
             iodepth: vec![1],
             threads: vec![1, 2],
+            buffers: vec![],
         };
         assert_eq!(axes.len(), 4);
         let p = points(&axes, 2);

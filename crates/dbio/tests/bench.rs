@@ -2602,7 +2602,11 @@ fn fixed_buffers_and_registered_files_are_options_recorded_in_the_result() {
                 2000,
                 "{case}"
             );
-            assert_eq!(r["spec"]["huge_pages"], true, "{case}: the default");
+            assert_eq!(
+                r["spec"]["huge_pages"], false,
+                "{case}: the default (issue 27)"
+            );
+            assert_eq!(r["spec"]["buffers"]["source"], "default", "{case}");
         }
     }
     let text = dbio()
@@ -2646,6 +2650,26 @@ fn fixed_buffers_and_registered_files_are_options_recorded_in_the_result() {
     assert_eq!(small["spec"]["huge_pages"], false);
     let e = small["environment"]["engine"].as_str().unwrap();
     assert!(e.contains("buffers in 4 KiB pages"), "{e}");
+    let huge = bench(
+        d,
+        &[
+            &SMALL[..],
+            &[
+                "run",
+                "--engine",
+                "uring",
+                "--iodepth",
+                "8",
+                "--mode",
+                "rndrd",
+            ],
+            &["--events", "100", "--huge-pages"],
+        ]
+        .concat(),
+    );
+    assert_eq!(huge["spec"]["huge_pages"], true);
+    assert_eq!(huge["spec"]["buffers"]["source"], "flag");
+    assert_eq!(huge["spec"]["buffers"]["why"], "--huge-pages");
     assert!(
         text.contains("READ_FIXED/WRITE_FIXED on registered buffers, files by descriptor"),
         "{text}"
@@ -2659,5 +2683,115 @@ fn fixed_buffers_and_registered_files_are_options_recorded_in_the_result() {
             .assert()
             .code(2)
             .stderr(predicates::str::contains("applies to --engine uring only"));
+    }
+}
+
+/// `--like-server` with the DSN of the MariaDB here (large_pages=OFF, its buffer pool in
+/// 4 KiB pages: `AnonHugePages: 0 kB`): 4 KiB pages, and the result says why.
+#[test]
+#[ignore = "needs the MariaDB server of DBIO_TEST_MYSQL (default 127.0.0.1:3306, root)"]
+fn like_server_picks_4k_pages_for_a_server_without_large_pages() {
+    let dsn = std::env::var("DBIO_TEST_MYSQL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into());
+    let t = tempfile::tempdir().unwrap();
+    let args = [&SMALL[..], &["--engine", "uring", "--mode", "rndrd"]].concat();
+    let r = bench(
+        t.path(),
+        &[&args[..], &["--events", "100", "--like-server", &dsn]].concat(),
+    );
+    assert_eq!(r["spec"]["huge_pages"], false);
+    assert_eq!(r["spec"]["buffers"]["source"], "server");
+    let why = r["spec"]["buffers"]["why"].as_str().unwrap();
+    assert!(why.contains("large_pages=OFF"), "{why}");
+    assert!(why.contains("AnonHugePages 0 kB"), "{why}");
+}
+
+/// A throwaway MariaDB started with --large-pages, with hugetlb pages reserved for it: its
+/// buffer pool is a hugetlb mapping, and `--like-server` (by DSN and by PID) picks huge pages.
+/// Without the reservation the server falls back to 4 KiB pages, and so does dbio.
+#[test]
+#[ignore = "needs root, mariadbd and mariadb-install-db (scripts/setup-test-env.sh), and 300 free 2 MiB pages"]
+fn like_server_picks_huge_pages_for_a_server_with_large_pages() {
+    use std::process::Command;
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let data = root.join("data");
+    let nr = "/proc/sys/vm/nr_hugepages";
+    let before = std::fs::read_to_string(nr).unwrap();
+    struct Restore(String, std::path::PathBuf);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Ok(pid) = std::fs::read_to_string(&self.1) {
+                let _ = Command::new("kill").arg(pid.trim()).status();
+                for _ in 0..100 {
+                    if !self.1.exists() {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+            }
+            let _ = std::fs::write("/proc/sys/vm/nr_hugepages", &self.0);
+        }
+    }
+    let pid_file = root.join("m.pid");
+    let _restore = Restore(before.clone(), pid_file.clone());
+    let want = before.trim().parse::<u64>().unwrap() + 300;
+    std::fs::write(nr, want.to_string()).unwrap();
+    Command::new("chown")
+        .args(["-R", "mysql:"])
+        .arg(root)
+        .status()
+        .unwrap();
+    let ok = Command::new("mariadb-install-db")
+        .args([
+            "--no-defaults",
+            "--user=mysql",
+            "--auth-root-authentication-method=normal",
+        ])
+        .arg(format!("--datadir={}", data.display()))
+        .output()
+        .unwrap();
+    assert!(ok.status.success(), "{ok:?}");
+    let port = 3390 + (std::process::id() % 8) as u16;
+    Command::new("mariadbd")
+        .args(["--no-defaults", "--user=mysql", "--large-pages"])
+        .args(["--innodb-buffer-pool-size=128M", "--skip-networking=0"])
+        .arg(format!("--datadir={}", data.display()))
+        .arg(format!("--port={port}"))
+        .arg(format!("--socket={}", root.join("s.sock").display()))
+        .arg(format!("--pid-file={}", pid_file.display()))
+        .arg(format!("--log-error={}", root.join("err.log").display()))
+        .spawn()
+        .unwrap();
+    let dsn = format!("mysql://root@127.0.0.1:{port}/");
+    let mut up = false;
+    for _ in 0..300 {
+        if pid_file.exists() && dbio_mysql::server::connect(&dsn).is_ok() {
+            up = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        up,
+        "{}",
+        std::fs::read_to_string(root.join("err.log")).unwrap_or_default()
+    );
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    let d = root.join("set");
+    let args = [&SMALL[..], &["--engine", "uring", "--mode", "rndrd"]].concat();
+    for server in [dsn.as_str(), pid.as_str()] {
+        let r = bench(
+            &d,
+            &[&args[..], &["--events", "100", "--like-server", server]].concat(),
+        );
+        assert_eq!(r["spec"]["huge_pages"], true, "{server}");
+        assert_eq!(r["spec"]["buffers"]["source"], "server");
+        let why = r["spec"]["buffers"]["why"].as_str().unwrap();
+        assert!(why.contains("KernelPageSize 2048 kB"), "{server}: {why}");
+        assert_eq!(why.contains("large_pages=ON"), server == dsn, "{why}");
     }
 }

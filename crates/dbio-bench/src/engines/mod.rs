@@ -128,72 +128,107 @@ pub trait EngineFactory: Sync {
     fn make(&self, setup: EngineSetup) -> Result<Self::Engine, String>;
 }
 
-/// `block`-sized buffers for `slots` in-flight I/Os, aligned to 4096 bytes (O_DIRECT).
+/// `block`-sized buffers for `slots` in-flight I/Os, each in its own frame of one anonymous
+/// mapping, aligned to 16 KiB (O_DIRECT needs 4096).
+///
+/// Two layouts, the two a MariaDB/MySQL buffer pool can have:
+/// - [`AlignedBuffers::new`] (the default): ordinary 4 KiB pages, as InnoDB's buffer pool has
+///   them with `large_pages=OFF`: one large anonymous mapping cut into 16 KiB-aligned frames,
+///   advised out of transparent huge pages (MADV_NOHUGEPAGE), so a 16 KiB frame is 4 pages
+///   the kernel placed wherever it liked: a 16 KiB O_DIRECT request into it is, in general,
+///   4 physical segments.
+/// - [`AlignedBuffers::new_huge`] (`--huge-pages`): the same frames in 2 MiB huge pages, as
+///   `large_pages=ON` gives the buffer pool: each frame physically contiguous, one segment.
 pub struct AlignedBuffers {
+    /// Start of the mapping (what munmap takes).
+    map: *mut u8,
+    /// Bytes mapped.
+    map_len: usize,
+    /// Start of frame 0 (16 KiB or 2 MiB aligned inside the mapping).
     ptr: *mut u8,
-    layout: std::alloc::Layout,
+    /// Bytes from `ptr` to the end of the last frame.
+    len: usize,
+    /// Bytes per I/O.
     block: usize,
+    /// Distance between frames: `block` rounded up to 16 KiB.
+    stride: usize,
     slots: usize,
 }
 
 // SAFETY: the buffers are plain bytes owned by this value; moving it to another thread moves
-// ownership of the allocation with it.
+// ownership of the mapping with it.
 unsafe impl Send for AlignedBuffers {}
 
+/// Alignment of a frame: InnoDB's page size.
+pub const FRAME_ALIGN: usize = 16 << 10;
+/// A transparent huge page.
+const HUGE: usize = 2 << 20;
+
 impl AlignedBuffers {
-    /// Allocates zeroed buffers.
+    /// Frames in ordinary 4 KiB pages (MADV_NOHUGEPAGE), as InnoDB's buffer pool without
+    /// large pages; zeroed and faulted in.
     pub fn new(slots: usize, block: usize) -> Self {
-        let layout = std::alloc::Layout::from_size_align((slots * block).max(4096), 4096)
-            .expect("buffer size fits in memory");
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
+        Self::map(slots, block, FRAME_ALIGN, libc::MADV_NOHUGEPAGE)
+    }
+    /// Frames in a 2 MiB-aligned region advised into transparent huge pages (MADV_HUGEPAGE,
+    /// before the first touch), so each I/O's buffer is physically contiguous: one segment
+    /// per request. Whether the kernel granted them: [`AlignedBuffers::huge_pages`] (THP
+    /// "never", or no free 2 MiB page: 4 KiB pages).
+    pub fn new_huge(slots: usize, block: usize) -> Self {
+        Self::map(slots, block, HUGE, libc::MADV_HUGEPAGE)
+    }
+    fn map(slots: usize, block: usize, align: usize, advice: libc::c_int) -> Self {
+        let slots = slots.max(1);
+        let block = block.max(1);
+        let stride = block.next_multiple_of(FRAME_ALIGN);
+        let len = (slots * stride).next_multiple_of(align);
+        let map_len = len + align;
+        // SAFETY: a fresh private anonymous mapping; no memory of ours is touched.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            let layout = std::alloc::Layout::from_size_align(map_len, 4096)
+                .expect("buffer size fits in memory");
             std::alloc::handle_alloc_error(layout);
         }
+        let map = map.cast::<u8>();
+        let skip = (map as usize).next_multiple_of(align) - map as usize;
+        // SAFETY: `skip + len <= map_len`, so `ptr..ptr+len` lies in the mapping, which nothing
+        // else references. The advice only changes how the kernel backs it (a failure leaves
+        // its default), and writing every byte after it is the first touch, which faults the
+        // pages in the advised size.
+        let ptr = unsafe {
+            let ptr = map.add(skip);
+            libc::madvise(ptr.cast(), len, advice);
+            std::ptr::write_bytes(ptr, 0, len);
+            ptr
+        };
         AlignedBuffers {
+            map,
+            map_len,
             ptr,
-            layout,
+            len,
             block,
-            slots: layout.size() / block,
+            stride,
+            slots,
         }
     }
     /// Slot `i`'s buffer.
     #[inline]
     pub fn slot(&mut self, i: u32) -> &mut [u8] {
-        let off = i as usize * self.block;
-        assert!(off + self.block <= self.layout.size());
-        // SAFETY: in bounds of the allocation (checked above), and `&mut self` guarantees no
+        let off = i as usize * self.stride;
+        assert!(off + self.block <= self.len);
+        // SAFETY: in bounds of the mapping (checked above), and `&mut self` guarantees no
         // other reference to the bytes exists.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(off), self.block) }
-    }
-    /// Like [`AlignedBuffers::new`], but in a 2 MiB-aligned region advised into transparent
-    /// huge pages (MADV_HUGEPAGE, before the first touch), so each I/O's buffer is physically
-    /// contiguous: one segment per request. Whether the kernel granted them:
-    /// [`AlignedBuffers::huge_pages`] (THP "never", or no free 2 MiB page: 4 KiB pages).
-    pub fn new_huge(slots: usize, block: usize) -> Self {
-        const HUGE: usize = 2 << 20;
-        let size = (slots * block).max(4096).next_multiple_of(HUGE);
-        let layout =
-            std::alloc::Layout::from_size_align(size, HUGE).expect("buffer size fits in memory");
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc(layout) };
-        if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        // SAFETY: `ptr` is a fresh allocation of `size` bytes that nothing else references; the
-        // advice only changes how the kernel backs it (a failure leaves 4 KiB pages), and the
-        // zeroing after it is the first touch, which faults the huge pages in.
-        unsafe {
-            libc::madvise(ptr.cast(), size, libc::MADV_HUGEPAGE);
-            std::ptr::write_bytes(ptr, 0, size);
-        }
-        // The slots asked for: the rest of the 2 MiB is padding.
-        AlignedBuffers {
-            ptr,
-            layout,
-            block,
-            slots: slots.max(1),
-        }
     }
     /// True when every byte of the buffers lies in a transparent huge page, as the kernel
     /// reports it (/proc/self/smaps: AnonHugePages of the mapping that holds them).
@@ -201,7 +236,7 @@ impl AlignedBuffers {
         let Ok(smaps) = std::fs::read_to_string("/proc/self/smaps") else {
             return false;
         };
-        let (lo, hi) = (self.ptr as usize, self.ptr as usize + self.layout.size());
+        let (lo, hi) = (self.ptr as usize, self.ptr as usize + self.len);
         let mut inside = false;
         for line in smaps.lines() {
             let first = line.split_whitespace().next().unwrap_or("");
@@ -215,7 +250,7 @@ impl AlignedBuffers {
             if inside {
                 if let Some(kb) = line.strip_prefix("AnonHugePages:") {
                     let kb: usize = kb.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
-                    return kb * 1024 >= self.layout.size();
+                    return kb * 1024 >= self.len;
                 }
             }
         }
@@ -224,7 +259,7 @@ impl AlignedBuffers {
     /// Raw pointer of slot `i` (for registered buffers).
     fn slot_ptr(&self, i: u32) -> *mut u8 {
         // SAFETY: callers pass a slot index below the slot count.
-        unsafe { self.ptr.add(i as usize * self.block) }
+        unsafe { self.ptr.add(i as usize * self.stride) }
     }
     /// Number of slots.
     pub fn slots(&self) -> usize {
@@ -234,7 +269,7 @@ impl AlignedBuffers {
 
 impl Drop for AlignedBuffers {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this very layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+        // SAFETY: mapped in `map` with this very start and length, and unmapped only here.
+        unsafe { libc::munmap(self.map.cast(), self.map_len) };
     }
 }

@@ -463,6 +463,7 @@ fn spec(mode: Mode, threads: u32, iodepth: u32, events: u64) -> Spec {
         fixed_buffers: false,
         register_files: false,
         huge_pages: false,
+        buffers: None,
         spin_polls: 0,
         time_s: None,
         events,

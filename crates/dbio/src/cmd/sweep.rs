@@ -9,7 +9,7 @@ use crate::output::{to_stderr, OutputArgs};
 use crate::progress::Progress;
 use crate::signals;
 use dbio_bench::sweep::{Events, SweepOptions, Workload};
-use dbio_schema::bench::{Interval, Mode};
+use dbio_schema::bench::{BufferLayout, Interval, Mode};
 use dbio_schema::sweep::{Axes, Point, PointResult, Status, SweepResult};
 use std::path::PathBuf;
 
@@ -52,6 +52,11 @@ pub struct Args {
     /// at the end, also on error and Ctrl-C.
     #[arg(long, value_delimiter = ',')]
     scheduler: Vec<String>,
+    /// I/O buffer layouts (sync, uring), comma-separated: 4k (ordinary pages, as a buffer
+    /// pool without large pages) and huge (huge pages, as with large_pages=ON). The report
+    /// says when they differ by more than the noise.
+    #[arg(long, value_delimiter = ',', value_parser = named::<BufferLayout>())]
+    buffers: Vec<BufferLayout>,
     /// Runs of every point (the whole plan is run this many times, one after the other).
     #[arg(long, default_value = "1")]
     repeat: u32,
@@ -146,15 +151,25 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
         },
         WorkloadKind::Bench => Workload::Bench,
     };
+    // The swept values of each point replace the first ones.
+    let mut base = a.w.options(
+        a.mode[0],
+        a.iodepth[0],
+        a.block_size[0],
+        a.threads[0],
+        a.misalign[0],
+    );
+    if let Some(v) = &a.w.like_server {
+        if !a.buffers.is_empty() {
+            return Err(usage(
+                "--like-server and --buffers both set the buffers' layout: give one".to_string(),
+            ));
+        }
+        (base.huge_pages, base.buffers) =
+            crate::cmd::bench::like_server::resolve(v).map(|(h, c)| (h, Some(c)))?;
+    }
     let opts = SweepOptions {
-        // The swept values of each point replace the first ones.
-        base: a.w.options(
-            a.mode[0],
-            a.iodepth[0],
-            a.block_size[0],
-            a.threads[0],
-            a.misalign[0],
-        ),
+        base,
         axes: Axes {
             mode: a.mode,
             block_size_bytes: a.block_size,
@@ -162,6 +177,7 @@ pub fn run(a: Args) -> anyhow::Result<u8> {
             scheduler: a.scheduler,
             iodepth: a.iodepth,
             threads: a.threads,
+            buffers: a.buffers,
         },
         repeat: a.repeat,
         output_dir: a.output_dir,

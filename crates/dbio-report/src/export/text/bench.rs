@@ -156,6 +156,14 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
         spec.threads,
         if spec.threads == 1 { "" } else { "s" },
     );
+    if let Some(b) = &spec.buffers {
+        let pages = if spec.huge_pages {
+            "huge pages"
+        } else {
+            "4 KiB pages"
+        };
+        let _ = writeln!(s, "Buffers: {pages} ({})", b.why);
+    }
     let what = match &spec.target {
         Target::Dir(p) if spec.mode == Mode::Commit => format!(
             "one log per thread (dbio-log.N, appended from empty, wrapping at {}) in {}",

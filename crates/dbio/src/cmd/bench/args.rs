@@ -93,11 +93,20 @@ pub struct WorkloadArgs {
     /// --registerfiles). Off: by descriptor, as MariaDB and MySQL do.
     #[arg(long)]
     pub register_files: bool,
-    /// sync and uring: keep the I/O buffers in 4 KiB pages. By default they are advised into
-    /// transparent huge pages, so a 16 KiB buffer is one physically contiguous segment; on a
-    /// virtual disk 4 scattered pages per request made reads much slower (issue 17).
-    #[arg(long)]
+    /// sync and uring: I/O buffers in ordinary 4 KiB pages, 16 KiB-aligned frames of one
+    /// mapping, as InnoDB's buffer pool without large pages. The default; kept for scripts.
+    #[arg(long, conflicts_with_all = ["huge_pages", "like_server"])]
     pub no_huge_pages: bool,
+    /// sync and uring: I/O buffers in huge pages, each physically contiguous, as a buffer pool
+    /// with large_pages=ON. On some virtual disks a 16 KiB read into one contiguous buffer is
+    /// much faster than into 4 scattered pages: `dbio sweep --buffers 4k,huge` measures it.
+    #[arg(long, conflicts_with = "like_server")]
+    pub huge_pages: bool,
+    /// sync and uring: lay the I/O buffers out as the running MariaDB/MySQL server's buffer
+    /// pool: a DSN (mysql://user:pass@host:port/; reads @@large_pages) or the server's PID
+    /// (reads the buffer pool mapping's page sizes in /proc/PID/smaps).
+    #[arg(long, value_name = "DSN|PID")]
+    pub like_server: Option<String>,
     /// io_uring: poll for completions up to N times (io_uring_enter without waiting, about
     /// 0.2 us each) before sleeping; while polls find nothing (a disk) it polls only every 1, 2,
     /// 4 ... 64 sleeps. Waking a sleeping thread costs more than a tmpfs read; 0 sleeps at once,
@@ -198,7 +207,11 @@ impl WorkloadArgs {
             reap_batch: self.reap_batch,
             fixed_buffers: self.fixed_buffers,
             register_files: self.register_files,
-            no_huge_pages: self.no_huge_pages,
+            huge_pages: self.huge_pages,
+            buffers: self.huge_pages.then(|| dbio_schema::bench::BufferChoice {
+                source: dbio_schema::bench::BufferSource::Flag,
+                why: "--huge-pages".into(),
+            }),
             spin_polls: self.spin_polls,
             buffered: self.buffered,
             dsync: self.dsync,

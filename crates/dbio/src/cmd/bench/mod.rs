@@ -5,6 +5,7 @@ use crate::output::{self, to_stderr, Console};
 use crate::signals;
 
 pub mod args;
+pub mod like_server;
 use anyhow::Context;
 pub use args::{Args, Phase};
 use dbio_bench::options::engine_spec;
@@ -36,7 +37,11 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Phase::Cleanup => plan::Phase::Cleanup,
     });
     // A run on a prepared file set takes its geometry from the set's marker.
-    let (spec, set) = plan::spec_and_set(phase, &args.options()).map_err(bench_err)?;
+    let mut opts = args.options();
+    if let Some(v) = &args.w.like_server {
+        (opts.huge_pages, opts.buffers) = like_server::resolve(v).map(|(h, c)| (h, Some(c)))?;
+    }
+    let (spec, set) = plan::spec_and_set(phase, &opts).map_err(bench_err)?;
     if spec.report_interval_s.is_zero() && args.out.format != Format::Sysbench {
         return Err(usage(format!(
             "--report-interval 0 (no interval lines, sysbench's default) goes with --format sysbench; \
