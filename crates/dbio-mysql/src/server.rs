@@ -355,6 +355,20 @@ pub fn is_lock_conflict(e: &mysql::Error) -> bool {
     matches!(e, mysql::Error::MySqlError(m) if m.code == 1205 || m.code == 1213)
 }
 
+/// What the server says of its memory (`dbio bench --like-server`): `@@large_pages`,
+/// `@@innodb_buffer_pool_size`, `@@pid_file` and `host:port`.
+pub type MemoryFacts = (Option<String>, Option<u64>, Option<String>, Option<String>);
+
+/// Reads [`MemoryFacts`] (one SELECT).
+pub fn memory_facts(conn: &mut Conn) -> Result<MemoryFacts, Error> {
+    let row: Option<MemoryFacts> = conn
+        .query_first(
+            "SELECT @@large_pages, @@innodb_buffer_pool_size, @@pid_file, CONCAT(@@hostname, ':', @@port)",
+        )
+        .map_err(sql("reading @@large_pages"))?;
+    Ok(row.unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

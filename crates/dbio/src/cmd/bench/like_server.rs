@@ -8,7 +8,6 @@
 use anyhow::Context;
 use dbio_bench::server_layout::{read_pool_mapping, Mapping};
 use dbio_schema::bench::{BufferChoice, BufferLayout, BufferSource};
-use mysql::prelude::Queryable;
 
 /// The layout (`true`: huge pages) and why, for `--like-server VALUE`.
 pub fn resolve(value: &str) -> anyhow::Result<(bool, BufferChoice)> {
@@ -35,12 +34,8 @@ fn from_dsn(dsn: &str) -> anyhow::Result<(BufferLayout, String)> {
     let mut conn = dbio_mysql::server::connect(dsn).with_context(|| {
         format!("--like-server {shown}: give a DSN of a running server (mysql://user:pass@host:port/) or its PID")
     })?;
-    let row: Option<(Option<String>, Option<u64>, Option<String>, Option<String>)> = conn
-        .query_first(
-            "SELECT @@large_pages, @@innodb_buffer_pool_size, @@pid_file, CONCAT(@@hostname, ':', @@port)",
-        )
+    let (large, pool, pid_file, at) = dbio_mysql::server::memory_facts(&mut conn)
         .with_context(|| format!("--like-server {shown}: reading @@large_pages"))?;
-    let (large, pool, pid_file, at) = row.unwrap_or_default();
     let large_on = matches!(large.as_deref(), Some("1" | "ON"));
     let at = at.unwrap_or_else(|| shown.clone());
     let asked = format!(
