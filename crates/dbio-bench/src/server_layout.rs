@@ -42,9 +42,9 @@ impl Mapping {
     /// The layout this mapping gives the pages in it: huge when it is a hugetlb mapping or
     /// when most of what is resident lies in transparent huge pages.
     pub fn layout(&self) -> BufferLayout {
-        if self.hugetlb_kb > 0 || self.kernel_page_kb >= 2048 {
-            BufferLayout::Huge
-        } else if self.anon_huge_kb > 0 && self.anon_huge_kb * 2 >= self.rss_kb {
+        let hugetlb = self.hugetlb_kb > 0 || self.kernel_page_kb >= 2048;
+        let mostly_thp = self.anon_huge_kb > 0 && self.anon_huge_kb * 2 >= self.rss_kb;
+        if hugetlb || mostly_thp {
             BufferLayout::Huge
         } else {
             BufferLayout::Pages4k

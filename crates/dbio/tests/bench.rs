@@ -2718,7 +2718,7 @@ fn like_server_picks_huge_pages_for_a_server_with_large_pages() {
     let data = root.join("data");
     let nr = "/proc/sys/vm/nr_hugepages";
     let before = std::fs::read_to_string(nr).unwrap();
-    struct Restore(String, std::path::PathBuf);
+    struct Restore(String, std::path::PathBuf, Option<std::process::Child>);
     impl Drop for Restore {
         fn drop(&mut self) {
             if let Ok(pid) = std::fs::read_to_string(&self.1) {
@@ -2730,11 +2730,15 @@ fn like_server_picks_huge_pages_for_a_server_with_large_pages() {
                     std::thread::sleep(std::time::Duration::from_millis(100));
                 }
             }
+            if let Some(mut c) = self.2.take() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
             let _ = std::fs::write("/proc/sys/vm/nr_hugepages", &self.0);
         }
     }
     let pid_file = root.join("m.pid");
-    let _restore = Restore(before.clone(), pid_file.clone());
+    let mut restore = Restore(before.clone(), pid_file.clone(), None);
     let want = before.trim().parse::<u64>().unwrap() + 300;
     std::fs::write(nr, want.to_string()).unwrap();
     Command::new("chown")
@@ -2753,7 +2757,7 @@ fn like_server_picks_huge_pages_for_a_server_with_large_pages() {
         .unwrap();
     assert!(ok.status.success(), "{ok:?}");
     let port = 3390 + (std::process::id() % 8) as u16;
-    Command::new("mariadbd")
+    let child = Command::new("mariadbd")
         .args(["--no-defaults", "--user=mysql", "--large-pages"])
         .args(["--innodb-buffer-pool-size=128M", "--skip-networking=0"])
         .arg(format!("--datadir={}", data.display()))
@@ -2763,6 +2767,7 @@ fn like_server_picks_huge_pages_for_a_server_with_large_pages() {
         .arg(format!("--log-error={}", root.join("err.log").display()))
         .spawn()
         .unwrap();
+    restore.2 = Some(child);
     let dsn = format!("mysql://root@127.0.0.1:{port}/");
     let mut up = false;
     for _ in 0..300 {
