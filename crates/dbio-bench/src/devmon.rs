@@ -5,8 +5,9 @@
 
 use dbio_schema::bench::CpuShares;
 use dbio_schema::bench::{DeviceCheck, DeviceInterval};
+use dbio_schema::iostat::DiskStat;
 use dbio_sys::cpustat::{self, CpuTimes};
-use dbio_sys::diskstats::{self, Delta, DiskStat};
+use dbio_sys::diskstats::{self, Delta};
 
 /// Samples of the monitored devices: (ns since the run started, counters).
 #[derive(Clone, Debug, Default)]

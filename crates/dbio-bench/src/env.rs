@@ -296,7 +296,7 @@ mod tests {
         );
         let f = std::fs::File::open(&p).unwrap();
         f.sync_all().unwrap();
-        crate::fileset::drop_cache(&f);
+        dbio_sys::os::drop_cache(&f);
         assert!(
             resident_bytes(&paths).unwrap() <= 64 << 10,
             "dropped pages are gone"

@@ -7,7 +7,7 @@ use dbio_schema::bench::{DeviceEnv, EngineKind, Environment, Mode, Spec, Target}
 use dbio_schema::units::format_size_approx;
 
 /// The device stack under the target, as far as a benchmark result needs it.
-fn stack_env(spec: &Spec) -> (Option<dbio_sys::stack::Mount>, Vec<DeviceEnv>) {
+fn stack_env(spec: &Spec) -> (Option<dbio_schema::stack::Mount>, Vec<DeviceEnv>) {
     let stack = match &spec.target {
         Target::Dir(d) => dbio_sys::stack::resolve(d),
         Target::Device(d) => dbio_sys::stack::resolve_device(d),

@@ -755,7 +755,7 @@ pub fn run<E: Engine>(
 mod tests {
     use super::*;
     use crate::dist::BlockPicker;
-    use crate::engines::NullEngine;
+    use crate::engines::null::NullEngine;
     use crate::timer::Timer;
     use dbio_schema::bench::Distribution;
 

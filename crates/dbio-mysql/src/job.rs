@@ -291,58 +291,20 @@ impl Job {
     }
 }
 
-/// Plans the job and, with `opts.execute`, runs it. `stop` (Ctrl-C) ends the run after the
-/// chunk in progress, with the checkpoint saved.
-pub fn run(
+/// The foreign keys that reach the table (`(db, table)`), followed through cascades: what a
+/// DELETE of its rows also does elsewhere, how the job handles each (the plan's cascades),
+/// and the child tables `--archive-children` archives. Refuses a cascade the flags do not
+/// allow, and `--archive-children` without an SQL archive of a delete.
+fn foreign_keys(
+    conn: &mut Conn,
     opts: &Options,
-    stop: &AtomicBool,
-    obs: &mut dyn Observer,
-) -> Result<ChunkResult, Error> {
-    let o = server::opts(&opts.dsn)?;
-    let (db, table) = match opts.table.split_once('.') {
-        Some((d, t)) => (d.to_string(), t.to_string()),
-        None => (
-            o.get_db_name().ok_or(Error::NoDatabase)?.to_string(),
-            opts.table.clone(),
-        ),
-    };
-    if let Some(c) = &opts.condition {
-        key::check_condition(c)?;
-    }
-    let mut conn = conn::open(&opts.dsn, &opts.tls, &opts.net)?;
-    conn.query_drop(format!(
-        "SET SESSION innodb_lock_wait_timeout = {}",
-        opts.lock_wait_timeout.max(1)
-    ))
-    .map_err(sql("setting innodb_lock_wait_timeout"))?;
-    let info = server::table_info(&mut conn, &db, &table)?;
-    // The names as the server stores them: the job's identity and its lock do not depend on
-    // how the table was spelled (`db.t` or `t` with the DSN's database).
-    let (db, table) = (info.schema.clone(), info.name.clone());
-    let qualified = key::qualified(&db, &table);
-    if !info.engine.eq_ignore_ascii_case("InnoDB") {
-        return Err(Error::Engine {
-            table: format!("{db}.{table}"),
-            engine: info.engine,
-        });
-    }
-    let k = key::choose_key(
-        &format!("{db}.{table}"),
-        &info.index_columns,
-        opts.key.as_deref(),
-    )?;
-    let set = match &opts.action {
-        Action::Update { set } => Some(key::check_update(set, &k)?),
-        _ => None,
-    };
-    let deletes = matches!(
-        opts.action,
-        Action::Delete | Action::Archive { delete: true, .. }
-    );
-
+    info: &server::TableInfo,
+    (db, table): (&str, &str),
+    deletes: bool,
+) -> Result<(Vec<Cascade>, Vec<Child>), Error> {
     // Foreign keys that reach the table: what a DELETE of its rows also does elsewhere.
     let edges = if deletes {
-        fk::tree((&db, &table), |d, t| server::referencing(&mut conn, d, t))?
+        fk::tree((db, table), |d, t| server::referencing(conn, d, t))?
     } else {
         vec![]
     };
@@ -378,14 +340,14 @@ pub fn run(
                 ))
             }
         }
-        if let Some(why) = fk::archive_children_refusal((&db, &table), &edges) {
+        if let Some(why) = fk::archive_children_refusal((db, table), &edges) {
             return Err(Error::ArchiveChildren(why));
         }
     }
     let mut cascades = Vec::new();
     let mut children = Vec::new();
     for e in &edges {
-        let child = server::table_info(&mut conn, &e.fk.schema, &e.fk.table)?;
+        let child = server::table_info(conn, &e.fk.schema, &e.fk.table)?;
         let handling = if !(e.deletes() || e.changes()) {
             "none"
         } else if opts.archive_children {
@@ -457,6 +419,59 @@ pub fn run(
             children: list.join("; "),
         });
     }
+    Ok((cascades, children))
+}
+
+/// Plans the job and, with `opts.execute`, runs it. `stop` (Ctrl-C) ends the run after the
+/// chunk in progress, with the checkpoint saved.
+pub fn run(
+    opts: &Options,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+) -> Result<ChunkResult, Error> {
+    let o = server::opts(&opts.dsn)?;
+    let (db, table) = match opts.table.split_once('.') {
+        Some((d, t)) => (d.to_string(), t.to_string()),
+        None => (
+            o.get_db_name().ok_or(Error::NoDatabase)?.to_string(),
+            opts.table.clone(),
+        ),
+    };
+    if let Some(c) = &opts.condition {
+        key::check_condition(c)?;
+    }
+    let mut conn = conn::open(&opts.dsn, &opts.tls, &opts.net)?;
+    conn.query_drop(format!(
+        "SET SESSION innodb_lock_wait_timeout = {}",
+        opts.lock_wait_timeout.max(1)
+    ))
+    .map_err(sql("setting innodb_lock_wait_timeout"))?;
+    let info = server::table_info(&mut conn, &db, &table)?;
+    // The names as the server stores them: the job's identity and its lock do not depend on
+    // how the table was spelled (`db.t` or `t` with the DSN's database).
+    let (db, table) = (info.schema.clone(), info.name.clone());
+    let qualified = key::qualified(&db, &table);
+    if !info.engine.eq_ignore_ascii_case("InnoDB") {
+        return Err(Error::Engine {
+            table: format!("{db}.{table}"),
+            engine: info.engine,
+        });
+    }
+    let k = key::choose_key(
+        &format!("{db}.{table}"),
+        &info.index_columns,
+        opts.key.as_deref(),
+    )?;
+    let set = match &opts.action {
+        Action::Update { set } => Some(key::check_update(set, &k)?),
+        _ => None,
+    };
+    let deletes = matches!(
+        opts.action,
+        Action::Delete | Action::Archive { delete: true, .. }
+    );
+
+    let (cascades, children) = foreign_keys(&mut conn, opts, &info, (&db, &table), deletes)?;
 
     let job = Job {
         table: qualified.clone(),

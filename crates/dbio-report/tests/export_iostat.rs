@@ -6,9 +6,9 @@
 use dbio_report::export::text::iostat::Columns;
 use dbio_report::export::{Csv, Json, Jsonl, Prometheus, Text};
 use dbio_report::Exporter;
+use dbio_schema::iostat::{DeviceRow, Kind, Report};
+use dbio_schema::iostat::{DiskStat, Figures};
 use dbio_schema::Document;
-use dbio_sys::diskstats::{DiskStat, Figures};
-use dbio_sys::iostat::{DeviceRow, Kind, Report};
 
 fn stat(name: &str, minor: u32, n: u64) -> DiskStat {
     DiskStat {

@@ -6,8 +6,8 @@
 use dbio_report::export::Exporter;
 use dbio_report::export::{Csv, Json, Text};
 use dbio_schema::bench::{BenchResult, Mode};
+use dbio_schema::stack::Stack;
 use dbio_schema::sweep::{points, Axes, Figures, PointResult, Status, SweepResult};
-use dbio_sys::stack::Stack;
 
 /// The sample bench result of bench_export.rs, from its JSON snapshot.
 fn bench_sample() -> BenchResult {

@@ -12,9 +12,11 @@ use crate::rules::{
 };
 use crate::source::FileSource;
 use dbio_schema::check::CheckReport;
+use dbio_schema::stack::QueueAttrs;
+use dbio_schema::stack::{Device, DeviceKind, Stack};
 use dbio_sys::mounts;
-use dbio_sys::stack::{self, Device, DeviceKind, Stack};
-use dbio_sys::sysfs::{QueueAttrs, Sys};
+use dbio_sys::stack;
+use dbio_sys::sysfs::Sys;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -399,7 +401,12 @@ fn audit_stack(
 
 /// The filesystem geometry from the superblock against the RAID geometry (given, or the
 /// kernel's I/O sizes of the device); `None` for a filesystem other than XFS or ext.
-fn fs_geometry(o: &Options, st: &Stack, m: &stack::Mount, top: &Device) -> Option<Finding> {
+fn fs_geometry(
+    o: &Options,
+    st: &Stack,
+    m: &dbio_schema::stack::Mount,
+    top: &Device,
+) -> Option<Finding> {
     if m.fstype != "xfs" && !m.fstype.starts_with("ext") {
         return None;
     }

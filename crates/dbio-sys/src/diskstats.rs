@@ -33,7 +33,7 @@
 //! ```
 
 use crate::Error;
-pub use dbio_schema::iostat::{DiskStat, Figures};
+use dbio_schema::iostat::{DiskStat, Figures};
 use serde::{Deserialize, Serialize};
 
 /// Parses one `/proc/diskstats` line: major, minor, name, then at least 11 numbers.
@@ -633,7 +633,7 @@ pub struct WatchedDevice {
 
 impl Watch {
     /// Starts watching `names` (kernel names as in /proc/diskstats, e.g. from
-    /// [`crate::stack::Stack::devices`]); takes the first sample now. Unknown names are an
+    /// [`dbio_schema::stack::Stack::devices`]); takes the first sample now. Unknown names are an
     /// error that lists the devices that exist.
     pub fn new(names: &[String]) -> Result<Watch, Error> {
         let prev = read()?;

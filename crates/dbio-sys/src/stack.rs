@@ -17,7 +17,7 @@
 use crate::mounts::{block_dev_numbers, mount_for, name_of_dev, read_mountinfo_in, MountEntry};
 use crate::sysfs::{parse_bool, parse_major_minor, parse_u64, parse_uevent, read_attr, Sys};
 use crate::Error;
-pub use dbio_schema::stack::{Device, DeviceKind, Mount, Stack};
+use dbio_schema::stack::{Device, DeviceKind, Mount, Stack};
 use std::collections::BTreeSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! in tests).
 
 use crate::Error;
-pub use dbio_schema::stack::QueueAttrs;
+use dbio_schema::stack::QueueAttrs;
 use std::path::{Path, PathBuf};
 
 /// Where `/sys` and `/proc` live: `/` on a live system, a fixture directory in tests.

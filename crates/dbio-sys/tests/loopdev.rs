@@ -85,7 +85,7 @@ fn partitioned_loop_device_mounted_and_not() {
     // Device stack of the bare loop device: loop (leaf).
     let st = dbio_sys::stack::resolve_device(Path::new(&dev)).unwrap();
     assert_eq!(st.devices[0].name, name);
-    assert_eq!(st.devices[0].kind, dbio_sys::stack::DeviceKind::Loop);
+    assert_eq!(st.devices[0].kind, dbio_schema::stack::DeviceKind::Loop);
     assert_eq!(
         st.devices[0].loop_backing_file.as_deref(),
         Some(img.canonicalize().unwrap().to_str().unwrap())

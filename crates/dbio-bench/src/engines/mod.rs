@@ -20,10 +20,6 @@ pub(crate) mod scripted;
 pub mod sync;
 pub mod uring;
 
-pub use null::NullEngine;
-pub use sync::SyncEngine;
-pub use uring::UringEngine;
-
 /// What an I/O does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {

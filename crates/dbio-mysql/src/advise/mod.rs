@@ -14,7 +14,7 @@ pub mod rules;
 use crate::conn::{self, Net};
 use crate::dsn::Tls;
 use crate::Error;
-use dbio_sys::diskstats::DiskStat;
+use dbio_schema::iostat::DiskStat;
 use mysql::prelude::Queryable;
 use mysql::{Conn, Row};
 use std::collections::BTreeMap;

@@ -79,7 +79,7 @@ impl Window<'_> {
             .filter_map(|s| s.status_f64(name))
             .reduce(f64::max)
     }
-    fn device(&self, name: &Option<String>) -> Option<dbio_sys::diskstats::Figures> {
+    fn device(&self, name: &Option<String>) -> Option<dbio_schema::iostat::Figures> {
         let n = name.as_ref()?;
         let a = self.first.disks.iter().find(|d| &d.name == n)?;
         let b = self.last.disks.iter().find(|d| &d.name == n)?;

@@ -188,7 +188,7 @@ pub fn sample(c: &mut Conn) -> Result<Snap, Error> {
 struct Prev {
     ts: f64,
     status: HashMap<String, f64>,
-    disk: Vec<diskstats::DiskStat>,
+    disk: Vec<dbio_schema::iostat::DiskStat>,
 }
 
 /// Builds a check's observations from a sample and the one before.

@@ -258,7 +258,7 @@ impl DevFigure {
 }
 
 /// ms per completed read or write over an interval.
-pub fn await_ms(f: &dbio_sys::diskstats::Figures) -> f64 {
+pub fn await_ms(f: &dbio_schema::iostat::Figures) -> f64 {
     let n = f.r_per_s + f.w_per_s;
     if n > 0.0 {
         (f.r_await_ms * f.r_per_s + f.w_await_ms * f.w_per_s) / n
@@ -268,7 +268,7 @@ pub fn await_ms(f: &dbio_sys::diskstats::Figures) -> f64 {
 }
 
 /// Every device figure of an interval, for [`Observed::devices`].
-pub fn device_figures(f: &dbio_sys::diskstats::Figures) -> [(DevFigure, f64); 9] {
+pub fn device_figures(f: &dbio_schema::iostat::Figures) -> [(DevFigure, f64); 9] {
     [
         (DevFigure::Await, await_ms(f)),
         (DevFigure::RAwait, f.r_await_ms),

@@ -344,7 +344,7 @@ json_plain!(
 json_documents!(
     dbio_schema::advise::AdviseResult => doc::MYSQL_ADVISE,
     dbio_schema::report::Report => doc::REPORT,
-    dbio_sys::stack::Stack => doc::STACK,
+    dbio_schema::stack::Stack => doc::STACK,
     dbio_schema::check::CheckReport => doc::CHECK,
     dbio_schema::align::CalcResult => doc::ALIGN_CALC,
     dbio_schema::align::DiskCheck => doc::ALIGN_CHECK,
@@ -362,8 +362,8 @@ renders!(dbio_schema::advise::AdviseResult: Text => text, Json => json, Promethe
 renders!(dbio_schema::bench::BenchResult: Text => text, Json => json, Csv => csv, Sysbench => sysbench);
 renders!(dbio_schema::sweep::SweepResult: Text => text, Json => json, Csv => csv);
 renders!(dbio_schema::report::Report: Text => text, Html => html, Json => json, Csv => csv);
-renders!(dbio_sys::iostat::Report: Text => text, Jsonl => jsonl, Csv => csv, Prometheus => prometheus);
-renders!(dbio_sys::stack::Stack: Text => text, Json => json);
+renders!(dbio_schema::iostat::Report: Text => text, Jsonl => jsonl, Csv => csv, Prometheus => prometheus);
+renders!(dbio_schema::stack::Stack: Text => text, Json => json);
 renders!(dbio_schema::check::CheckReport: Text => text, Json => json, Prometheus => prometheus, Nagios => nagios);
 renders!(dbio_schema::align::CalcResult: Text => text, Json => json);
 renders!(dbio_schema::align::DiskCheck: Text => text, Json => json, Csv => csv);
@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn a_result_renders_only_in_its_formats() {
-        let stack = dbio_sys::stack::Stack {
+        let stack = dbio_schema::stack::Stack {
             query: "/".into(),
             resolved_path: None,
             mount: None,
@@ -418,7 +418,7 @@ mod tests {
             kernel_release: None,
         };
         assert_eq!(
-            <dbio_sys::stack::Stack as Render>::FORMATS,
+            <dbio_schema::stack::Stack as Render>::FORMATS,
             &[Format::Text, Format::Json]
         );
         let json = String::from_utf8(stack.render_bytes(Format::Json).unwrap()).unwrap();

@@ -2,7 +2,7 @@
 //! it, read against write await, merges, request size against the database page, what %util
 //! means), after the iostat -x article.
 
-use crate::diskstats::Figures;
+use dbio_schema::iostat::Figures;
 
 /// What `--explain` needs to know about a device beyond its counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -121,7 +121,7 @@ mod tests {
     use super::*;
     use crate::diskstats;
 
-    fn ds(line: &str) -> diskstats::DiskStat {
+    fn ds(line: &str) -> dbio_schema::iostat::DiskStat {
         diskstats::parse_line(line).unwrap()
     }
 

@@ -11,8 +11,10 @@ mod explain;
 
 pub use explain::{explain_figures, DevInfo};
 
-use crate::diskstats::{self, Delta, DiskStat, Figures};
-pub use dbio_schema::iostat::{DeviceRow, Kind, Report};
+use crate::diskstats::{self, Delta};
+
+use dbio_schema::iostat::{DeviceRow, Kind, Report};
+use dbio_schema::iostat::{DiskStat, Figures};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 

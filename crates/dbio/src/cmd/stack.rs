@@ -3,7 +3,7 @@
 
 use crate::output::{to_stderr, OutputArgs};
 use anyhow::Context;
-use dbio_sys::stack::Stack;
+use dbio_schema::stack::Stack;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 

@@ -4,8 +4,8 @@
 
 use crate::export::Csv;
 use crate::export::{csv_row, Exporter};
-use dbio_sys::diskstats::Figures;
-use dbio_sys::iostat::Report;
+use dbio_schema::iostat::Figures;
+use dbio_schema::iostat::Report;
 use serde_json::{Map, Value};
 use std::io::{self, Write};
 

@@ -237,68 +237,7 @@ impl Exporter<Report> for Html {
             figure(out, &charts::distribution(r, i, p)?)?;
         }
 
-        writeln!(out, "<h2 id=\"points\">Every point</h2><table>")?;
-        head(
-            out,
-            &[
-                "run",
-                "host",
-                "target",
-                "device",
-                "fs",
-                "workload",
-                "point",
-                "IOPS",
-                "MiB/s",
-                "p50",
-                "p95",
-                "p99",
-                "p99.9",
-                "max",
-                "stalls",
-                "periodic",
-                "steady from",
-            ],
-            6,
-        )?;
-        for x in &r.runs {
-            let one = (x.ops.len() == 1).then(|| &x.ops[0].lat_ns);
-            let lat = |q: f64| {
-                one.and_then(|l| l.get(q))
-                    .map(|v| format_ns(v as f64))
-                    .unwrap_or_else(|| "-".into())
-            };
-            let p = &r.points[x.point];
-            row(
-                out,
-                &[
-                    x.label.clone(),
-                    x.params.host.clone(),
-                    x.params.target.clone(),
-                    x.params.device.clone().unwrap_or_else(|| "-".into()),
-                    x.params.filesystem.clone().unwrap_or_else(|| "-".into()),
-                    charts::workload(&x.params),
-                    x.point.to_string(),
-                    iops(x.iops),
-                    format!("{:.2}", x.bytes_per_s / 1_048_576.0),
-                    lat(50.0),
-                    format_ns(p.p95_ns as f64),
-                    lat(99.0),
-                    lat(99.9),
-                    one.map(|l| format_ns(l.max as f64))
-                        .unwrap_or_else(|| "-".into()),
-                    x.stalls.intervals.to_string(),
-                    x.stalls
-                        .periodic
-                        .as_ref()
-                        .map(|p| format!("every {:.2}s, {:.0}% deep", p.period_s, p.depth_pct))
-                        .unwrap_or_else(|| "-".into()),
-                    steady_from(x),
-                ],
-                6,
-            )?;
-        }
-        writeln!(out, "</table>")?;
+        every_point(r, out)?;
         writeln!(
             out,
             "<p>Thresholds: stall below {:.0}% of the median throughput or p99 above {}x the median p99; \
@@ -317,4 +256,71 @@ impl Exporter<Report> for Html {
         )?;
         Ok(())
     }
+}
+
+/// The table of every run, with its stalls and steady state.
+fn every_point(r: &Report, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "<h2 id=\"points\">Every point</h2><table>")?;
+    head(
+        out,
+        &[
+            "run",
+            "host",
+            "target",
+            "device",
+            "fs",
+            "workload",
+            "point",
+            "IOPS",
+            "MiB/s",
+            "p50",
+            "p95",
+            "p99",
+            "p99.9",
+            "max",
+            "stalls",
+            "periodic",
+            "steady from",
+        ],
+        6,
+    )?;
+    for x in &r.runs {
+        let one = (x.ops.len() == 1).then(|| &x.ops[0].lat_ns);
+        let lat = |q: f64| {
+            one.and_then(|l| l.get(q))
+                .map(|v| format_ns(v as f64))
+                .unwrap_or_else(|| "-".into())
+        };
+        let p = &r.points[x.point];
+        row(
+            out,
+            &[
+                x.label.clone(),
+                x.params.host.clone(),
+                x.params.target.clone(),
+                x.params.device.clone().unwrap_or_else(|| "-".into()),
+                x.params.filesystem.clone().unwrap_or_else(|| "-".into()),
+                charts::workload(&x.params),
+                x.point.to_string(),
+                iops(x.iops),
+                format!("{:.2}", x.bytes_per_s / 1_048_576.0),
+                lat(50.0),
+                format_ns(p.p95_ns as f64),
+                lat(99.0),
+                lat(99.9),
+                one.map(|l| format_ns(l.max as f64))
+                    .unwrap_or_else(|| "-".into()),
+                x.stalls.intervals.to_string(),
+                x.stalls
+                    .periodic
+                    .as_ref()
+                    .map(|p| format!("every {:.2}s, {:.0}% deep", p.period_s, p.depth_pct))
+                    .unwrap_or_else(|| "-".into()),
+                steady_from(x),
+            ],
+            6,
+        )?;
+    }
+    writeln!(out, "</table>")?;
+    Ok(())
 }

@@ -2,8 +2,8 @@
 
 use crate::export::Exporter;
 use crate::export::Jsonl;
+use dbio_schema::iostat::Report;
 use dbio_schema::{doc, Document};
-use dbio_sys::iostat::Report;
 use std::io::{self, Write};
 
 impl Exporter<Report> for Jsonl {

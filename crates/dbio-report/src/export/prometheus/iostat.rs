@@ -21,8 +21,8 @@
 use crate::export::prometheus::{Kind, State};
 use crate::export::Exporter;
 use crate::export::Prometheus;
-use dbio_sys::diskstats::{DiskStat, Figures};
-use dbio_sys::iostat::{Kind as RowKind, Report};
+use dbio_schema::iostat::{DiskStat, Figures};
+use dbio_schema::iostat::{Kind as RowKind, Report};
 use std::io::{self, Write};
 
 type Get = fn(&DiskStat) -> f64;

@@ -116,6 +116,35 @@ fn group_width(op: Op) -> usize {
     }
 }
 
+/// How long and how the run goes: duration, warmup, event limit, rate, mix, offsets, seed.
+fn run_parts(spec: &Spec) -> Vec<String> {
+    let mut run = Vec::new();
+    match spec.time_s {
+        Some(t) => run.push(format_duration(t)),
+        None => run.push("until the event limit".to_string()),
+    }
+    if !spec.warmup_s.is_zero() {
+        run.push(format!("after {} warmup", format_duration(spec.warmup_s)));
+    }
+    if spec.events > 0 {
+        run.push(format!("at most {} I/Os", spec.events));
+    }
+    if let Some(r) = spec.rate_iops {
+        run.push(format!(
+            "open loop at {} IOPS (latency from intended start)",
+            rate(r)
+        ));
+    }
+    if spec.mode == Mode::Rndrw {
+        run.push(format!("{} reads per write", spec.rw_ratio));
+    }
+    if spec.mode.random() {
+        run.push(format!("{} offsets", spec.distribution));
+    }
+    run.push(format!("seed {}", spec.seed));
+    run
+}
+
 /// The header: what runs where (mode, engine, sizes, threads, flags, target, devices),
 /// the warnings, and the column titles of the interval lines.
 pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
@@ -188,31 +217,7 @@ pub fn header(spec: &Spec, env: &Environment, warnings: &[String]) -> String {
     if spec.engine != EngineKind::Null {
         let _ = writeln!(s, "  data:     {what}");
     }
-    let mut run = Vec::new();
-    match spec.time_s {
-        Some(t) => run.push(format_duration(t)),
-        None => run.push("until the event limit".to_string()),
-    }
-    if !spec.warmup_s.is_zero() {
-        run.push(format!("after {} warmup", format_duration(spec.warmup_s)));
-    }
-    if spec.events > 0 {
-        run.push(format!("at most {} I/Os", spec.events));
-    }
-    if let Some(r) = spec.rate_iops {
-        run.push(format!(
-            "open loop at {} IOPS (latency from intended start)",
-            rate(r)
-        ));
-    }
-    if spec.mode == Mode::Rndrw {
-        run.push(format!("{} reads per write", spec.rw_ratio));
-    }
-    if spec.mode.random() {
-        run.push(format!("{} offsets", spec.distribution));
-    }
-    run.push(format!("seed {}", spec.seed));
-    let _ = writeln!(s, "  run:      {}", run.join(", "));
+    let _ = writeln!(s, "  run:      {}", run_parts(spec).join(", "));
     let mut flags: Vec<String> = Vec::new();
     if spec.direct {
         flags.push("O_DIRECT".into());

@@ -5,7 +5,7 @@
 use crate::export::table::{Column, Table};
 use crate::export::Exporter;
 use crate::export::Text;
-use dbio_sys::iostat::Report;
+use dbio_schema::iostat::Report;
 use std::io::{self, Write};
 
 use super::columns::column_values;

@@ -120,53 +120,7 @@ impl Exporter<Report> for Text {
             r.points.len(),
             if r.points.len() == 1 { "" } else { "s" },
         )?;
-        writeln!(
-            out,
-            "\nPoints (runs of one workload merged: histograms add)"
-        )?;
-        let mut t = Table::new(vec![
-            Column::left("#"),
-            Column::left("point"),
-            Column::right("runs"),
-            Column::right("iops"),
-            Column::right("MiB/s"),
-            Column::right("p50"),
-            Column::right("p95"),
-            Column::right("p99"),
-            Column::right("p99.9"),
-            Column::right("max"),
-            Column::right("stalls"),
-        ]);
-        for (i, p) in r.points.iter().enumerate() {
-            let first = p.ops.first();
-            let g = |q: f64| {
-                first
-                    .and_then(|o| o.lat_ns.get(q))
-                    .map(|v| format_ns(v as f64))
-                    .unwrap_or_default()
-            };
-            let many_ops = p.ops.len() > 1;
-            t.row([
-                i.to_string(),
-                p.label.clone(),
-                p.runs.len().to_string(),
-                iops(p.iops),
-                format!("{:.2}", p.bytes_per_s / 1_048_576.0),
-                if many_ops { String::new() } else { g(50.0) },
-                format_ns(p.p95_ns as f64),
-                format_ns(p.p99_ns as f64),
-                if many_ops { String::new() } else { g(99.9) },
-                if many_ops {
-                    String::new()
-                } else {
-                    first
-                        .map(|o| format_ns(o.lat_ns.max as f64))
-                        .unwrap_or_default()
-                },
-                p.stall_intervals.to_string(),
-            ]);
-        }
-        out.write_all(t.render().as_bytes())?;
+        points(r, out)?;
 
         writeln!(out, "\nRuns")?;
         let mut t = Table::new(vec![
@@ -312,4 +266,56 @@ impl Exporter<Report> for Text {
         }
         Ok(())
     }
+}
+
+/// The points table: runs of one workload merged.
+fn points(r: &Report, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "\nPoints (runs of one workload merged: histograms add)"
+    )?;
+    let mut t = Table::new(vec![
+        Column::left("#"),
+        Column::left("point"),
+        Column::right("runs"),
+        Column::right("iops"),
+        Column::right("MiB/s"),
+        Column::right("p50"),
+        Column::right("p95"),
+        Column::right("p99"),
+        Column::right("p99.9"),
+        Column::right("max"),
+        Column::right("stalls"),
+    ]);
+    for (i, p) in r.points.iter().enumerate() {
+        let first = p.ops.first();
+        let g = |q: f64| {
+            first
+                .and_then(|o| o.lat_ns.get(q))
+                .map(|v| format_ns(v as f64))
+                .unwrap_or_default()
+        };
+        let many_ops = p.ops.len() > 1;
+        t.row([
+            i.to_string(),
+            p.label.clone(),
+            p.runs.len().to_string(),
+            iops(p.iops),
+            format!("{:.2}", p.bytes_per_s / 1_048_576.0),
+            if many_ops { String::new() } else { g(50.0) },
+            format_ns(p.p95_ns as f64),
+            format_ns(p.p99_ns as f64),
+            if many_ops { String::new() } else { g(99.9) },
+            if many_ops {
+                String::new()
+            } else {
+                first
+                    .map(|o| format_ns(o.lat_ns.max as f64))
+                    .unwrap_or_default()
+            },
+            p.stall_intervals.to_string(),
+        ]);
+    }
+    out.write_all(t.render().as_bytes())?;
+    Ok(())
 }

@@ -3,8 +3,8 @@
 
 use crate::export::Exporter;
 use crate::export::Text;
+use dbio_schema::stack::{Device, DeviceKind, Stack};
 use dbio_schema::units::{format_size, format_size_short};
-use dbio_sys::stack::{Device, DeviceKind, Stack};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

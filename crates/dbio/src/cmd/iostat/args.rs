@@ -66,7 +66,7 @@ pub struct Args {
     #[arg(long, short = 'v')]
     pub verbose: bool,
     #[command(flatten)]
-    pub out: OutputArgs<dbio_sys::iostat::Report>,
+    pub out: OutputArgs<dbio_schema::iostat::Report>,
 }
 
 fn parse_record_fields(s: &str) -> Result<usize, String> {

@@ -215,7 +215,7 @@ fn advise_and_render(a: &AdviseArgs) -> anyhow::Result<u8> {
 
 fn storage(
     dir: &Path,
-    s: &dbio_sys::stack::Stack,
+    s: &dbio_schema::stack::Stack,
     first: &advise::Sample,
     last: &advise::Sample,
     secs: f64,
