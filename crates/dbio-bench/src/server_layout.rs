@@ -113,15 +113,17 @@ pub fn parse_smaps(text: &str) -> Vec<Mapping> {
     out
 }
 
-/// The mapping that holds the buffer pool: of the writable anonymous or hugetlb mappings, the
-/// smallest at least `pool_bytes` large when the pool's size is known (from the server), else
-/// the largest.
+/// The mapping that holds the buffer pool: of the writable anonymous or hugetlb mappings at
+/// least `pool_bytes` large when the pool's size is known (from the server), the one with most
+/// resident; else the largest.
 pub fn buffer_pool_mapping(maps: &[Mapping], pool_bytes: Option<u64>) -> Option<&Mapping> {
     let cands = maps.iter().filter(|m| m.pool_candidate());
     match pool_bytes {
+        // Of the mappings large enough to hold the pool, the one with most resident: a
+        // server's other large reservations (thread stacks, arenas) hold little of theirs.
         Some(b) => cands
             .filter(|m| m.size_kb * 1024 >= b)
-            .min_by_key(|m| m.size_kb),
+            .max_by_key(|m| (m.rss_kb, std::cmp::Reverse(m.size_kb))),
         None => cands.max_by_key(|m| m.size_kb),
     }
 }
