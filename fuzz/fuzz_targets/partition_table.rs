@@ -9,7 +9,7 @@
 #![no_main]
 use dbio_report::export::{Csv, Text};
 use dbio_storage::align::check::{check_source, CheckOptions};
-use dbio_report::export::{csv, text, Exporter};
+use dbio_report::export::Exporter;
 use dbio_storage::source::ReadAt;
 use dbio_storage::{crc32::crc32, table};
 use libfuzzer_sys::fuzz_target;

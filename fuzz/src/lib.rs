@@ -3,7 +3,7 @@
 
 use dbio_report::export::{Nagios, Prometheus, Text};
 use dbio_schema::check::CheckReport;
-use dbio_report::export::{nagios, prometheus, text, Exporter};
+use dbio_report::export::Exporter;
 use dbio_storage::raid::{self, Tool};
 use dbio_storage::rules;
 
