@@ -20,5 +20,5 @@ cargo check --quiet --manifest-path fuzz/Cargo.toml --bins
 cargo test --workspace --no-fail-fast -- --include-ignored
 # Fuzz smoke: every parser of outside input for a few seconds from its seed corpus; exits
 # non-zero on any crash (scripts/fuzz.sh installs cargo-fuzz when missing; measured at about
-# 4 minutes from a machine without cargo-fuzz, see the README's fuzzing section).
+# 4 minutes from a machine without cargo-fuzz, see docs/development.md).
 scripts/fuzz.sh "${DBIO_FUZZ_SECONDS:-3}"
