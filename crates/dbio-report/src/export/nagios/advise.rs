@@ -3,29 +3,12 @@
 //! goes with [`AdviseResult::nagios_status`] (0 OK and ADVICE, 1 WARNING, 2 CRITICAL,
 //! 3 UNKNOWN), as `dbio check --nagios`.
 
+use super::{clip, word};
 use crate::export::{Exporter, Nagios};
 use dbio_schema::advise::AdviseResult;
 use dbio_schema::check::{Status, NAGIOS_STATUS_MAX};
 use std::fmt::Write as _;
 use std::io::{self, Write};
-
-fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(3)).collect();
-    out.push_str("...");
-    out
-}
-
-fn word(s: Status) -> &'static str {
-    match s {
-        Status::Ok | Status::Advice => "OK",
-        Status::Warn => "WARNING",
-        Status::Crit => "CRITICAL",
-        Status::Unknown => "UNKNOWN",
-    }
-}
 
 /// The plugin output of `r` (`advice_warns`: count advice as a warning).
 pub fn render(r: &AdviseResult, advice_warns: bool) -> String {
@@ -74,16 +57,6 @@ pub fn render(r: &AdviseResult, advice_warns: bool) -> String {
     s
 }
 
-/// The UNKNOWN line of an advise that could not run.
-pub fn render_failure(message: &str) -> String {
-    let message = message.trim().replace('|', "/");
-    let first = message.lines().next().unwrap_or("");
-    let line = clip(&format!("DBIO MYSQL UNKNOWN - {first}"), NAGIOS_STATUS_MAX);
-    if message.lines().count() <= 1 && !line.ends_with("...") {
-        return format!("{line}\n");
-    }
-    format!("{line}\n{message}\n")
-}
 impl Exporter<AdviseResult> for Nagios {
     fn export(&self, r: &AdviseResult, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(render(r, self.advice_warns).as_bytes())

@@ -2,6 +2,7 @@
 //! counts as perfdata, every non-OK finding as long output; and the UNKNOWN line of a check
 //! that could not run ([`CheckFailure`]).
 
+use super::{clip, word};
 use crate::export::text::check::paths_note;
 use crate::export::Exporter;
 use crate::export::Nagios;
@@ -19,40 +20,7 @@ impl Exporter<CheckFailure> for Nagios {
     /// The UNKNOWN status line, cut to [`NAGIOS_STATUS_MAX`] characters, then the whole
     /// message as long output when the line does not hold it.
     fn export(&self, e: &CheckFailure, out: &mut dyn Write) -> io::Result<()> {
-        out.write_all(render_failure(&e.message).as_bytes())
-    }
-}
-
-/// `text` cut to at most `max` characters, ending in `...` when cut.
-fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(max.saturating_sub(3)).collect();
-    out.push_str("...");
-    out
-}
-
-fn render_failure(message: &str) -> String {
-    let message = message.trim().replace('|', "/");
-    let first = message.lines().next().unwrap_or("");
-    let line = clip(
-        &format!("DBIO STORAGE UNKNOWN - {first}"),
-        NAGIOS_STATUS_MAX,
-    );
-    if message.lines().count() <= 1 && !line.ends_with("...") {
-        return format!("{line}\n");
-    }
-    format!("{line}\n{message}\n")
-}
-
-/// The Nagios plugin word for a status.
-fn word(s: Status) -> &'static str {
-    match s {
-        Status::Ok | Status::Advice => "OK",
-        Status::Warn => "WARNING",
-        Status::Crit => "CRITICAL",
-        Status::Unknown => "UNKNOWN",
+        out.write_all(super::unknown("STORAGE", &e.message).as_bytes())
     }
 }
 

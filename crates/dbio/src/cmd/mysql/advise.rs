@@ -73,7 +73,7 @@ pub fn run(a: AdviseArgs) -> anyhow::Result<u8> {
     match advise_and_render(&a) {
         Err(e) if a.format() == Format::Nagios => {
             let msg: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            let text = nagios::advise::render_failure(&msg.join(": "));
+            let text = nagios::unknown("MYSQL", &msg.join(": "));
             if a.out.file().is_none() || crate::output::emit(a.out.file(), text.as_bytes()).is_err()
             {
                 let _ = crate::output::emit(None, text.as_bytes());
