@@ -422,13 +422,19 @@ fn foreign_keys(
     Ok((cascades, children))
 }
 
-/// Plans the job and, with `opts.execute`, runs it. `stop` (Ctrl-C) ends the run after the
-/// chunk in progress, with the checkpoint saved.
-pub fn run(
-    opts: &Options,
-    stop: &AtomicBool,
-    obs: &mut dyn Observer,
-) -> Result<ChunkResult, Error> {
+/// The job's table as the server names it, with its metadata.
+struct Target {
+    db: String,
+    table: String,
+    /// `db`.`table`, quoted.
+    qualified: String,
+    info: server::TableInfo,
+}
+
+/// Connects and reads the table's metadata: the names as the server stores them (the job's
+/// identity and its lock do not depend on how the table was spelled, `db.t` or `t` with the
+/// DSN's database); refuses a table that is not InnoDB.
+fn open_target(opts: &Options) -> Result<(Conn, Target), Error> {
     let o = server::opts(&opts.dsn)?;
     let (db, table) = match opts.table.split_once('.') {
         Some((d, t)) => (d.to_string(), t.to_string()),
@@ -447,16 +453,249 @@ pub fn run(
     ))
     .map_err(sql("setting innodb_lock_wait_timeout"))?;
     let info = server::table_info(&mut conn, &db, &table)?;
-    // The names as the server stores them: the job's identity and its lock do not depend on
-    // how the table was spelled (`db.t` or `t` with the DSN's database).
     let (db, table) = (info.schema.clone(), info.name.clone());
-    let qualified = key::qualified(&db, &table);
     if !info.engine.eq_ignore_ascii_case("InnoDB") {
         return Err(Error::Engine {
             table: format!("{db}.{table}"),
             engine: info.engine,
         });
     }
+    let qualified = key::qualified(&db, &table);
+    Ok((
+        conn,
+        Target {
+            db,
+            table,
+            qualified,
+            info,
+        },
+    ))
+}
+
+/// The job's identity: the server as it names itself (not the DSN's spelling of it), the
+/// table, the condition and the action.
+fn job_id(conn: &mut Conn, opts: &Options, t: &Target, job: &Job) -> Result<String, Error> {
+    let server_id = server::identity(conn)?;
+    let action_id = format!(
+        "{}|{}|{}",
+        opts.action.name(),
+        job.key.name,
+        job.set.as_deref().unwrap_or("")
+    );
+    Ok(state::job_id(
+        &server_id,
+        &t.db,
+        &t.table,
+        opts.condition.as_deref().unwrap_or("").trim(),
+        &action_id,
+    ))
+}
+
+/// The checkpoint to resume (`--resume`), or none for a new job; refuses a new run over an
+/// unfinished job's checkpoint.
+fn load_checkpoint(
+    opts: &Options,
+    path: &std::path::Path,
+    id: &str,
+) -> Result<Option<Checkpoint>, Error> {
+    if opts.resume {
+        if !path.exists() {
+            return Err(Error::NoState(path.to_path_buf()));
+        }
+        let c = Checkpoint::load(path)?;
+        if c.job != id {
+            return Err(Error::StateMismatch(path.to_path_buf()));
+        }
+        return Ok(Some(c));
+    }
+    if path.exists() && opts.execute && !Checkpoint::load(path)?.finished {
+        return Err(Error::StateExists(path.to_path_buf()));
+    }
+    Ok(None)
+}
+
+/// The first chunk's EXPLAIN. A table small enough that a full scan reads no more than one
+/// chunk may be scanned (the optimizer prefers it there, FORCE INDEX or not); anything bigger
+/// that the walked key does not bound is refused, with the facts that tell stale statistics
+/// from a bad condition.
+fn first_explain(
+    conn: &mut Conn,
+    job: &Job,
+    opts: &Options,
+    t: &Target,
+    walk: (Option<&[KeyValue]>, &[KeyValue]),
+    chunk: u64,
+    walked: u64,
+) -> Result<dbio_schema::mysql_chunk::Explain, Error> {
+    let (lower, end) = walk;
+    let lv = lower.map(values);
+    let ev = values(end);
+    let upper = boundary(conn, job, lv.as_deref(), &ev, chunk)?.unwrap_or_else(|| ev.clone());
+    let (s, r) = job.statement(&opts.action, lv.is_some());
+    let explain = server::explain(conn, &s, bind(&r, lv.as_deref(), &upper))?;
+    if bounded(&explain, &job.key.name) {
+        return Ok(explain);
+    }
+    let cap = chunk.max(1000);
+    let counted: u64 = conn
+        .exec_first(
+            format!(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM {} LIMIT {}) AS t",
+                t.qualified,
+                cap + 1
+            ),
+            (),
+        )
+        .map_err(sql("counting the table's rows (at most one chunk's)"))?
+        .unwrap_or(0);
+    if counted > cap {
+        return Err(Error::NotRange {
+            hint: not_range_hint(&t.db, &t.table, t.info.rows_estimate, cap, walked),
+            access: explain.access.clone(),
+            key: explain.key.clone().unwrap_or_else(|| "NULL".into()),
+            want: job.key.name.clone(),
+            rows: explain.rows.map_or("?".into(), |r| r.to_string()),
+        });
+    }
+    Ok(explain)
+}
+
+/// The archive: a resumed job's is checked against its checkpoint before it is cut back; a
+/// new job's is created (never over an existing file).
+fn open_archive(
+    opts: &Options,
+    ck: Option<&Checkpoint>,
+    state_path: &std::path::Path,
+    qualified: &str,
+    columns: &[String],
+) -> Result<Option<Archive>, Error> {
+    let Action::Archive { path, format, .. } = &opts.action else {
+        return Ok(None);
+    };
+    Ok(Some(match ck {
+        Some(c) => {
+            let (Some(identity), Some(tail)) = (&c.archive, &c.archive_tail) else {
+                return Err(Error::ArchiveIdentity {
+                    path: path.clone(),
+                    reason: format!(
+                        "checkpoint {} records no archive for this job",
+                        state_path.display()
+                    ),
+                });
+            };
+            Archive::reopen(path, *format, qualified, c.archive_bytes, identity, tail)?
+        }
+        None => Archive::create(path, *format, qualified, columns).map_err(|e| match e {
+            Error::Archive { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                Error::ArchiveExists(path.clone())
+            }
+            e => e,
+        })?,
+    }))
+}
+
+/// What the plan is made of, besides the table.
+struct Planned<'a> {
+    key: &'a Key,
+    statement: String,
+    explain: dbio_schema::mysql_chunk::Explain,
+    chunk_rows: u64,
+    end: Option<&'a [KeyValue]>,
+    lower: Option<&'a [KeyValue]>,
+    finished_before: bool,
+    walked_before: u64,
+    state_path: &'a std::path::Path,
+    marker: Option<&'a Marker>,
+    cascades: Vec<Cascade>,
+}
+
+/// The plan (estimates of rows, chunks and time), and the rows left to walk.
+fn plan(
+    conn: &mut Conn,
+    opts: &Options,
+    t: &Target,
+    p: Planned<'_>,
+) -> Result<(ChunkPlan, u64), Error> {
+    let info = &t.info;
+    let matching = match &opts.condition {
+        Some(c) => server::explain(
+            conn,
+            &format!("SELECT 1 FROM {} WHERE ({c})", t.qualified),
+            vec![],
+        )?
+        .rows
+        .unwrap_or(0),
+        None => info.rows_estimate,
+    };
+    let left = if p.end.is_none() || p.finished_before {
+        0
+    } else {
+        info.rows_estimate.saturating_sub(p.walked_before).max(1)
+    };
+    let chunks_estimate = left.div_ceil(p.chunk_rows.max(1));
+    let plan = ChunkPlan {
+        key_name: p.key.name.clone(),
+        key_columns: p.key.columns.clone(),
+        statement: p.statement,
+        explain: p.explain,
+        table_rows_estimate: info.rows_estimate,
+        condition_rows_estimate: matching,
+        start_chunk_rows: p.chunk_rows,
+        chunks_estimate,
+        time_estimate_s: chunks_estimate as f64
+            * opts.chunk_time.as_secs_f64()
+            * (1.0 + opts.sleep_coef),
+        chunk_time_s: opts.chunk_time.as_secs_f64(),
+        sleep_coef: opts.sleep_coef,
+        end_key: p.end.map(show).unwrap_or_default(),
+        resume_after: p.lower.map(show),
+        state_file: p.state_path.display().to_string(),
+        marker_table: p.marker.map(Marker::display),
+        generated_columns: info
+            .columns
+            .iter()
+            .zip(&info.generated)
+            .filter(|(_, g)| **g)
+            .map(|(c, _)| c.clone())
+            .collect(),
+        cascades: p.cascades,
+    };
+    Ok((plan, left))
+}
+
+/// A new job's checkpoint: nothing walked yet (finished already when the table is empty).
+fn new_checkpoint(
+    id: &str,
+    t: &Target,
+    k: &Key,
+    end: Option<&[KeyValue]>,
+    archive: Option<&Archive>,
+) -> Result<Checkpoint, Error> {
+    Ok(Checkpoint {
+        version: state::VERSION,
+        job: id.to_string(),
+        table: format!("{}.{}", t.db, t.table),
+        key: k.clone(),
+        end: end.map(<[KeyValue]>::to_vec).unwrap_or_default(),
+        last: None,
+        pending: None,
+        archive_bytes: archive.map_or(0, Archive::len),
+        archive: archive.map(Archive::identity).transpose()?,
+        archive_tail: archive.map(Archive::tail).transpose()?,
+        totals: Totals::default(),
+        finished: end.is_none(),
+    })
+}
+
+/// Plans the job and, with `opts.execute`, runs it. `stop` (Ctrl-C) ends the run after the
+/// chunk in progress, with the checkpoint saved.
+pub fn run(
+    opts: &Options,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+) -> Result<ChunkResult, Error> {
+    let (mut conn, t) = open_target(opts)?;
+    let (db, table, info) = (&t.db, &t.table, &t.info);
     let k = key::choose_key(
         &format!("{db}.{table}"),
         &info.index_columns,
@@ -471,44 +710,29 @@ pub fn run(
         Action::Delete | Action::Archive { delete: true, .. }
     );
 
-    let (cascades, children) = foreign_keys(&mut conn, opts, &info, (&db, &table), deletes)?;
+    let (cascades, children) = foreign_keys(&mut conn, opts, info, (db, table), deletes)?;
 
     let job = Job {
-        table: qualified.clone(),
+        table: t.qualified.clone(),
         key: k.clone(),
         condition: opts.condition.clone(),
-        set: set.clone(),
+        set,
         columns: info.columns.clone(),
         keep: (0..info.columns.len())
             .filter(|&i| !info.generated[i])
             .collect(),
         children,
     };
-    // The job's identity: the server as it names itself (not the DSN's spelling of it), the
-    // table, the condition and the action.
-    let server_id = server::identity(&mut conn)?;
-    let action_id = format!(
-        "{}|{}|{}",
-        opts.action.name(),
-        k.name,
-        set.as_deref().unwrap_or("")
-    );
-    let id = state::job_id(
-        &server_id,
-        &db,
-        &table,
-        opts.condition.as_deref().unwrap_or("").trim(),
-        &action_id,
-    );
+    let id = job_id(&mut conn, opts, &t, &job)?;
     let state_path = opts
         .state
         .clone()
-        .unwrap_or_else(|| opts.state_dir.join(state_file_name(&db, &table, &id)));
+        .unwrap_or_else(|| opts.state_dir.join(state_file_name(db, table, &id)));
 
     if opts.execute {
         // One job per table, whatever its condition or action: two jobs walking one table
         // would lock each other's chunks and race on the same rows.
-        server::lock(&mut conn, &lock_name(&db, &table))?;
+        server::lock(&mut conn, &lock_name(db, table))?;
         // Temporaries a killed run left of its checkpoint (see dbio_sys::atomic).
         dbio_sys::atomic::remove_stale_temporaries(&state_path).map_err(|source| Error::State {
             path: state_path.clone(),
@@ -516,26 +740,7 @@ pub fn run(
             source: Box::new(source),
         })?;
     }
-
-    // The checkpoint: resumed, or new.
-    let mut ck = if opts.resume {
-        if !state_path.exists() {
-            return Err(Error::NoState(state_path));
-        }
-        let c = Checkpoint::load(&state_path)?;
-        if c.job != id {
-            return Err(Error::StateMismatch(state_path));
-        }
-        Some(c)
-    } else {
-        if state_path.exists() && opts.execute {
-            let c = Checkpoint::load(&state_path)?;
-            if !c.finished {
-                return Err(Error::StateExists(state_path));
-            }
-        }
-        None
-    };
+    let mut ck = load_checkpoint(opts, &state_path, &id)?;
 
     // The end key is read as a prepared statement, like every chunk's bound: the binary
     // protocol types it (an INT is an integer, not the text the plain protocol returns), so
@@ -543,7 +748,7 @@ pub fn run(
     let end: Option<Vec<KeyValue>> = match &ck {
         Some(c) => Some(c.end.clone()),
         None => conn
-            .exec_first::<mysql::Row, _, _>(key::last_key_sql(&qualified, &k), ())
+            .exec_first::<mysql::Row, _, _>(key::last_key_sql(&t.qualified, &k), ())
             .map_err(sql("reading the greatest key"))?
             .map(|r| keyvals(&r.unwrap())),
     };
@@ -555,7 +760,7 @@ pub fn run(
         opts.action,
         Action::Update { .. } | Action::Archive { delete: true, .. }
     )
-    .then(|| Marker::new(opts.marker_table.as_deref(), &db));
+    .then(|| Marker::new(opts.marker_table.as_deref(), db));
     if let Some(c) = ck.as_mut() {
         if let Some(p) = c.pending.take() {
             settle_pending(&mut conn, marker.as_ref(), &id, opts, c, p)?;
@@ -566,6 +771,7 @@ pub fn run(
     }
     let lower: Option<Vec<KeyValue>> = ck.as_ref().and_then(|c| c.last.clone());
     let finished_before = ck.as_ref().is_some_and(|c| c.finished);
+    let walked_before = ck.as_ref().map_or(0, |c| c.totals.rows_walked);
 
     // The first chunk's bounds and its EXPLAIN.
     let sizer_cfg = SizerConfig {
@@ -575,88 +781,39 @@ pub fn run(
     };
     let mut sizer = ChunkSizer::new(sizer_cfg, opts.chunk_size);
     let (stmt, _) = job.statement(&opts.action, true);
-    let mut explain = dbio_schema::mysql_chunk::Explain {
-        access: "none (nothing to walk)".into(),
-        ..Default::default()
-    };
-    if let (Some(end), false) = (&end, finished_before) {
-        let lv = lower.as_deref().map(values);
-        let ev = values(end);
-        let upper = boundary(&mut conn, &job, lv.as_deref(), &ev, sizer.current())?
-            .unwrap_or_else(|| ev.clone());
-        let (s, r) = job.statement(&opts.action, lv.is_some());
-        explain = server::explain(&mut conn, &s, bind(&r, lv.as_deref(), &upper))?;
-        if !bounded(&explain, &k.name) {
-            // A table small enough that a full scan reads no more than one chunk may be
-            // scanned (the optimizer prefers it there, FORCE INDEX or not); anything bigger
-            // is refused, with the facts that tell stale statistics from a bad condition.
-            let cap = sizer.current().max(1000);
-            let counted: u64 = conn
-                .exec_first(
-                    format!(
-                        "SELECT COUNT(*) FROM (SELECT 1 FROM {qualified} LIMIT {}) AS t",
-                        cap + 1
-                    ),
-                    (),
-                )
-                .map_err(sql("counting the table's rows (at most one chunk's)"))?
-                .unwrap_or(0);
-            if counted > cap {
-                let walked = ck.as_ref().map_or(0, |c| c.totals.rows_walked);
-                return Err(Error::NotRange {
-                    hint: not_range_hint(&db, &table, info.rows_estimate, cap, walked),
-                    access: explain.access.clone(),
-                    key: explain.key.clone().unwrap_or_else(|| "NULL".into()),
-                    want: k.name.clone(),
-                    rows: explain.rows.map_or("?".into(), |r| r.to_string()),
-                });
-            }
-        }
-    }
-    let matching = match &opts.condition {
-        Some(c) => server::explain(
+    let explain = match (&end, finished_before) {
+        (Some(end), false) => first_explain(
             &mut conn,
-            &format!("SELECT 1 FROM {qualified} WHERE ({c})"),
-            vec![],
-        )?
-        .rows
-        .unwrap_or(0),
-        None => info.rows_estimate,
+            &job,
+            opts,
+            &t,
+            (lower.as_deref(), end),
+            sizer.current(),
+            walked_before,
+        )?,
+        _ => dbio_schema::mysql_chunk::Explain {
+            access: "none (nothing to walk)".into(),
+            ..Default::default()
+        },
     };
-    let walked_before = ck.as_ref().map_or(0, |c| c.totals.rows_walked);
-    let left = if end.is_none() || finished_before {
-        0
-    } else {
-        info.rows_estimate.saturating_sub(walked_before).max(1)
-    };
-    let chunks_estimate = left.div_ceil(sizer.current().max(1));
-    let plan = ChunkPlan {
-        key_name: k.name.clone(),
-        key_columns: k.columns.clone(),
-        statement: stmt,
-        explain,
-        table_rows_estimate: info.rows_estimate,
-        condition_rows_estimate: matching,
-        start_chunk_rows: sizer.current(),
-        chunks_estimate,
-        time_estimate_s: chunks_estimate as f64
-            * opts.chunk_time.as_secs_f64()
-            * (1.0 + opts.sleep_coef),
-        chunk_time_s: opts.chunk_time.as_secs_f64(),
-        sleep_coef: opts.sleep_coef,
-        end_key: end.as_deref().map(show).unwrap_or_default(),
-        resume_after: lower.as_deref().map(show),
-        state_file: state_path.display().to_string(),
-        marker_table: marker.as_ref().map(Marker::display),
-        generated_columns: info
-            .columns
-            .iter()
-            .zip(&info.generated)
-            .filter(|(_, g)| **g)
-            .map(|(c, _)| c.clone())
-            .collect(),
-        cascades,
-    };
+    let (plan, left) = plan(
+        &mut conn,
+        opts,
+        &t,
+        Planned {
+            key: &k,
+            statement: stmt,
+            explain,
+            chunk_rows: sizer.current(),
+            end: end.as_deref(),
+            lower: lower.as_deref(),
+            finished_before,
+            walked_before,
+            state_path: &state_path,
+            marker: marker.as_ref(),
+            cascades,
+        },
+    )?;
     let mut result = ChunkResult {
         database: db.clone(),
         table: table.clone(),
@@ -671,53 +828,17 @@ pub fn run(
     }
     obs.plan(&result.plan);
 
-    // The archive: a resumed job's is checked against its checkpoint before it is cut back.
     let archived_columns: Vec<String> = job.keep.iter().map(|&i| info.columns[i].clone()).collect();
-    let mut archive = match &opts.action {
-        Action::Archive { path, format, .. } => Some(match &ck {
-            Some(c) => {
-                let (Some(identity), Some(tail)) = (&c.archive, &c.archive_tail) else {
-                    return Err(Error::ArchiveIdentity {
-                        path: path.clone(),
-                        reason: format!(
-                            "checkpoint {} records no archive for this job",
-                            state_path.display()
-                        ),
-                    });
-                };
-                Archive::reopen(path, *format, &qualified, c.archive_bytes, identity, tail)?
-            }
-            None => {
-                Archive::create(path, *format, &qualified, &archived_columns).map_err(
-                    |e| match e {
-                        Error::Archive { source, .. }
-                            if source.kind() == std::io::ErrorKind::AlreadyExists =>
-                        {
-                            Error::ArchiveExists(path.clone())
-                        }
-                        e => e,
-                    },
-                )?
-            }
-        }),
-        _ => None,
-    };
+    let mut archive = open_archive(
+        opts,
+        ck.as_ref(),
+        &state_path,
+        &t.qualified,
+        &archived_columns,
+    )?;
     let mut ck = match ck {
         Some(c) => c,
-        None => Checkpoint {
-            version: state::VERSION,
-            job: id.clone(),
-            table: format!("{db}.{table}"),
-            key: k.clone(),
-            end: end.clone().unwrap_or_default(),
-            last: None,
-            pending: None,
-            archive_bytes: archive.as_ref().map_or(0, Archive::len),
-            archive: archive.as_ref().map(Archive::identity).transpose()?,
-            archive_tail: archive.as_ref().map(Archive::tail).transpose()?,
-            totals: Totals::default(),
-            finished: end.is_none(),
-        },
+        None => new_checkpoint(&id, &t, &k, end.as_deref(), archive.as_ref())?,
     };
     ck.save(&state_path)?;
 
@@ -734,7 +855,7 @@ pub fn run(
         // The lock server::lock took above, taken again after a reconnect.
         session: conn::Session {
             lock_wait_timeout: opts.lock_wait_timeout,
-            lock: Some(lock_name(&db, &table)),
+            lock: Some(lock_name(db, table)),
         },
     };
     let run = walk.run(&mut sizer, stop, obs, left)?;
