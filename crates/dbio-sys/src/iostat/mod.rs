@@ -105,30 +105,58 @@ pub fn resolve_name(arg: &str, sample: &[DiskStat], live: bool) -> Result<String
     })
 }
 
-/// Parses `--group NAME=DEV,DEV` arguments, resolving each member with [`resolve_name`].
-pub fn parse_groups(
-    specs: &[String],
+/// A `--group NAME=DEV,DEV` as given: the syntax checked, the members not yet resolved
+/// (devices are known only in the first sample).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupSpec {
+    /// The name given.
+    pub name: String,
+    /// The device arguments, as given.
+    pub devices: Vec<String>,
+}
+
+impl std::str::FromStr for GroupSpec {
+    type Err = Error;
+
+    fn from_str(g: &str) -> Result<Self, Error> {
+        let bad = || Error::BadGroup {
+            spec: g.to_string(),
+        };
+        let (name, devs) = g.split_once('=').ok_or_else(bad)?;
+        let devices: Vec<String> = devs
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        if name.is_empty() || devices.is_empty() {
+            return Err(bad());
+        }
+        Ok(GroupSpec {
+            name: name.to_string(),
+            devices,
+        })
+    }
+}
+
+/// Resolves the members of `--group` arguments with [`resolve_name`].
+pub fn resolve_groups(
+    specs: &[GroupSpec],
     sample: &[DiskStat],
     live: bool,
 ) -> Result<Vec<Group>, Error> {
-    let mut out = Vec::new();
-    for g in specs {
-        let bad = || Error::BadGroup { spec: g.clone() };
-        let (name, devs) = g.split_once('=').ok_or_else(bad)?;
-        if name.is_empty() || devs.is_empty() {
-            return Err(bad());
-        }
-        let members = devs
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(|d| resolve_name(d, sample, live))
-            .collect::<Result<Vec<_>, _>>()?;
-        out.push(Group {
-            name: name.to_string(),
-            members,
-        });
-    }
-    Ok(out)
+    specs
+        .iter()
+        .map(|g| {
+            Ok(Group {
+                name: g.name.clone(),
+                members: g
+                    .devices
+                    .iter()
+                    .map(|d| resolve_name(d, sample, live))
+                    .collect::<Result<Vec<_>, _>>()?,
+            })
+        })
+        .collect()
 }
 
 /// What `--explain` reads the figures against.
@@ -148,7 +176,7 @@ pub struct Options {
     /// Device arguments (kernel names, /dev/NAME, live: any node of a block device).
     pub devices: Vec<String>,
     /// `--group NAME=DEV,DEV` arguments.
-    pub groups: Vec<String>,
+    pub groups: Vec<GroupSpec>,
     /// Also idle devices.
     pub all: bool,
     /// Also partitions.
@@ -179,7 +207,7 @@ impl Reporter {
     }
 
     /// The reporter of `opts`, its device and group names resolved in `first`, the first
-    /// sample ([`resolve_name`], [`parse_groups`]); `live`: the samples are the running
+    /// sample ([`resolve_name`], [`resolve_groups`]); `live`: the samples are the running
     /// system's (then --explain knows each device's stack, see [`dev_info`]).
     pub fn from_options(opts: &Options, first: &[DiskStat], live: bool) -> Result<Self, Error> {
         let named = opts
@@ -187,7 +215,7 @@ impl Reporter {
             .iter()
             .map(|d| resolve_name(d, first, live))
             .collect::<Result<Vec<_>, _>>()?;
-        let groups = parse_groups(&opts.groups, first, live)?;
+        let groups = resolve_groups(&opts.groups, first, live)?;
         let explain = opts.explain_page_size.map(|page_size| ExplainWith {
             info: if live {
                 let names: Vec<String> = first.iter().map(|d| d.name.clone()).collect();
@@ -416,11 +444,11 @@ mod tests {
             e.contains("\"sdq\"") && e.contains("replayed") && e.contains("sda, sdb"),
             "{e}"
         );
-        let g = parse_groups(&["d=sda,/dev/sdb".to_string()], &s, false).unwrap();
+        let g = resolve_groups(&["d=sda,/dev/sdb".parse().unwrap()], &s, false).unwrap();
         assert_eq!(g[0].members, ["sda", "sdb"]);
-        for bad in ["d", "=sda", "d="] {
+        for bad in ["d", "=sda", "d=", "d=,"] {
             assert!(matches!(
-                parse_groups(&[bad.to_string()], &s, false),
+                bad.parse::<GroupSpec>(),
                 Err(Error::BadGroup { .. })
             ));
         }
@@ -432,7 +460,7 @@ mod tests {
         let b = sample("8 0 sda 10 0 80 10 0 0 0 0 0 10 10\n8 16 sdb 5 0 40 5 0 0 0 0 0 5 5\n");
         let opts = Options {
             devices: vec!["/dev/sdb".into()],
-            groups: vec!["both=sda,sdb".into()],
+            groups: vec!["both=sda,sdb".parse().unwrap()],
             explain_page_size: Some(16384),
             ..Options::default()
         };

@@ -3,6 +3,7 @@
 
 use crate::cli::{parse_duration_arg, parse_size_arg};
 use crate::output::OutputArgs;
+use dbio_report::export::text::iostat::Columns;
 use dbio_report::export::Format;
 use dbio_sys::iostat;
 use std::path::PathBuf;
@@ -34,8 +35,8 @@ pub struct Args {
     pub partitions: bool,
     /// Sum devices into one row: NAME=dev1,dev2 (repeatable). %util, rd_cnc and wr_cnc are
     /// divided by the number of devices.
-    #[arg(long, value_name = "NAME=DEV,DEV")]
-    pub group: Vec<String>,
+    #[arg(long, value_name = "NAME=DEV,DEV", value_parser = parse_group)]
+    pub group: Vec<iostat::GroupSpec>,
     /// Append every sample to FILE in the `TS <epoch> <date>` + raw lines format that pt-stalk
     /// writes and pt-diskstats reads.
     #[arg(long, value_name = "FILE", conflicts_with = "replay")]
@@ -56,8 +57,8 @@ pub struct Args {
     pub explain: bool,
     /// The table's columns, in this order: names as the header prints them, comma separated
     /// (e.g. r/s,w/s,r_await,w_await,aqu-sz,%util). Default: all 27.
-    #[arg(long, value_name = "LIST")]
-    pub columns: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = parse_columns)]
+    pub columns: Option<Columns>,
     /// Database page size that --explain compares request sizes with.
     #[arg(long, default_value = "16k", value_parser = parse_size_arg)]
     pub page_size: u64,
@@ -67,6 +68,14 @@ pub struct Args {
     pub verbose: bool,
     #[command(flatten)]
     pub out: OutputArgs<dbio_schema::iostat::Report>,
+}
+
+fn parse_group(s: &str) -> Result<iostat::GroupSpec, String> {
+    s.parse().map_err(|e: iostat::Error| e.to_string())
+}
+
+fn parse_columns(s: &str) -> Result<Columns, String> {
+    Columns::parse(s).map_err(|e| e.to_string())
 }
 
 fn parse_record_fields(s: &str) -> Result<usize, String> {

@@ -83,7 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
                 "--columns chooses the columns of the table (--format text); the other formats \
                  have every figure, named by its key",
             )),
-            Some(list) => Columns::parse(list).map_err(|e| usage(e.to_string()))?,
+            Some(c) => c.clone(),
             None => Columns::default(),
         };
     match &args.replay {
@@ -93,13 +93,10 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 }
 
 /// The reporter of the devices and groups named in `args`, resolved in the first sample. An
-/// unknown device is a failure (exit 1, as in `dbio stack`); a malformed --group is a usage
-/// error.
+/// unknown device is a failure (exit 1, as in `dbio stack`); a malformed --group was refused
+/// by the argument parser (exit 2).
 fn reporter(args: &Args, first: &[DiskStat], live: bool) -> anyhow::Result<Reporter> {
-    Reporter::from_options(&args.options(), first, live).map_err(|e| match e {
-        iostat::Error::BadGroup { .. } => usage(e.to_string()),
-        e => anyhow::Error::new(e),
-    })
+    Ok(Reporter::from_options(&args.options(), first, live)?)
 }
 
 fn replay(args: &Args, path: &Path, columns: Columns) -> anyhow::Result<u8> {
