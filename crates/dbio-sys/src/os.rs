@@ -45,6 +45,13 @@ pub fn statvfs(path: &Path) -> io::Result<FsSpace> {
     })
 }
 
+/// Takes flock(2)'s exclusive lock on `f` without waiting: false when another open file
+/// description holds it (or the call fails). The lock lasts as long as the file is open.
+pub fn try_lock_exclusive(f: &impl AsRawFd) -> bool {
+    // SAFETY: flock on a file descriptor the caller owns; no memory is passed.
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
 /// statfs(2)'s `f_type` (the filesystem's magic number) of the filesystem holding `path`.
 pub fn fs_magic(path: &Path) -> io::Result<u64> {
     let c = c_path(path)?;

@@ -250,9 +250,7 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, StalkError> {
         .truncate(false)
         .open(&path)
         .map_err(io("cannot open the lock file .dbio-stalk.lock"))?;
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a file descriptor we own.
-    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    if !dbio_sys::os::try_lock_exclusive(&f) {
         let holder = std::fs::read_to_string(&path).unwrap_or_default();
         return Err(StalkError::Locked {
             dir: dir.to_path_buf(),
@@ -267,14 +265,8 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, StalkError> {
 
 /// Free space of the filesystem holding `dir`, in % of its size (available to this user).
 pub fn free_pct(dir: &Path) -> Option<f64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statvfs writes only into the zeroed struct; the path is NUL-terminated.
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 || s.f_blocks == 0 {
-        return None;
-    }
-    Some(100.0 * s.f_bavail as f64 / s.f_blocks as f64)
+    let s = dbio_sys::os::statvfs(dir).ok()?;
+    (s.total_bytes > 0).then(|| 100.0 * s.avail_bytes as f64 / s.total_bytes as f64)
 }
 
 /// pt-stalk's prefix for a time: `2026_11_28_02_39_26` (UTC here; pt-stalk uses local time).

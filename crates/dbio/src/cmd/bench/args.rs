@@ -105,8 +105,8 @@ pub struct WorkloadArgs {
     /// sync and uring: lay the I/O buffers out as the running MariaDB/MySQL server's buffer
     /// pool: a DSN (mysql://user:pass@host:port/; reads @@large_pages) or the server's PID
     /// (reads the buffer pool mapping's page sizes in /proc/PID/smaps).
-    #[arg(long, value_name = "DSN|PID")]
-    pub like_server: Option<String>,
+    #[arg(long, value_name = "DSN|PID", value_parser = super::like_server::Server::parse)]
+    pub like_server: Option<super::like_server::Server>,
     /// io_uring: poll for completions up to N times (io_uring_enter without waiting, about
     /// 0.2 us each) before sleeping; while polls find nothing (a disk) it polls only every 1, 2,
     /// 4 ... 64 sleeps. Waking a sleeping thread costs more than a tmpfs read; 0 sleeps at once,

@@ -9,15 +9,37 @@ use anyhow::Context;
 use dbio_bench::server_layout::{read_pool_mapping, Mapping};
 use dbio_schema::bench::{BufferChoice, BufferLayout, BufferSource};
 
-/// The layout (`true`: huge pages) and why, for `--like-server VALUE`.
-pub fn resolve(value: &str) -> anyhow::Result<(bool, BufferChoice)> {
-    let (layout, why) = match value.parse::<u32>() {
-        Ok(pid) => {
-            let m = read_pool_mapping(pid, None)?;
+/// The server `--like-server` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Server {
+    /// Its process id.
+    Pid(u32),
+    /// A DSN to ask it (syntax checked).
+    Dsn(String),
+}
+
+impl Server {
+    /// A PID (digits), else a DSN that parses (`mysql://user:pass@host:port/`).
+    pub fn parse(value: &str) -> Result<Server, String> {
+        if let Ok(pid) = value.parse::<u32>() {
+            return Ok(Server::Pid(pid));
+        }
+        dbio_mysql::server::opts(value).map_err(|e| {
+            format!("{e}; give the server's PID or a DSN (mysql://user:pass@host:port/)")
+        })?;
+        Ok(Server::Dsn(value.to_string()))
+    }
+}
+
+/// The layout (`true`: huge pages) and why, for `--like-server`.
+pub fn resolve(server: &Server) -> anyhow::Result<(bool, BufferChoice)> {
+    let (layout, why) = match server {
+        Server::Pid(pid) => {
+            let m = read_pool_mapping(*pid, None)?;
             let why = format!("pid {pid}: {}", m.describe());
             (m.layout(), why)
         }
-        Err(_) => from_dsn(value)?,
+        Server::Dsn(dsn) => from_dsn(dsn)?,
     };
     Ok((
         layout == BufferLayout::Huge,
