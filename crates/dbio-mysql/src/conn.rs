@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 pub struct Net {
     /// The longest wait for a connection to be accepted, for a reply, or for the server to
     /// take what is sent. It must be longer than any statement of a job can take (see the
-    /// README: a chunk's statement waits at most innodb_lock_wait_timeout for a lock).
+    /// docs/mysql-chunk.md: a chunk's statement waits at most innodb_lock_wait_timeout for a lock).
     pub timeout: Duration,
     /// How long the guard keeps reconnecting to a server that stopped answering between
     /// chunks before the job stops (zero: stop at once).

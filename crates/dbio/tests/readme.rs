@@ -1,6 +1,9 @@
-//! The README's examples are run, so the README cannot drift from the binary.
+//! The README's examples, and those of every page of docs/, are run, so the documentation
+//! cannot drift from the binary.
 //!
-//! Every fenced block whose info string is exactly `console` is checked: each `$ ` line is a
+//! Every fenced block whose info string is exactly `console` is checked (README.md first, then
+//! the pages of docs/ in the order of [`DOCS`], then any other page by name; within a file, in
+//! order): each `$ ` line is a
 //! command run by bash in the repository root with the freshly built `dbio` first on PATH; the
 //! lines after it, up to the next `$ ` line or the end of the block, are what it prints (stdout
 //! and stderr together, as a terminal shows them). In the expected text, `[..]` matches any
@@ -41,16 +44,16 @@ fn examples(readme: &str) -> Vec<Example> {
                     });
                 } else if in_block == 0 {
                     panic!(
-                        "README.md:{}: a console block must start with a `$ ` line",
+                        "line {}: a console block must start with a `$ ` line",
                         i + 1
                     );
                 } else if let Some(code) = l.strip_prefix("? ") {
                     let e = out.last_mut().expect("an exit code after a command");
                     e.code = code.trim().parse().expect("? N: a number");
                 } else {
-                    let e = out.last_mut().unwrap_or_else(|| {
-                        panic!("README.md:{}: output before a `$ ` line", i + 1)
-                    });
+                    let e = out
+                        .last_mut()
+                        .unwrap_or_else(|| panic!("line {}: output before a `$ ` line", i + 1));
                     e.expected.push(l.to_string());
                 }
             }
@@ -115,11 +118,73 @@ fn the_matcher_knows_its_wildcards() {
     assert_eq!(e[0].expected, ["out"]);
 }
 
+/// The pages of docs/ in the order the guide reads them (an example may use what an earlier
+/// one made); pages not named here follow, by name.
+const DOCS: &[&str] = &[
+    "safety.md",
+    "output.md",
+    "bench.md",
+    "sweep.md",
+    "report.md",
+    "model.md",
+    "iostat.md",
+    "stack.md",
+    "align.md",
+    "check.md",
+    "innodb.md",
+    "mysql-advise.md",
+    "mysql-chunk.md",
+    "mysql-stalk.md",
+];
+
+/// README.md, then the pages of docs/: (name shown in failures, text).
+fn documents() -> Vec<(String, String)> {
+    let mut pages: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .filter_map(|e| {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            n.ends_with(".md").then_some(n)
+        })
+        .collect();
+    pages.sort_by_key(|n| {
+        (
+            DOCS.iter().position(|d| d == n).unwrap_or(DOCS.len()),
+            n.clone(),
+        )
+    });
+    let mut out = vec![(
+        "README.md".to_string(),
+        std::fs::read_to_string(root().join("README.md")).unwrap(),
+    )];
+    for n in pages {
+        let text = std::fs::read_to_string(root().join("docs").join(&n)).unwrap();
+        out.push((format!("docs/{n}"), text));
+    }
+    out
+}
+
+#[test]
+fn every_page_the_guide_names_exists() {
+    for d in DOCS {
+        assert!(root().join("docs").join(d).is_file(), "docs/{d} is missing");
+    }
+}
+
 #[test]
 fn every_console_example_in_the_readme_prints_what_the_readme_shows() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let all = examples(&readme);
-    assert!(all.len() >= 10, "only {} checked examples", all.len());
+    let mut all = Vec::new();
+    for (name, text) in documents() {
+        let ex = examples(&text);
+        if name == "README.md" {
+            assert!(
+                ex.len() >= 5,
+                "only {} checked examples in README.md",
+                ex.len()
+            );
+        }
+        all.extend(ex.into_iter().map(|e| (name.clone(), e)));
+    }
+    assert!(all.len() >= 30, "only {} checked examples", all.len());
     let bin = assert_cmd::cargo::cargo_bin("dbio");
     let path = format!(
         "{}:{}",
@@ -127,7 +192,7 @@ fn every_console_example_in_the_readme_prints_what_the_readme_shows() {
         std::env::var("PATH").unwrap_or_default()
     );
     let mut failures = Vec::new();
-    for e in &all {
+    for (file, e) in &all {
         let out = Command::new("bash")
             .args([
                 "-o",
@@ -158,7 +223,7 @@ fn every_console_example_in_the_readme_prints_what_the_readme_shows() {
         let code = out.status.code().unwrap_or(-1);
         if code != e.code || !lines_match(&expected, &actual) {
             failures.push(format!(
-                "README.md:{}: $ {}\n--- README (exit {})\n{}\n--- dbio (exit {code})\n{}",
+                "{file}:{}: $ {}\n--- {file} (exit {})\n{}\n--- dbio (exit {code})\n{}",
                 e.line,
                 e.command,
                 e.code,

@@ -102,7 +102,7 @@ const WHY_UNPROTECTED: &str = "Write-back without a working battery or flash bac
 const WHY_BATTERY: &str = "The battery (or flash module) is what makes write-back safe; while it learns, charges, fails or is missing the controller runs write-through or risks the cache.";
 const FIX_FALLBACK: &str = "wait for the learn cycle to finish or replace the battery; reschedule learn cycles off-peak; meanwhile expect slow commits (or take this server out of the pool)";
 
-/// All RAID rules for one parsed report. The policy (README, check section):
+/// All RAID rules for one parsed report. The policy (docs/check.md):
 /// CRIT when write-back is configured but the cache runs write-through or is disabled,
 /// when write-back runs with no working protection, or when a battery has failed; WARN for
 /// a transient loss of protection, volatile drive caches, write-back kept on a bad battery
@@ -261,7 +261,7 @@ fn drive_cache_finding(dev: &str, evidence: Vec<String>) -> Finding {
         .fix("MegaCli -LDSetProp -DisDskCache -LALL -aALL; storcli /cN/vall set pdcache=off; ssacli ctrl slot=N modify drivewritecache=disable; arcconf SETCACHE 1 DEVICEALL WT (or keep it on only for drives with power-loss protection)")
 }
 
-/// How a virtual drive's state word is judged (the policy table in the README): the array
+/// How a virtual drive's state word is judged (the policy table in docs/check.md): the array
 /// is whole (OK), doing a background verify or initialisation (ADVICE), impacted (arcconf:
 /// redundancy not built yet) or rebuilding (WARN, as check_raid's `resync`), degraded, failed
 /// or offline (CRIT, as check_raid and megaclisas-status), anything else WARN.
