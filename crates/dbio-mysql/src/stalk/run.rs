@@ -53,8 +53,8 @@ pub struct Options {
     pub max_collections: Option<u32>,
     /// `--min-free`, % of the filesystem of `--dest`.
     pub min_free_pct: f64,
-    /// `--purge-after`: dbio captures older than this are removed after a collection.
-    pub purge_after: Option<Duration>,
+    /// `--purge-after` and `--purge-size`: which dbio captures are removed after a collection.
+    pub purge: Purge,
     /// `--once`.
     pub once: bool,
 }
@@ -364,11 +364,9 @@ pub fn run(
                 ));
                 let dir = collect(opts, &mut c, &mut ring, record, stop, log)?;
                 log(&format!("capture written: {}", dir.display()));
+                purge(&opts.dest, opts.purge, Some(&dir), log);
                 out.captures.push(dir);
                 last_end = Some(Instant::now());
-                if let Some(age) = opts.purge_after {
-                    purge(&opts.dest, age, log);
-                }
                 if opts.once {
                     out.stopped = "--once: one collection made".into();
                     return Ok(out);
@@ -754,36 +752,100 @@ fn thread_cpu(pid: u32) -> String {
     out
 }
 
-/// Removes dbio captures in `dest` older than `age` (directories holding a capture.json whose
-/// schema is dbio's; nothing else is touched).
-pub fn purge(dest: &Path, age: Duration, log: &mut dyn FnMut(&str)) {
+/// Which dbio captures `--purge-after` and `--purge-size` remove.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Purge {
+    /// Captures whose last sample is older than this.
+    pub age: Option<Duration>,
+    /// The oldest captures, until the captures left take at most this many bytes.
+    pub size_bytes: Option<u64>,
+}
+
+/// A dbio capture in `--dest`: its directory, the files it lists (capture.json included), their
+/// bytes, and its last sample's time.
+struct Found {
+    dir: PathBuf,
+    files: Vec<String>,
+    bytes: u64,
+    last_epoch_s: f64,
+}
+
+/// The dbio captures in `dest` (directories holding a capture.json whose schema is dbio's).
+fn captures_in(dest: &Path) -> Vec<Found> {
     let Ok(rd) = std::fs::read_dir(dest) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Found> = rd
+        .flatten()
+        .filter_map(|e| {
+            let dir = e.path();
+            let cap = super::report::read_capture(&dir.join("capture.json")).ok()?;
+            let mut files: Vec<String> = cap.files.iter().map(|f| f.name.clone()).collect();
+            files.push("capture.json".into());
+            let bytes = files
+                .iter()
+                .filter_map(|n| std::fs::symlink_metadata(dir.join(n)).ok())
+                .map(|m| m.len())
+                .sum();
+            Some(Found {
+                dir,
+                files,
+                bytes,
+                last_epoch_s: cap.last_sample_epoch_s,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.last_epoch_s.total_cmp(&b.last_epoch_s));
+    out
+}
+
+/// Removes a capture: only the files its capture.json lists, then the directory if that left
+/// it empty.
+fn remove_capture(c: &Found, why: &str, log: &mut dyn FnMut(&str)) {
+    for n in &c.files {
+        let _ = std::fs::remove_file(c.dir.join(n));
+    }
+    match std::fs::remove_dir(&c.dir) {
+        Ok(()) => log(&format!("purged {} ({why})", c.dir.display())),
+        Err(e) => log(&format!(
+            "purging {} ({why}): its files are removed, the directory is kept: {e}",
+            c.dir.display()
+        )),
+    }
+}
+
+/// Removes the dbio captures in `dest` that `policy` names: first those older than its age,
+/// then the oldest until the rest fit in its size. `keep` (the capture just written) is never
+/// removed; nothing but dbio captures' own files is touched.
+pub fn purge(dest: &Path, policy: Purge, keep: Option<&Path>, log: &mut dyn FnMut(&str)) {
+    let now = epoch();
+    let mut left = Vec::new();
+    for c in captures_in(dest) {
+        let kept = keep.is_some_and(|k| k == c.dir);
+        match policy.age {
+            Some(age) if !kept && now - c.last_epoch_s > age.as_secs_f64() => {
+                remove_capture(&c, "older than --purge-after", log)
+            }
+            _ => left.push(c),
+        }
+    }
+    let Some(limit) = policy.size_bytes else {
         return;
     };
-    let now = epoch();
-    for e in rd.flatten() {
-        let d = e.path();
-        let Ok(cap) = super::report::read_capture(&d.join("capture.json")) else {
+    let mut total: u64 = left.iter().map(|c| c.bytes).sum();
+    for c in &left {
+        if total <= limit {
+            break;
+        }
+        if keep.is_some_and(|k| k == c.dir) {
             continue;
-        };
-        if now - cap.last_sample_epoch_s <= age.as_secs_f64() {
-            continue;
         }
-        let mut names: Vec<String> = cap.files.iter().map(|f| f.name.clone()).collect();
-        names.push("capture.json".into());
-        for n in &names {
-            let _ = std::fs::remove_file(d.join(n));
-        }
-        match std::fs::remove_dir(&d) {
-            Ok(()) => log(&format!(
-                "purged {} (older than --purge-after)",
-                d.display()
-            )),
-            Err(e) => log(&format!(
-                "purging {}: its files are removed, the directory is kept: {e}",
-                d.display()
-            )),
-        }
+        remove_capture(
+            c,
+            &format!("the captures took {total} bytes, over --purge-size {limit}"),
+            log,
+        );
+        total -= c.bytes;
     }
 }
 
@@ -808,6 +870,85 @@ mod tests {
         }
         drop(a);
         lock_dir(d.path()).unwrap();
+    }
+
+    /// A capture as `collect` writes it: its files, then capture.json listing them.
+    fn capture(dest: &Path, name: &str, last: f64, bytes: usize) -> PathBuf {
+        use dbio_schema::stalk::{Capture, CaptureFile, TriggerRecord};
+        let dir = dest.join(name);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}-diskstats")), vec![b'x'; bytes]).unwrap();
+        let cap = Capture {
+            prefix: name.into(),
+            hostname: "h".into(),
+            server: "s".into(),
+            trigger: TriggerRecord {
+                expression: "Threads_running>1".into(),
+                cycles: 1,
+                fired_epoch_s: last,
+                values: vec![],
+            },
+            interval_s: 1.0,
+            pre_s: 60.0,
+            collect_s: 30.0,
+            first_sample_epoch_s: last - 90.0,
+            last_sample_epoch_s: last,
+            pre_samples: 1,
+            collect_samples: 1,
+            pre_ring_bytes: 0,
+            stopped_early: None,
+            files: vec![CaptureFile {
+                name: format!("{name}-diskstats"),
+                size_bytes: bytes as u64,
+                holds: "diskstats".into(),
+            }],
+            errors: vec![],
+        };
+        let doc = dbio_schema::Document::new(dbio_schema::doc::MYSQL_STALK_CAPTURE, &cap);
+        std::fs::write(dir.join("capture.json"), serde_json::to_vec(&doc).unwrap()).unwrap();
+        dir
+    }
+
+    #[test]
+    fn purge_removes_old_then_oldest_over_the_size_keeping_the_new_one_and_foreign_files() {
+        let t = tempfile::tempdir().unwrap();
+        let now = epoch();
+        let old = capture(t.path(), "a_old", now - 10_000.0, 1000);
+        let mid = capture(t.path(), "b_mid", now - 500.0, 3000);
+        let late = capture(t.path(), "c_late", now - 100.0, 3000);
+        let new = capture(t.path(), "d_new", now, 5000);
+        // A file of someone else's in a capture, and a directory that is no dbio capture.
+        std::fs::write(late.join("notes.txt"), "mine").unwrap();
+        std::fs::create_dir(t.path().join("other")).unwrap();
+        std::fs::write(t.path().join("other/x-diskstats"), "y").unwrap();
+        let mut logged = Vec::new();
+        let policy = Purge {
+            age: Some(Duration::from_secs(3600)),
+            size_bytes: Some(9000),
+        };
+        purge(t.path(), policy, Some(&new), &mut |l| {
+            logged.push(l.to_string())
+        });
+        // a_old: too old. Then b_mid and c_late are the oldest while the rest take more than
+        // 9000 bytes; d_new (the capture just written) stays, over the limit alone.
+        assert!(!old.exists() && !mid.exists(), "{logged:?}");
+        assert!(new.join("capture.json").exists());
+        assert!(!late.join("capture.json").exists() && late.join("notes.txt").exists());
+        assert!(t.path().join("other/x-diskstats").exists());
+        assert_eq!(logged.len(), 3, "{logged:?}");
+        assert!(logged[0].contains("older than --purge-after"), "{logged:?}");
+        assert!(logged[1].contains("over --purge-size 9000"), "{logged:?}");
+        assert!(logged[2].contains("the directory is kept"), "{logged:?}");
+        // Under the size, nothing more goes.
+        logged.clear();
+        let size_only = Purge {
+            age: None,
+            size_bytes: Some(1 << 20),
+        };
+        purge(t.path(), size_only, None, &mut |l| {
+            logged.push(l.to_string())
+        });
+        assert!(logged.is_empty() && new.exists());
     }
 
     #[test]

@@ -59,6 +59,10 @@ pub struct StalkArgs {
     /// After each collection, remove dbio captures in --dest older than this.
     #[arg(long, value_parser = parse_duration_arg)]
     purge_after: Option<Duration>,
+    /// After each collection, remove the oldest dbio captures in --dest until the rest take at
+    /// most this much (e.g. 10G; the capture just written is kept, whatever its size).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_arg)]
+    purge_size: Option<u64>,
     /// Exit after the first collection and print its report.
     #[arg(long)]
     once: bool,
@@ -126,7 +130,10 @@ pub fn stalk(a: StalkArgs) -> anyhow::Result<u8> {
         cooldown: a.cooldown,
         max_collections: a.max_collections,
         min_free_pct: a.min_free,
-        purge_after: a.purge_after,
+        purge: run::Purge {
+            age: a.purge_after,
+            size_bytes: a.purge_size,
+        },
         once: a.once,
     };
     let stop = crate::signals::install();
