@@ -127,6 +127,52 @@ pub struct Attribution {
     pub statements: Vec<AttributionRow>,
     /// By user alone.
     pub users: Vec<AttributionRow>,
+    /// By statement time (performance_schema digests), when the server collects them: null
+    /// with performance_schema OFF, and for captures made by pt-stalk.
+    #[serde(default)]
+    pub digests: Option<DigestAttribution>,
+}
+
+/// Statement time by digest (performance_schema.events_statements_summary_by_digest): the
+/// collection (trigger to end) against the lead-up (a baseline about `--pre` before the
+/// trigger, to the trigger).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DigestAttribution {
+    /// Seconds from the baseline to the trigger.
+    pub pre_window_s: f64,
+    /// Seconds from the trigger to the end of the collection.
+    pub collect_window_s: f64,
+    /// Statement time of every digest in the lead-up, in seconds.
+    pub pre_statement_time_s: f64,
+    /// Statement time of every digest in the collection, in seconds.
+    pub collect_statement_time_s: f64,
+    /// The largest share of the collection's statement time first (at most 20).
+    pub digests: Vec<DigestShare>,
+}
+
+/// One digest's share of the statement time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DigestShare {
+    /// SCHEMA_NAME (empty: none).
+    pub schema: String,
+    /// DIGEST (the server's hash of the normalized statement).
+    pub digest: String,
+    /// DIGEST_TEXT: the statement with its literals replaced by `?`.
+    pub text: String,
+    /// Calls completed in the collection.
+    pub collect_calls: u64,
+    /// Statement time in the collection, in seconds.
+    pub collect_time_s: f64,
+    /// Share of the collection's statement time, in %.
+    pub collect_share_pct: f64,
+    /// Rows examined in the collection.
+    pub collect_rows_examined: u64,
+    /// Calls completed in the lead-up.
+    pub pre_calls: u64,
+    /// Statement time in the lead-up, in seconds.
+    pub pre_time_s: f64,
+    /// Share of the lead-up's statement time, in %.
+    pub pre_share_pct: f64,
 }
 
 /// One group's share of the active threads.

@@ -194,6 +194,12 @@ fn a_lock_pileup_fires_and_attribution_names_its_user() {
     // Who did it: stalk_batch's SLEEP, first, and never before the overload.
     let a = &r["attribution"];
     assert_eq!(a["method"], "processlist sampling");
+    // performance_schema is OFF on the test server: no digest ranking, and the log says why.
+    assert!(a["digests"].is_null(), "{a}");
+    assert!(
+        err.contains("attribution by processlist sampling only: performance_schema is OFF"),
+        "{err}"
+    );
     assert_eq!(a["users"][0]["user"], "stalk_batch", "{a}");
     let top = &a["statements"][0];
     assert_eq!(top["user"], "stalk_batch");
@@ -427,6 +433,137 @@ fn a_full_disk_stops_the_collection_and_keeps_what_was_written() {
     assert_eq!(code, Some(0), "{err}");
     assert!(!err.contains("; collecting"), "{err}");
     assert_eq!(std::fs::read_dir(&dest).unwrap().count(), before);
+}
+
+/// With performance_schema ON (a throwaway server), the capture holds the digest table at the
+/// baseline, the trigger and the end, and the report ranks the batch job's statement first by
+/// its share of the collection's statement time, the steady point query ahead in the lead-up.
+#[test]
+#[ignore = "needs mariadbd (Debian package mariadb-server): starts a throwaway server"]
+fn digests_rank_the_batch_job_by_statement_time() {
+    require_mariadbd();
+    let root_dir = scratch_dir();
+    let srv = Server::new(
+        root_dir.path(),
+        "stalk-ps",
+        72,
+        &["--performance-schema=ON".to_string()],
+    );
+    let mut c = srv.conn();
+    c.query_drop("CREATE DATABASE shop").unwrap();
+    c.query_drop("CREATE TABLE shop.orders (id INT PRIMARY KEY, qty INT) ENGINE=InnoDB")
+        .unwrap();
+    c.query_drop("INSERT INTO shop.orders VALUES (1, 10), (2, 20), (3, 30)")
+        .unwrap();
+    c.query_drop("CREATE USER batch@'%'").unwrap();
+    c.query_drop("GRANT SELECT ON shop.* TO batch@'%'").unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let dsn = srv.dsn("shop");
+    let batch_dsn = dsn.replacen("root@", "batch@", 1);
+    // The steady load: one point query every 20 ms.
+    let mut load = Vec::new();
+    {
+        let (s, d) = (stop.clone(), dsn.clone());
+        load.push(std::thread::spawn(move || {
+            let mut c = Conn::new(mysql::Opts::from_url(&d).unwrap()).unwrap();
+            while !s.load(Ordering::SeqCst) {
+                let _: Option<i32> = c
+                    .query_first("SELECT qty FROM orders WHERE id = 2")
+                    .unwrap();
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }));
+    }
+    let dest = tempfile::tempdir().unwrap();
+    let mut job = Job::spawn(&args(&[
+        "mysql",
+        "stalk",
+        "--dsn",
+        &dsn,
+        "--dest",
+        dest.path().to_str().unwrap(),
+        "--trigger",
+        "Threads_running>=5",
+        "--cycles",
+        "2",
+        "--interval",
+        "250ms",
+        "--pre",
+        "6s",
+        "--collect",
+        "3s",
+        "--once",
+        "--format",
+        "json",
+    ]));
+    job.wait_for("the first baseline", 30, |j| {
+        j.stderr().contains("performance_schema digests are read")
+    });
+    std::thread::sleep(Duration::from_secs(4));
+    // The batch job: 6 sessions of user batch, each running a 0.2 s statement in a loop.
+    for _ in 0..6 {
+        let (s, d) = (stop.clone(), batch_dsn.clone());
+        load.push(std::thread::spawn(move || {
+            let mut c = Conn::new(mysql::Opts::from_url(&d).unwrap()).unwrap();
+            while !s.load(Ordering::SeqCst) {
+                let _: Option<(i32, i64)> = c
+                    .query_first("SELECT SLEEP(0.2), COUNT(*) FROM orders WHERE qty > 5")
+                    .unwrap();
+            }
+        }));
+    }
+    let (code, out, err) = job.finish(60);
+    stop.store(true, Ordering::SeqCst);
+    for t in load {
+        t.join().unwrap();
+    }
+    assert_eq!(code, Some(0), "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    validate("dbio.mysql.stalk", &r);
+    let d = &r["attribution"]["digests"];
+    assert!(d.is_object(), "{err}\n{}", r["attribution"]);
+    assert!(d["collect_window_s"].as_f64().unwrap() >= 3.0, "{d}");
+    assert!(d["pre_window_s"].as_f64().unwrap() > 0.0, "{d}");
+    let rows = d["digests"].as_array().unwrap();
+    let top = &rows[0];
+    assert!(top["text"].as_str().unwrap().contains("SLEEP"), "{d}");
+    assert_eq!(top["schema"], "shop");
+    assert!(top["collect_share_pct"].as_f64().unwrap() > 80.0, "{d}");
+    assert!(top["collect_calls"].as_u64().unwrap() >= 6, "{d}");
+    let point = rows
+        .iter()
+        .find(|g| {
+            let t = g["text"].as_str().unwrap();
+            t.starts_with("SELECT `qty` FROM `orders` WHERE")
+        })
+        .unwrap_or_else(|| panic!("the point query: {d}"));
+    assert!(point["pre_calls"].as_u64().unwrap() >= 50, "{point}");
+    assert!(
+        point["pre_share_pct"].as_f64().unwrap() > point["collect_share_pct"].as_f64().unwrap(),
+        "{point}"
+    );
+    // The file is in the capture and listed by capture.json.
+    let idx = capture_json(&only_capture(dest.path()));
+    assert!(
+        idx["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["name"].as_str().unwrap().ends_with("-ps-digests")),
+        "{idx}"
+    );
+    // The text report shows the ranking.
+    let cap = only_capture(dest.path());
+    let o = crate::common::dbio()
+        .args(["mysql", "stalk", "--report"])
+        .arg(&cap)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("statement time by digest (performance_schema)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -105,6 +105,7 @@ pub fn attribute(pre: &[Vec<Thread>], collect: &[Vec<Thread>]) -> Attribution {
         collect_samples: collect.len() as u64,
         statements,
         users,
+        digests: None,
     }
 }
 

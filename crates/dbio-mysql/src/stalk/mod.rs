@@ -6,6 +6,7 @@
 //! ([`attrib`]). [`run`] is the loop, read-only on the server (SELECT and SHOW only).
 
 pub mod attrib;
+pub mod digests;
 pub mod format;
 pub mod report;
 pub mod ring;

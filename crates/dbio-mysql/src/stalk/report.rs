@@ -163,6 +163,23 @@ pub fn read(dir: &Path) -> Result<StalkReport, StalkError> {
             ));
         }
     }
+    let mut attribution = attribute(&pre, &collect);
+    if let Some(t) = read_opt(&file("ps-digests"), &mut notes) {
+        let (snaps, bad) = super::digests::parse(&t);
+        if bad > 0 {
+            notes.push(format!(
+                "{}: {bad} malformed lines skipped",
+                file("ps-digests").display()
+            ));
+        }
+        attribution.digests = super::digests::attribute(&snaps, 20);
+        if attribution.digests.is_none() {
+            notes.push(format!(
+                "{}: not the three snapshots (baseline, trigger, end) the ranking needs",
+                file("ps-digests").display()
+            ));
+        }
+    }
     let pt_trigger = if capture.is_none() {
         read_opt(&file("trigger"), &mut notes)
     } else {
@@ -180,7 +197,7 @@ pub fn read(dir: &Path) -> Result<StalkReport, StalkError> {
         capture,
         pt_trigger,
         timeline,
-        attribution: attribute(&pre, &collect),
+        attribution,
         notes,
     })
 }

@@ -6,6 +6,7 @@
 //! starting over. The stop flag (SIGINT/SIGTERM) ends the loop between checks; a collection in
 //! progress is finished first.
 
+use super::digests;
 use super::format::{self, ts_line};
 use super::ring::{Ring, Weigh};
 use super::trigger::{device_figures, Cycles, Expr, Observed, Thread};
@@ -294,6 +295,20 @@ pub fn run(
         opts.collect,
         opts.dest.display()
     ));
+    // Statement time by digest, where the server collects it: a snapshot every half --pre
+    // (at least 1 s), the newest one at least --pre old kept as the next capture's baseline.
+    let digests_on = match digests::available(&mut c) {
+        Ok(()) => {
+            log("performance_schema digests are read every half --pre: attribution by statement time and by processlist sampling");
+            true
+        }
+        Err(why) => {
+            log(&format!("attribution by processlist sampling only: {why}"));
+            false
+        }
+    };
+    let digest_every = (opts.pre / 2).max(Duration::from_secs(1)).as_secs_f64();
+    let mut baselines: std::collections::VecDeque<digests::Snapshot> = Default::default();
     let mut ring: Ring<Snap> = Ring::new(opts.pre.as_secs_f64(), opts.pre_memory);
     let mut cycles = Cycles::new(opts.cycles);
     let mut prev: Option<Prev> = None;
@@ -322,6 +337,14 @@ pub fn run(
             Err(e) => return Err(e.into()),
         };
         out.checks += 1;
+        if digests_on && baselines.back().is_none_or(|b| ts - b.ts >= digest_every) {
+            if let Ok(d) = digests::read(&mut c, ts, "baseline") {
+                baselines.push_back(d);
+                while baselines.len() > 1 && baselines[1].ts <= ts - opts.pre.as_secs_f64() {
+                    baselines.pop_front();
+                }
+            }
+        }
         let (o, p) = observe(ts, &s, prev.as_ref(), &devices);
         prev = Some(p);
         let (matched, values) = expr.eval(&o);
@@ -362,7 +385,8 @@ pub fn run(
                     "trigger fired: {}; collecting",
                     show_values(&values)
                 ));
-                let dir = collect(opts, &mut c, &mut ring, record, stop, log)?;
+                let base = baselines.front().cloned();
+                let dir = collect(opts, &mut c, &mut ring, (record, base), stop, log)?;
                 log(&format!("capture written: {}", dir.display()));
                 purge(&opts.dest, opts.purge, Some(&dir), log);
                 out.captures.push(dir);
@@ -488,6 +512,7 @@ const FILES: &[(&str, &str)] = &[
     ("innodbstatus1", "SHOW ENGINE INNODB STATUS when the trigger fired"),
     ("innodbstatus2", "SHOW ENGINE INNODB STATUS at the end"),
     ("variables", "SHOW GLOBAL VARIABLES"),
+    ("ps-digests", "performance_schema statement digests (schema, digest, calls, wait in ps, rows examined, text) at the baseline, the trigger and the end (dbio only)"),
     ("hostname", "the host name"),
 ];
 
@@ -496,7 +521,7 @@ fn collect(
     opts: &Options,
     c: &mut Conn,
     ring: &mut Ring<Snap>,
-    trigger: TriggerRecord,
+    (trigger, baseline): (TriggerRecord, Option<digests::Snapshot>),
     stop: &AtomicBool,
     log: &mut dyn FnMut(&str),
 ) -> Result<PathBuf, StalkError> {
@@ -550,6 +575,17 @@ fn collect(
             .push(format!("{q}: {}", conn::describe(&e, &opts.net))),
     };
     ask(c, &mut w, "innodbstatus1", "SHOW ENGINE INNODB STATUS");
+    // The digests at the trigger, after the baseline; the end's follow the collection.
+    let digest_snap =
+        |c: &mut Conn, w: &mut Writer, label: &str| match digests::read(c, epoch(), label) {
+            Ok(d) => w.append("ps-digests", &digests::format(&d)),
+            Err(e) => w.errors.push(format!("{label} digests: {e}")),
+        };
+    let with_digests = baseline.is_some();
+    if let Some(b) = &baseline {
+        w.append("ps-digests", &digests::format(b));
+        digest_snap(c, &mut w, "trigger");
+    }
     ask(c, &mut w, "variables", "SHOW GLOBAL VARIABLES");
     let pid = mysqld_pid(c);
     let start = Instant::now();
@@ -623,6 +659,9 @@ fn collect(
     }
     if conn_ok {
         ask(c, &mut w, "innodbstatus2", "SHOW ENGINE INNODB STATUS");
+        if with_digests {
+            digest_snap(c, &mut w, "end");
+        }
     }
     let files = FILES
         .iter()

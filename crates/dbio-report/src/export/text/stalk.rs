@@ -128,6 +128,31 @@ fn render(r: &StalkReport) -> String {
     if a.statements.is_empty() {
         let _ = writeln!(s, "(no active thread in any sample)");
     }
+    if let Some(d) = &a.digests {
+        let _ = writeln!(
+            s,
+            "\nstatement time by digest (performance_schema): {:.1} s in the {:.0} s of the collection, {:.1} s in the {:.0} s before the trigger",
+            d.collect_statement_time_s, d.collect_window_s, d.pre_statement_time_s, d.pre_window_s
+        );
+        let _ = writeln!(
+            s,
+            "{:>7} {:>7} {:>9} {:>7} {:>11}  schema: statement",
+            "collect", "lead-up", "time_s", "calls", "rows_exam"
+        );
+        for g in d.digests.iter().take(10) {
+            let _ = writeln!(
+                s,
+                "{:>6.1}% {:>6.1}% {:>9.3} {:>7} {:>11}  {}: {}",
+                g.collect_share_pct,
+                g.pre_share_pct,
+                g.collect_time_s,
+                g.collect_calls,
+                g.collect_rows_examined,
+                if g.schema.is_empty() { "-" } else { &g.schema },
+                g.text
+            );
+        }
+    }
     for n in &r.notes {
         let _ = writeln!(s, "note: {n}");
     }
@@ -174,6 +199,24 @@ mod tests {
                     max_time_s: 12,
                 }],
                 users: vec![],
+                digests: Some(dbio_schema::stalk::DigestAttribution {
+                    pre_window_s: 60.0,
+                    collect_window_s: 30.0,
+                    pre_statement_time_s: 1.0,
+                    collect_statement_time_s: 3.0,
+                    digests: vec![dbio_schema::stalk::DigestShare {
+                        schema: "shop".into(),
+                        digest: "ab".into(),
+                        text: "DELETE FROM `orders` WHERE `id` < ?".into(),
+                        collect_calls: 10,
+                        collect_time_s: 2.0,
+                        collect_share_pct: 66.67,
+                        collect_rows_examined: 100,
+                        pre_calls: 0,
+                        pre_time_s: 0.0,
+                        pre_share_pct: 0.0,
+                    }],
+                }),
             },
             notes: vec![],
         };
@@ -187,5 +230,13 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("  71.0%    0.0%     7.50     0.00     12  batch@10.0.0.7 db shop: DELETE FROM orders WHERE id < ?"), "{t}");
+        assert!(
+            t.contains("3.0 s in the 30 s of the collection, 1.0 s in the 60 s before"),
+            "{t}"
+        );
+        assert!(
+            t.contains("  66.7%    0.0%     2.000      10         100  shop: DELETE FROM `orders` WHERE `id` < ?"),
+            "{t}"
+        );
     }
 }
