@@ -564,6 +564,16 @@ fn digests_rank_the_batch_job_by_statement_time() {
         text.contains("statement time by digest (performance_schema)"),
         "{text}"
     );
+    let o = crate::common::dbio()
+        .args(["mysql", "stalk", "--format", "html", "--report"])
+        .arg(&cap)
+        .output()
+        .unwrap();
+    let html = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        html.contains("Statement time by digest (performance_schema)") && html.contains("SLEEP"),
+        "{html}"
+    );
 }
 
 #[test]
@@ -647,4 +657,22 @@ fn reads_a_real_pt_stalk_capture() {
         "{}",
         r["timeline"]
     );
+    // The HTML page: the timeline chart drawn (3 samples), who did it, no digests (pt-stalk
+    // keeps none), self-contained.
+    let out = crate::common::dbio()
+        .args(["mysql", "stalk", "--format", "html", "--report"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let html = String::from_utf8(out).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(html.contains("<svg") && html.contains("seconds from the trigger"));
+    assert!(html.contains("<h2>Who did it</h2>") && html.contains("stalk_batch@"));
+    assert!(!html.contains("Statement time by digest"));
+    // Nothing loaded from anywhere: no script, no URL but the SVG namespace.
+    let urls = html.replace("http://www.w3.org/2000/svg", "");
+    assert!(!urls.contains("<script") && !urls.contains("http://") && !urls.contains("https://"));
 }

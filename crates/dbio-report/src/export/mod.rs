@@ -370,7 +370,7 @@ renders!(dbio_schema::align::DiskCheck: Text => text, Json => json, Csv => csv);
 renders!(dbio_schema::innodb::PagesReport: Text => text, Json => json);
 renders!(dbio_schema::innodb::GrepEvent<'_>: Text => text, Json => json, Jsonl => jsonl);
 renders!(dbio_schema::mysql_chunk::ChunkResult: Text => text, Json => json);
-renders!(dbio_schema::stalk::StalkReport: Text => text, Json => json);
+renders!(dbio_schema::stalk::StalkReport: Text => text, Json => json, Html => html);
 renders!(dbio_schema::model::BoundsResult: Text => text, Json => json, Csv => csv, Html => html);
 renders!(dbio_schema::model::MvaResult: Text => text, Json => json, Csv => csv, Html => html);
 renders!(dbio_schema::model::UslResult: Text => text, Json => json, Csv => csv, Html => html);

@@ -3,3 +3,4 @@
 mod charts;
 pub mod model;
 pub mod report;
+pub mod stalk;
