@@ -86,6 +86,10 @@ pub struct Params {
     pub rate_iops: Option<f64>,
     /// Size of the file set.
     pub file_total_size_bytes: u64,
+    /// The I/O buffers' layout: `4k` (ordinary pages, as a buffer pool with large_pages=OFF)
+    /// or `huge` (physically contiguous, as with large_pages=ON); `unknown` for results made
+    /// before dbio recorded why (its default was huge pages then).
+    pub buffers: String,
 }
 
 /// One operation's latency over a run or a point.
@@ -379,6 +383,10 @@ pub struct Comparison {
     pub p_value: Option<f64>,
     /// The throughput difference is larger than run-to-run noise (p < alpha).
     pub significant: bool,
+    /// What the comparison means, where dbio can say (an A/B of the buffers' layout: what
+    /// large_pages in the server would change); null otherwise.
+    #[serde(default)]
+    pub finding: Option<String>,
 }
 
 /// The whole report.

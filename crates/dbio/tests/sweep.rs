@@ -653,3 +653,81 @@ fn start_at_waits_for_the_agreed_time() {
         .assert()
         .success();
 }
+
+/// `--buffers 4k,huge` (issue 27): two points that the report keeps apart (the layout is a
+/// facet, not merged as one workload), compared A/B, with what large_pages in a server would
+/// change in words. Whether the layouts differ on /dev/shm is the machine's business: the
+/// finding says either.
+#[test]
+fn a_buffers_sweep_is_two_points_and_the_report_says_what_large_pages_changes() {
+    let t = shm();
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(small(t.path()))
+        .args([
+            "--mode",
+            "rndrd",
+            "--buffers",
+            "4k,huge",
+            "--threads",
+            "1",
+            "--time",
+            "1s",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success();
+    let s = json(&t.path().join("out/sweep.json"));
+    assert_eq!(s["points"].as_array().unwrap().len(), 2, "{s}");
+    let out = Command::cargo_bin("dbio")
+        .unwrap()
+        .args(["report", "--format", "json"])
+        .arg(t.path().join("out"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let r: Value = serde_json::from_slice(&out).unwrap();
+    let points = r["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{}", r["points"]);
+    let layouts: Vec<&str> = points
+        .iter()
+        .map(|p| p["params"]["buffers"].as_str().unwrap())
+        .collect();
+    assert!(
+        layouts.contains(&"4k") && layouts.contains(&"huge"),
+        "{layouts:?}"
+    );
+    let c: Vec<&Value> = r["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["parameter"] == "buffers")
+        .collect();
+    assert_eq!(c.len(), 1, "{}", r["comparisons"]);
+    let f = c[0]["finding"].as_str().unwrap();
+    assert!(f.starts_with("4KiB rndrd: "), "{f}");
+    assert!(f.contains("large_pages"), "{f}");
+    if c[0]["significant"] == true {
+        assert!(f.contains("x the IOPS"), "{f}");
+    } else {
+        assert!(f.contains("no difference beyond noise"), "{f}");
+    }
+    // The text report prints it under the comparisons.
+    let text = Command::cargo_bin("dbio")
+        .unwrap()
+        .arg("report")
+        .arg(t.path().join("out"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.contains(&format!("  buffers (")) && text.contains(f),
+        "{text}"
+    );
+}

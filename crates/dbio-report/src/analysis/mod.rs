@@ -110,6 +110,15 @@ pub fn params(r: &BenchResult) -> Params {
         rw_ratio: s.rw_ratio,
         rate_iops: s.rate_iops,
         file_total_size_bytes: s.file_total_size_bytes,
+        // A result from before the layout was recorded with its reason, and without huge
+        // pages set, cannot say: the default was huge pages then, and --no-huge-pages existed.
+        buffers: match (s.huge_pages, &s.buffers, s.engine.name()) {
+            (true, _, _) => "huge",
+            (false, Some(_), _) => "4k",
+            (false, None, "sync" | "uring") => "unknown",
+            (false, None, _) => "-",
+        }
+        .into(),
     }
 }
 
@@ -135,6 +144,7 @@ pub fn facets(p: &Params) -> Vec<(&'static str, String)> {
             dbio_schema::units::format_size(p.misalign_bytes),
         ),
         ("flags", p.flags.clone()),
+        ("buffers", p.buffers.clone()),
         ("fsync_every", p.fsync_every.to_string()),
         ("distribution", p.distribution.clone()),
         ("rw_ratio", p.rw_ratio.to_string()),
@@ -515,6 +525,13 @@ fn comparisons(
                 .collect();
             let (pa, pb) = (&points[a], &points[b]);
             let ratio = |x: f64, y: f64| if x > 0.0 { y / x } else { 0.0 };
+            let significant = p_value.is_some_and(|p| p < opts.alpha);
+            let finding = buffers_finding(
+                (ka[d].0, &ka[d].1, &kb[d].1),
+                (pa, pb),
+                p_value.map(|_| significant),
+                ka,
+            );
             out.push(Comparison {
                 parameter: ka[d].0.to_string(),
                 label: words(&shared),
@@ -532,9 +549,54 @@ fn comparisons(
                 a_intervals: series[a].len(),
                 b_intervals: series[b].len(),
                 p_value,
-                significant: p_value.is_some_and(|p| p < opts.alpha),
+                significant,
+                finding,
             });
         }
     }
     out
+}
+
+/// What an A/B of the buffers' layout (`dbio sweep --buffers 4k,huge`) means for a database:
+/// the huge-page figure is what a server with large_pages=ON would get, the 4k one what it gets
+/// with large_pages=OFF. None for other parameters, or without a test (too few intervals).
+fn buffers_finding(
+    (parameter, a_value, b_value): (&str, &str, &str),
+    (pa, pb): (&PointReport, &PointReport),
+    significant: Option<bool>,
+    facets: &Facets,
+) -> Option<String> {
+    if parameter != "buffers" {
+        return None;
+    }
+    let (small, huge) = match (a_value, b_value) {
+        ("4k", "huge") => (pa, pb),
+        ("huge", "4k") => (pb, pa),
+        _ => return None,
+    };
+    let get = |name: &str| {
+        facets
+            .iter()
+            .find(|f| f.0 == name)
+            .map_or("-", |f| f.1.as_str())
+    };
+    let what = format!("{} {}", get("block_size"), get("mode"));
+    if !significant? {
+        return Some(format!(
+            "{what}: the buffers' layout makes no difference beyond noise here: large_pages in the server would not change its I/O"
+        ));
+    }
+    let x = if small.iops > 0.0 {
+        huge.iops / small.iops
+    } else {
+        0.0
+    };
+    let p99 = if small.p99_ns > 0 {
+        huge.p99_ns as f64 / small.p99_ns as f64
+    } else {
+        0.0
+    };
+    Some(format!(
+        "{what}: I/O into huge-page (contiguous) buffers gets {x:.2}x the IOPS of I/O into 4 KiB pages on this device (p99 {p99:.2}x): a server with large_pages=ON (hugetlb pages reserved) would get the huge figure, one with large_pages=OFF (the usual default) gets the 4k figure"
+    ))
 }

@@ -225,6 +225,24 @@ impl Exporter<Report> for Html {
                 )?;
             }
             writeln!(out, "</table>")?;
+            let found: Vec<_> = r
+                .comparisons
+                .iter()
+                .filter(|c| c.finding.is_some())
+                .collect();
+            if !found.is_empty() {
+                writeln!(out, "<ul>")?;
+                for c in found {
+                    writeln!(
+                        out,
+                        "<li><b>{}</b> ({}): {}</li>",
+                        esc(&c.parameter),
+                        esc(&c.label),
+                        esc(c.finding.as_deref().unwrap_or_default())
+                    )?;
+                }
+                writeln!(out, "</ul>")?;
+            }
         }
 
         runs_over_time(r, out)?;

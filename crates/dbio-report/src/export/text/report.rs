@@ -263,6 +263,15 @@ impl Exporter<Report> for Text {
                 ]);
             }
             out.write_all(t.render().as_bytes())?;
+            for c in r.comparisons.iter().filter(|c| c.finding.is_some()) {
+                writeln!(
+                    out,
+                    "  {} ({}): {}",
+                    c.parameter,
+                    c.label,
+                    c.finding.as_deref().unwrap_or_default()
+                )?;
+            }
         }
         Ok(())
     }
