@@ -726,8 +726,5 @@ fn a_buffers_sweep_is_two_points_and_the_report_says_what_large_pages_changes() 
         .stdout
         .clone();
     let text = String::from_utf8(text).unwrap();
-    assert!(
-        text.contains(&format!("  buffers (")) && text.contains(f),
-        "{text}"
-    );
+    assert!(text.contains("  buffers (") && text.contains(f), "{text}");
 }
