@@ -187,6 +187,11 @@ pub fn read(root: u32, get: &PageReader) -> Result<Vec<SdiRecord>, SdiError> {
             page_no,
             why: why.to_string(),
         };
+        if matches!(be16(&p, 24), 15..=17) {
+            return Err(bad(
+                "is encrypted (a tablespace encrypted with a keyring): dbio does not decrypt SDI pages; give the definition with --table-def".into(),
+            ));
+        }
         if be16(&p, 24) != page_type::SDI {
             return Err(bad(format!(
                 "of type {} ({}), not SDI (17853)",

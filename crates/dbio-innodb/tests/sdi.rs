@@ -51,3 +51,36 @@ fn sdi_equals_ibd2sdi_output() {
         assert_eq!(ours, want, "{}", ibd.display());
     }
 }
+
+/// The definition from the SDI: the clustered index and tablespace from se_private_data, the
+/// key, FTS_DOC_ID kept in the record but not written, the hidden system columns left out.
+#[test]
+fn sakila_film_text_definition() {
+    let recs = sdi::read_file(&real("sakila/8.0/film_text.ibd")).unwrap();
+    let d = dbio_innodb::rows::sdi_def::table_def(&recs, None, "film_text.ibd").unwrap();
+    assert_eq!((d.index_id, d.space_id, d.root), (175, 11, 4));
+    assert_eq!(d.schema, "sakila");
+    let cols: Vec<(&str, Option<bool>)> = d
+        .def
+        .columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.generated))
+        .collect();
+    assert_eq!(
+        cols,
+        [
+            ("film_id", None),
+            ("title", None),
+            ("description", None),
+            ("FTS_DOC_ID", Some(true))
+        ]
+    );
+    assert_eq!(d.def.primary_key, [0]);
+    assert!(!d.def.create_sql.contains("FTS_DOC_ID"));
+    // A table that is not there.
+    let e = dbio_innodb::rows::sdi_def::table_def(&recs, Some("film"), "x").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the SDI describes no table \"film\" (it describes sakila/film_text)"
+    );
+}
