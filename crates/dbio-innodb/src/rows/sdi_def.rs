@@ -261,7 +261,7 @@ fn convert(id: u64, obj: &Value, source: &str) -> Result<SdiDef, SdiDefError> {
         })
     {
         return Err(unsupported(
-            "columns were added or dropped with ALGORITHM=INSTANT (the SDI's instant_col, version_added or version_dropped): records written before and after hold different columns, which dbio does not decode yet; give the definition of the original table with --table-def, or rebuild the table (ALTER TABLE ... FORCE) on a copy".into(),
+            "columns were added or dropped with ALGORITHM=INSTANT (the SDI's instant_col, version_added or version_dropped): records written before and after hold different columns (MySQL 8.0.29+ row versions, or 8.0.12-8.0.28 instant columns), which dbio does not decode yet (docs/innodb-sdi.md)".into(),
         ));
     }
     // The columns the record holds and the user sees: visible (1) and INVISIBLE (4); SQL

@@ -34,7 +34,8 @@ enum Sub {
     /// to its page and record.
     Grep(Box<grep::GrepArgs>),
     /// Decode recovered pages back into rows (SQL INSERTs, TSV or JSON Lines) with the table's
-    /// CREATE TABLE statement or the data dictionary of ibdata1 (dropped tables too).
+    /// CREATE TABLE statement, the data dictionary of ibdata1 (dropped tables too) or, for
+    /// MySQL 8, the definition the tablespace carries (SDI).
     Rows(Box<rows::RowsArgs>),
     /// Print the table definition a MySQL 8 tablespace carries (its SDI): as ibd2sdi does
     /// (JSON), or as a CREATE TABLE statement.

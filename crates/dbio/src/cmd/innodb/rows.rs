@@ -204,7 +204,10 @@ fn error(e: JobError<anyhow::Error>) -> anyhow::Error {
                 err: SdiDefError::TableNeeded(_) | SdiDefError::NotFound(..),
                 ..
             } => usage(e.to_string()),
-            e => anyhow::anyhow!("{e}; give the definition with --table-def FILE.sql"),
+            e @ FoundSdiError::Read { .. } => {
+                anyhow::anyhow!("{e}; give the definition with --table-def FILE.sql")
+            }
+            e => e.into(),
         },
         JobError::Inputs(err) => anyhow::anyhow!(
             "cannot list the page files of the sources: {err}; check the PAGES_DIR"
