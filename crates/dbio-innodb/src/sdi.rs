@@ -10,6 +10,9 @@
 //! the part from byte 46). Type 1 is the table (`dd_object_type` "Table"), type 2 the
 //! tablespace.
 //!
+//! In a ROW_FORMAT=COMPRESSED tablespace the SDI pages are compressed like leaf INDEX pages
+//! and page 0's descriptors are of the physical page size: [`uncompressed`].
+//!
 //! [`read_file`] reads an .ibd by page number from its SDI root; [`read`] takes any page
 //! reader and a root (pages found on an image: [`find_root`] picks the root among them).
 //! [`ibd2sdi`] prints the records as `ibd2sdi` does.
@@ -56,9 +59,6 @@ pub enum SdiError {
     /// Page 0 says the tablespace has no SDI.
     #[error("{0}")]
     NoSdi(String),
-    /// A ROW_FORMAT=COMPRESSED tablespace: its SDI pages are compressed.
-    #[error("a ROW_FORMAT=COMPRESSED tablespace (KEY_BLOCK_SIZE={0}): its SDI pages are compressed, which dbio does not read yet; give the definition with --table-def")]
-    Compressed(usize),
     /// A page of the SDI is missing or is not what the tree says.
     #[error("SDI page {page_no}: {why}")]
     Page {
@@ -102,16 +102,21 @@ pub fn root_from_page0(page0: &[u8]) -> Result<u32, SdiError> {
             "the tablespace flags (0x{flags:x}) have no SDI: not a MySQL 8 tablespace (MySQL 5.x, MariaDB); give the definition with --table-def"
         )));
     }
-    let zip = (flags >> 1) & 0xF;
-    if zip != 0 {
-        return Err(SdiError::Compressed(512usize << zip));
-    }
     let ps = page_size_from_flags(flags).ok_or_else(|| {
         SdiError::NoSdi(format!(
             "the tablespace flags (0x{flags:x}) name no page size"
         ))
     })?;
-    let at = sdi_offset(ps);
+    // ROW_FORMAT=COMPRESSED: the descriptors are of the physical page (extents of the
+    // logical page's size in pages).
+    let zip = (flags >> 1) & 0xF;
+    let at = if zip != 0 {
+        let phys = 512usize << zip;
+        let extent = if ps <= 16384 { (1 << 20) / ps } else { 64 };
+        150 + (24 + (2 * extent).div_ceil(8)) * (phys / extent) + 115
+    } else {
+        sdi_offset(ps)
+    };
     if page0.len() < at + 8 {
         return Err(SdiError::NoSdi(
             "page 0 is shorter than its page size".into(),
@@ -152,7 +157,9 @@ pub fn read_file(path: &Path) -> Result<Vec<SdiRecord>, SdiError> {
     let n = read_full_at(&file, &mut page0, 0).map_err(io)?;
     page0.truncate(n);
     let root = root_from_page0(&page0)?;
-    let ps = page_size_from_flags(be32(&page0, 54)).expect("checked by root_from_page0");
+    let flags = be32(&page0, 54);
+    let ps = crate::page::physical_page_size_from_flags(flags).expect("checked by root_from_page0");
+    let zip = ps != page_size_from_flags(flags).expect("checked by root_from_page0");
     let get = |page_no: u32| -> Result<Vec<u8>, String> {
         let off = page_no as u64 * ps as u64;
         if off + ps as u64 > len {
@@ -160,12 +167,32 @@ pub fn read_file(path: &Path) -> Result<Vec<SdiRecord>, SdiError> {
         }
         let mut buf = vec![0u8; ps];
         match read_full_at(&file, &mut buf, off) {
-            Ok(n) if n == ps => Ok(buf),
-            Ok(n) => Err(format!("short read ({n} of {ps} bytes)")),
-            Err(e) => Err(format!("read error: {e}")),
+            Ok(n) if n == ps => {}
+            Ok(n) => return Err(format!("short read ({n} of {ps} bytes)")),
+            Err(e) => return Err(format!("read error: {e}")),
         }
+        if zip {
+            return uncompressed(buf);
+        }
+        Ok(buf)
     };
     read(root, &get)
+}
+
+/// The page of a ROW_FORMAT=COMPRESSED tablespace as the reader needs it: an SDI page
+/// decompressed (as a leaf INDEX page is: same format; the decompressor takes INDEX pages
+/// only, so the type is swapped there and back), others as they are.
+pub fn uncompressed(mut buf: Vec<u8>) -> Result<Vec<u8>, String> {
+    if buf.len() < 38 || be16(&buf, 24) != page_type::SDI {
+        return Ok(buf);
+    }
+    buf[24..26].copy_from_slice(&page_type::INDEX.to_be_bytes());
+    crate::rows::zip::decompress(&buf)
+        .map(|(mut p, _)| {
+            p[24..26].copy_from_slice(&page_type::SDI.to_be_bytes());
+            p
+        })
+        .map_err(|e| format!("a compressed SDI page that does not decompress ({e:?})"))
 }
 
 /// Among SDI pages of one tablespace (page number, level, whether it has no neighbours),

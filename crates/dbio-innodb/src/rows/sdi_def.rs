@@ -528,18 +528,20 @@ pub fn from_found(
     use crate::page::page_type;
     use std::collections::{BTreeMap, HashMap};
     // (space, page) -> newest copy; per space, the SDI pages (page, level, no neighbours).
-    let mut pages: HashMap<(u32, u32), (u64, usize, u64, usize)> = HashMap::new();
+    // (lsn, source, offset, size, ROW_FORMAT=COMPRESSED)
+    type Copy = (u64, usize, u64, usize, bool);
+    let mut pages: HashMap<(u32, u32), Copy> = HashMap::new();
     let mut sdi: BTreeMap<u32, Vec<(u32, u16, bool)>> = BTreeMap::new();
     for (src, f) in found {
         let t = f.page_type;
-        if (t != page_type::SDI && t != crate::sdi::SDI_BLOB) || f.zip {
+        if t != page_type::SDI && t != crate::sdi::SDI_BLOB {
             continue;
         }
         if space.is_some_and(|s| s != f.space_id) {
             continue;
         }
         let key = (f.space_id, f.page_no);
-        let new = (f.lsn, *src, f.offset, f.page_size as usize);
+        let new = (f.lsn, *src, f.offset, f.page_size as usize, f.zip);
         match pages.get(&key) {
             Some(old) if old.0 >= f.lsn => {}
             _ => {
@@ -547,7 +549,7 @@ pub fn from_found(
             }
         }
     }
-    for (&(sp, page_no), &(_, src, offset, _)) in &pages {
+    for (&(sp, page_no), &(_, src, offset, _, _)) in &pages {
         let mut head = [0u8; 74];
         if crate::io::read_full_at(&sources[src].file, &mut head, offset).ok() != Some(74)
             || crate::page::be16(&head, 24) != page_type::SDI
@@ -560,11 +562,28 @@ pub fn from_found(
             .or_default()
             .push((page_no, crate::page::be16(&head, 64), alone));
     }
-    if sdi.is_empty() {
-        return Err(FoundSdiError::NoSdi);
-    }
     let mut found_defs = Vec::new();
     let mut last_err = None;
+    if sdi.is_empty() {
+        // The scanner did not keep them (compressed SDI pages of ROW_FORMAT=COMPRESSED
+        // tablespaces): each source that is an .ibd read by page number from its SDI root.
+        for s in sources {
+            let Ok(recs) = crate::sdi::read_file(&s.path) else {
+                continue;
+            };
+            let source = format!("SDI of {}", s.path.display());
+            match table_def(&recs, table, &source) {
+                Ok(d) if space.is_none_or(|sp| sp == d.space_id) => found_defs.push(d),
+                Ok(_) | Err(SdiDefError::NotFound(..)) => {}
+                Err(err) => {
+                    last_err = Some(FoundSdiError::Def {
+                        space: space.unwrap_or(0),
+                        err,
+                    })
+                }
+            }
+        }
+    }
     let several = sdi.len() > 1;
     for (sp, list) in sdi {
         let Some(root) = crate::sdi::find_root(list) else {
@@ -578,11 +597,12 @@ pub fn from_found(
             continue;
         };
         let get = |page_no: u32| -> Result<Vec<u8>, String> {
-            let &(_, src, offset, size) = pages
+            let &(_, src, offset, size, zip) = pages
                 .get(&(sp, page_no))
                 .ok_or_else(|| "not found in the sources".to_string())?;
             let mut buf = vec![0u8; size];
             match crate::io::read_full_at(&sources[src].file, &mut buf, offset) {
+                Ok(n) if n == size && zip => crate::sdi::uncompressed(buf),
                 Ok(n) if n == size => Ok(buf),
                 Ok(n) => Err(format!("short read ({n} of {size} bytes)")),
                 Err(e) => Err(format!("read error: {e}")),
