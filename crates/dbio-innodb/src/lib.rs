@@ -17,6 +17,7 @@ pub mod page;
 pub mod recover;
 pub mod rows;
 pub mod scan;
+pub mod sdi;
 pub mod search;
 
 /// Errors of this crate.

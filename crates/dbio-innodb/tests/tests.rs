@@ -8,3 +8,4 @@ mod rows;
 mod rows_formats;
 mod rows_pages;
 mod rows_zip;
+mod sdi;

@@ -16,6 +16,7 @@ mod innodb_rows;
 mod innodb_rows_blobs;
 mod innodb_rows_fit;
 mod innodb_rows_purge;
+mod innodb_sdi;
 mod iostat;
 mod json_schema;
 mod model;

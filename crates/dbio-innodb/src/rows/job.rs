@@ -8,6 +8,7 @@ use super::def::{self, DefError, TableDef};
 use super::dict_def::{self, DictDef, DictDefError};
 use super::inputs::expand_inputs;
 use super::run::{self, Deleted, Options, PageStore, RowsError};
+use super::sdi_def::{self, FoundSdiError};
 use super::temporal;
 use super::write::RowWriter;
 use crate::recover::{self, RecoverError, Scanned, Source};
@@ -33,6 +34,13 @@ pub enum Definition {
     Dictionary {
         /// The system tablespace.
         path: PathBuf,
+        /// The table.
+        table: Option<String>,
+    },
+    /// The SDI of MySQL 8 tablespaces among the sources (an .ibd, an image, a PAGES_DIR
+    /// holding its SDI pages): the table's definition, its clustered index and tablespace.
+    /// `table` (`db/name` or `name`) chooses one when the sources describe several.
+    Sdi {
         /// The table.
         table: Option<String>,
     },
@@ -122,6 +130,9 @@ pub enum JobError<E> {
         /// Why.
         err: DictDefError,
     },
+    /// The sources' SDI gives no definition.
+    #[error(transparent)]
+    Sdi(FoundSdiError),
     /// A directory of the sources could not be listed.
     #[error("cannot list the page files of the sources: {0}")]
     Inputs(std::io::Error),
@@ -186,9 +197,11 @@ pub fn rows<H: Host>(
 ) -> Result<Outcome, JobError<H::Error>> {
     let (def, dict) = match &req.definition {
         Definition::CreateTable { path, table } => (
-            create_table(path, table.as_deref(), req.old_temporal)?,
+            Some(create_table(path, table.as_deref(), req.old_temporal)?),
             None,
         ),
+        // Read from the sources once they are scanned.
+        Definition::Sdi { .. } => (None, None),
         Definition::Dictionary { path, table } => {
             let Some((d, scanned)) = dictionary(req, host, path, table.as_deref(), stop)? else {
                 return Ok(Outcome::Stopped(Stopped::Dictionary));
@@ -198,7 +211,10 @@ pub fn rows<H: Host>(
             }
             let mut def = d.def;
             temporal::apply(&mut def, &[], req.old_temporal);
-            (def, Some(((d.index.space, d.index.id), path, scanned)))
+            (
+                Some(def),
+                Some(((d.index.space, d.index.id), path, scanned)),
+            )
         }
     };
     let mut files = expand_inputs(&req.sources).map_err(JobError::Inputs)?;
@@ -207,7 +223,7 @@ pub fn rows<H: Host>(
     }
     // The dictionary's file, when it is a source too (tables in ibdata1), is not scanned
     // again: its pages found for the dictionary are used.
-    let dict_index = dict.as_ref().map(|d| d.0);
+    let mut dict_index = dict.as_ref().map(|d| d.0);
     let (mut sources, mut scanned) = match dict {
         Some((_, path, ds)) if remove_same_file(&mut files, path) => ds,
         _ => (Vec::new(), Scanned::default()),
@@ -223,6 +239,19 @@ pub fn rows<H: Host>(
     if scanned.interrupted {
         return Ok(Outcome::Stopped(Stopped::Scan));
     }
+    let def = match (def, &req.definition) {
+        (Some(def), _) => def,
+        (None, Definition::Sdi { table }) => {
+            let d = sdi_def::from_found(&scanned.found, &sources, req.space_id, table.as_deref())
+                .map_err(JobError::Sdi)?;
+            // The SDI names the clustered index and its tablespace, like the dictionary.
+            dict_index = Some((d.space_id, d.index_id));
+            let mut def = d.def;
+            temporal::apply(&mut def, &[], req.old_temporal);
+            def
+        }
+        (None, _) => unreachable!("only the SDI's definition is read after the scan"),
+    };
     let store = PageStore::new(&scanned, &sources);
     let opts = Options {
         def: def.clone(),

@@ -11,7 +11,8 @@
 //!
 //! Imports go one way (a module never imports one that imports it back): `def` <- `value` <-
 //! `record` <- `instant`, `store` <- `layout`, `walk` <- `diagnose` <- `run` <- `job`; `line`
-//! <- `sink` <- `write`.
+//! <- `sink` <- `write`. [`sdi_def`] (the definition from a MySQL 8 SDI, read by
+//! [`crate::sdi`]) <- `def`, `dict_def`; `job` <- `sdi_def`.
 
 pub mod def;
 pub mod dict_def;
@@ -24,6 +25,7 @@ pub mod job;
 pub mod line;
 pub mod record;
 pub mod run;
+pub mod sdi_def;
 pub mod sink;
 pub mod store;
 pub mod temporal;

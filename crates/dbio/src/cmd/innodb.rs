@@ -1,4 +1,4 @@
-//! `dbio innodb pages` and `dbio innodb grep`: find lost InnoDB data on a raw device, a disk
+//! `dbio innodb pages`, `grep`, `rows` and `sdi`: find lost InnoDB data on a raw device, a disk
 //! image, ibdata files or .ibd files. Sources are always opened read-only. The flags and
 //! helpers every subcommand shares live in `innodb/scan.rs`, each subcommand beside it in
 //! `innodb/`.
@@ -6,6 +6,7 @@
 mod grep;
 mod rows;
 mod scan;
+mod sdi;
 
 use crate::cli::usage;
 use crate::output::OutputArgs;
@@ -33,8 +34,12 @@ enum Sub {
     /// to its page and record.
     Grep(Box<grep::GrepArgs>),
     /// Decode recovered pages back into rows (SQL INSERTs, TSV or JSON Lines) with the table's
-    /// CREATE TABLE statement or the data dictionary of ibdata1 (dropped tables too).
+    /// CREATE TABLE statement, the data dictionary of ibdata1 (dropped tables too) or, for
+    /// MySQL 8, the definition the tablespace carries (SDI).
     Rows(Box<rows::RowsArgs>),
+    /// Print the table definition a MySQL 8 tablespace carries (its SDI): as ibd2sdi does
+    /// (JSON), or as a CREATE TABLE statement.
+    Sdi(Box<sdi::SdiArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -64,6 +69,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Sub::Pages(a) => pages(*a),
         Sub::Grep(a) => grep::run(*a),
         Sub::Rows(a) => rows::rows(*a),
+        Sub::Sdi(a) => sdi::run(*a),
     }
 }
 

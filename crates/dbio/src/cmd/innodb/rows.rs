@@ -12,6 +12,7 @@ use dbio_innodb::recover::Source;
 use dbio_innodb::rows::dict_def::DictDefError;
 use dbio_innodb::rows::job::{self, Definition, Host, JobError, Outcome, Request, Stopped};
 use dbio_innodb::rows::run::Deleted;
+use dbio_innodb::rows::sdi_def::{FoundSdiError, SdiDefError};
 use dbio_report::export::{Exporter, Json, Text};
 use dbio_schema::rows::RowFormat;
 use dbio_schema::Document;
@@ -25,13 +26,10 @@ pub struct RowsArgs {
     /// block devices (read-only).
     #[arg(required = true, value_name = "PAGES_DIR|SOURCE")]
     sources: Vec<PathBuf>,
-    /// A file with the table's CREATE TABLE statement (SHOW CREATE TABLE output).
-    #[arg(
-        long,
-        value_name = "FILE.sql",
-        required_unless_present = "dictionary",
-        conflicts_with = "dictionary"
-    )]
+    /// A file with the table's CREATE TABLE statement (SHOW CREATE TABLE output). Without it
+    /// and without --dictionary, the definition is read from the SDI of MySQL 8 tablespaces
+    /// among the sources.
+    #[arg(long, value_name = "FILE.sql", conflicts_with = "dictionary")]
     table_def: Option<PathBuf>,
     /// Take the definition from the data dictionary (SYS_TABLES, SYS_COLUMNS, SYS_INDEXES,
     /// SYS_FIELDS) in this system tablespace (ibdata1 of MariaDB or MySQL <= 5.7, or an
@@ -39,8 +37,9 @@ pub struct RowsArgs {
     /// the DROP (MariaDB 10.11 then zeroes its dictionary records). Needs --table.
     #[arg(long, value_name = "IBDATA1")]
     dictionary: Option<PathBuf>,
-    /// The table: `db/name` in the --dictionary (without it, the error lists the tables), or
-    /// the CREATE TABLE to use when FILE.sql defines several (`db/name` or `name`).
+    /// The table: `db/name` in the --dictionary (without it, the error lists the tables), the
+    /// CREATE TABLE to use when FILE.sql defines several (`db/name` or `name`), or the table
+    /// whose SDI to use when the sources hold several MySQL 8 tablespaces.
     #[arg(long, value_name = "NAME")]
     table: Option<String>,
     /// Write deleted rows too (delete-marked, or on the page's free list), marked as such
@@ -162,7 +161,7 @@ fn request(a: &RowsArgs) -> anyhow::Result<Request> {
             path: path.clone(),
             table,
         },
-        (None, None) => return Err(usage("give --table-def FILE.sql or --dictionary IBDATA1")),
+        (None, None) => Definition::Sdi { table },
     };
     Ok(Request {
         sources: a.sources.clone(),
@@ -197,6 +196,18 @@ fn error(e: JobError<anyhow::Error>) -> anyhow::Error {
                 usage(format!("--dictionary {}: --table: {err}", path.display()))
             }
             err => anyhow::anyhow!("--dictionary {}: {err}", path.display()),
+        },
+        JobError::Sdi(e) => match e {
+            FoundSdiError::NoSdi => usage(format!("{e}: MariaDB and MySQL 5.x tablespaces do not carry their definition; give --table-def FILE.sql or --dictionary IBDATA1")),
+            FoundSdiError::Several(_)
+            | FoundSdiError::Def {
+                err: SdiDefError::TableNeeded(_) | SdiDefError::NotFound(..),
+                ..
+            } => usage(e.to_string()),
+            e @ FoundSdiError::Read { .. } => {
+                anyhow::anyhow!("{e}; give the definition with --table-def FILE.sql")
+            }
+            e => e.into(),
         },
         JobError::Inputs(err) => anyhow::anyhow!(
             "cannot list the page files of the sources: {err}; check the PAGES_DIR"

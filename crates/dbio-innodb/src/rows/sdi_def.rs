@@ -1,0 +1,636 @@
+//! A table definition from the SDI of a MySQL 8 tablespace ([`crate::sdi`]): the table's
+//! `dd_object` turned into a [`TableDef`], with the clustered index's id and tablespace id
+//! from its `se_private_data` (`id=..;root=..;space_id=..;`) and a CREATE TABLE text.
+//!
+//! Each column's SQL type is the `column_type_utf8` the server wrote (`varchar(45)`,
+//! `decimal(4,2)`, `enum('G','PG')`, `smallint unsigned`), its character set that of its
+//! `collation_id`; the statement built from them is parsed by [`def::parse`], so a column
+//! is mapped exactly as the same CREATE TABLE given with `--table-def` would be. What a
+//! statement cannot say is then set from the SDI: the clustered key (the PRIMARY index's
+//! visible elements; none when it is the hidden DB_ROW_ID), FTS_DOC_ID (a hidden column
+//! stored in the record of a table with a FULLTEXT index: kept in the record, not written),
+//! generated columns (VIRTUAL ones are not in the record), DATETIME/TIME/TIMESTAMP of the
+//! format before 5.6 (dd types 7, 12, 13). Tables with instant ADD/DROP COLUMN (row
+//! versions, `version_added`/`version_dropped`, or `instant_col` of 8.0.13-8.0.28) are
+//! refused: their records do not all have the table's current layout.
+
+use super::def::{self, ColType, DefError, OldTemporal, TableDef};
+use super::dict_def::charset_of_collation;
+use crate::rows::def::Charset;
+use crate::sdi::SdiRecord;
+use serde_json::Value;
+
+/// Why the SDI gives no definition.
+#[derive(Debug, thiserror::Error)]
+pub enum SdiDefError {
+    /// No table record (type 1) in the SDI.
+    #[error("the SDI holds no table (only {0})")]
+    NoTable(String),
+    /// Several tables (a general tablespace) and none named.
+    #[error("the SDI describes {0}: name one with --table")]
+    TableNeeded(String),
+    /// The named table is not there.
+    #[error("the SDI describes no table {0:?} (it describes {1})")]
+    NotFound(String, String),
+    /// The JSON is not what the server writes.
+    #[error("the SDI JSON of table record {id}: {why}")]
+    Json {
+        /// The record id.
+        id: u64,
+        /// What is missing or malformed.
+        why: String,
+    },
+    /// Something dbio does not decode.
+    #[error("table {table}: {why}")]
+    Unsupported {
+        /// The table.
+        table: String,
+        /// What.
+        why: String,
+    },
+    /// The definition built does not map (a type dbio does not decode).
+    #[error("table {table}: {err}")]
+    Def {
+        /// The table.
+        table: String,
+        /// Why.
+        err: DefError,
+    },
+}
+
+/// The definition read from the SDI.
+#[derive(Clone, Debug)]
+pub struct SdiDef {
+    /// The table (its `create_sql` the CREATE TABLE built from the SDI).
+    pub def: TableDef,
+    /// The database (`schema_ref`).
+    pub schema: String,
+    /// The clustered index's id.
+    pub index_id: u64,
+    /// Its tablespace id.
+    pub space_id: u32,
+    /// Its root page.
+    pub root: u32,
+}
+
+/// The value of `key` in a `k=v;k=v;` string.
+pub fn private_value<'a>(s: &'a str, key: &str) -> Option<&'a str> {
+    s.split(';')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+}
+
+/// The charset of a MySQL 8 collation id (its utf8mb4 `_0900_` collations are 255-323).
+pub fn charset_of_mysql_collation(id: u32) -> Option<Charset> {
+    match id {
+        255..=323 => Some(Charset::Utf8mb4),
+        76 => Some(Charset::Utf8mb3),
+        _ => charset_of_collation(id),
+    }
+}
+
+/// The name of the commonest MySQL 8 collations (for the CREATE TABLE text).
+fn collation_name(id: u32) -> Option<&'static str> {
+    Some(match id {
+        8 => "latin1_swedish_ci",
+        47 => "latin1_bin",
+        11 => "ascii_general_ci",
+        65 => "ascii_bin",
+        33 => "utf8mb3_general_ci",
+        83 => "utf8mb3_bin",
+        192 => "utf8mb3_unicode_ci",
+        45 => "utf8mb4_general_ci",
+        46 => "utf8mb4_bin",
+        224 => "utf8mb4_unicode_ci",
+        255 => "utf8mb4_0900_ai_ci",
+        309 => "utf8mb4_0900_bin",
+        63 => "binary",
+        _ => return None,
+    })
+}
+
+/// The table names (`db/name`) of the table records.
+fn names(tables: &[(u64, Value)]) -> String {
+    tables
+        .iter()
+        .map(|(_, o)| {
+            format!(
+                "{}/{}",
+                o["schema_ref"].as_str().unwrap_or("?"),
+                o["name"].as_str().unwrap_or("?")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The definition of the table in `records` (`table`: its name, `db/name` or `name`, when the
+/// SDI describes several); `source` names where it came from.
+pub fn table_def(
+    records: &[SdiRecord],
+    table: Option<&str>,
+    source: &str,
+) -> Result<SdiDef, SdiDefError> {
+    let mut tables = Vec::new();
+    for r in records.iter().filter(|r| r.sdi_type == 1) {
+        let v: Value = serde_json::from_str(&r.json).map_err(|e| SdiDefError::Json {
+            id: r.id,
+            why: e.to_string(),
+        })?;
+        if v["dd_object_type"] != "Table" {
+            continue;
+        }
+        tables.push((r.id, v["dd_object"].clone()));
+    }
+    if tables.is_empty() {
+        let kinds: Vec<String> = records
+            .iter()
+            .map(|r| format!("a record of type {}", r.sdi_type))
+            .collect();
+        return Err(SdiDefError::NoTable(if kinds.is_empty() {
+            "nothing".into()
+        } else {
+            kinds.join(", ")
+        }));
+    }
+    let (id, obj) = match table {
+        None if tables.len() == 1 => tables.swap_remove(0),
+        None => return Err(SdiDefError::TableNeeded(names(&tables))),
+        Some(want) => {
+            let list = names(&tables);
+            let (db, name) = match want.split_once('/') {
+                Some((d, n)) => (Some(d), n),
+                None => (None, want),
+            };
+            let i = tables
+                .iter()
+                .position(|(_, o)| {
+                    o["name"]
+                        .as_str()
+                        .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                        && db.is_none_or(|d| {
+                            o["schema_ref"]
+                                .as_str()
+                                .is_some_and(|s| s.eq_ignore_ascii_case(d))
+                        })
+                })
+                .ok_or_else(|| SdiDefError::NotFound(want.to_string(), list))?;
+            tables.swap_remove(i)
+        }
+    };
+    convert(id, &obj, source)
+}
+
+/// One column of the dd object, as used here.
+struct DdColumn<'a> {
+    name: &'a str,
+    ty: u64,
+    nullable: bool,
+    hidden: u64,
+    sql_type: &'a str,
+    collation: u32,
+    char_length: u64,
+    is_virtual: bool,
+    generation: &'a str,
+    private: &'a str,
+    datetime_precision: u64,
+}
+
+fn columns(id: u64, obj: &Value) -> Result<Vec<DdColumn<'_>>, SdiDefError> {
+    let bad = |why: String| SdiDefError::Json { id, why };
+    let cols = obj["columns"]
+        .as_array()
+        .ok_or_else(|| bad("no \"columns\" array".into()))?;
+    cols.iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let s = |k: &str| {
+                c[k].as_str()
+                    .ok_or_else(|| bad(format!("column {i}: no string \"{k}\"")))
+            };
+            let n = |k: &str| {
+                c[k].as_u64()
+                    .ok_or_else(|| bad(format!("column {i}: no number \"{k}\"")))
+            };
+            Ok(DdColumn {
+                name: s("name")?,
+                ty: n("type")?,
+                nullable: c["is_nullable"].as_bool().unwrap_or(false),
+                hidden: n("hidden")?,
+                sql_type: s("column_type_utf8")?,
+                collation: n("collation_id")? as u32,
+                char_length: n("char_length")?,
+                is_virtual: c["is_virtual"].as_bool().unwrap_or(false),
+                generation: c["generation_expression_utf8"].as_str().unwrap_or(""),
+                private: c["se_private_data"].as_str().unwrap_or(""),
+                datetime_precision: c["datetime_precision"].as_u64().unwrap_or(0),
+            })
+        })
+        .collect()
+}
+
+/// dd column types holding characters (a charset applies unless the collation is binary).
+fn is_string_type(ty: u64) -> bool {
+    matches!(ty, 16 | 22..=29)
+}
+
+/// Quotes an identifier with backticks.
+fn q(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+fn convert(id: u64, obj: &Value, source: &str) -> Result<SdiDef, SdiDefError> {
+    let name = obj["name"]
+        .as_str()
+        .ok_or_else(|| SdiDefError::Json {
+            id,
+            why: "no table name".into(),
+        })?
+        .to_string();
+    let schema = obj["schema_ref"].as_str().unwrap_or("").to_string();
+    let unsupported = |why: String| SdiDefError::Unsupported {
+        table: name.clone(),
+        why,
+    };
+    let cols = columns(id, obj)?;
+    // Instant ADD/DROP COLUMN: records of several layouts.
+    let table_private = obj["se_private_data"].as_str().unwrap_or("");
+    if private_value(table_private, "instant_col").is_some()
+        || cols.iter().any(|c| {
+            private_value(c.private, "version_added").is_some()
+                || private_value(c.private, "version_dropped").is_some()
+        })
+    {
+        return Err(unsupported(
+            "columns were added or dropped with ALGORITHM=INSTANT (the SDI's instant_col, version_added or version_dropped): records written before and after hold different columns (MySQL 8.0.29+ row versions, or 8.0.12-8.0.28 instant columns), which dbio does not decode yet (docs/innodb-sdi.md)".into(),
+        ));
+    }
+    // The columns the record holds and the user sees: visible (1) and INVISIBLE (4); SQL
+    // hidden ones (3, functional index parts) are virtual; of the SE's (2), FTS_DOC_ID is
+    // in the record.
+    let mut kept = Vec::new(); // (dd index, is FTS_DOC_ID)
+    for (i, c) in cols.iter().enumerate() {
+        match c.hidden {
+            1 | 4 => kept.push((i, false)),
+            2 if c.name == "FTS_DOC_ID" => kept.push((i, true)),
+            2 | 3 => {}
+            h => return Err(unsupported(format!("column {} is hidden={h}", c.name))),
+        }
+    }
+    let ours = |dd: usize| kept.iter().position(|k| k.0 == dd);
+    // The clustered index: PRIMARY, else the first UNIQUE (promoted: all NOT NULL).
+    let indexes = obj["indexes"].as_array().cloned().unwrap_or_default();
+    let clustered = indexes
+        .iter()
+        .find(|x| x["type"] == 1)
+        .or_else(|| indexes.iter().find(|x| x["type"] == 2))
+        .ok_or_else(|| unsupported("no PRIMARY or UNIQUE index in the SDI".into()))?;
+    let elements = |x: &Value| -> Vec<(usize, u64)> {
+        x["elements"]
+            .as_array()
+            .map(|es| {
+                es.iter()
+                    .filter(|e| e["hidden"] == false)
+                    .filter_map(|e| {
+                        Some((e["column_opx"].as_u64()? as usize, e["length"].as_u64()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut primary_key = Vec::new();
+    for (opx, len) in elements(clustered) {
+        let c = cols
+            .get(opx)
+            .ok_or_else(|| unsupported(format!("the clustered index names column #{opx}")))?;
+        if c.name == "DB_ROW_ID" && c.hidden == 2 {
+            primary_key.clear();
+            break;
+        }
+        if is_string_type(c.ty) && len < c.char_length {
+            return Err(unsupported(format!(
+                "the clustered index holds a prefix of column {} ({len} of {} bytes), which dbio does not decode",
+                c.name, c.char_length
+            )));
+        }
+        primary_key.push(ours(opx).ok_or_else(|| {
+            unsupported(format!("the clustered key column {} is hidden", c.name))
+        })?);
+    }
+    let private = clustered["se_private_data"].as_str().unwrap_or("");
+    let num = |k: &str| private_value(private, k).and_then(|v| v.parse::<u64>().ok());
+    let (Some(index_id), Some(space_id), Some(root)) = (num("id"), num("space_id"), num("root"))
+    else {
+        return Err(SdiDefError::Json {
+            id,
+            why: format!(
+                "the clustered index's se_private_data {private:?} has no id, space_id and root"
+            ),
+        });
+    };
+
+    // The statement parsed (plain columns) and the one shown (as SHOW CREATE TABLE would).
+    let mut parsed = format!("CREATE TABLE {} (\n", q(&name));
+    let mut shown = parsed.clone();
+    for (n, &(i, fts)) in kept.iter().enumerate() {
+        let c = &cols[i];
+        let sep = if n + 1 < kept.len() { ",\n" } else { "\n" };
+        let (ty, cs) = if fts {
+            ("bigint unsigned".to_string(), None)
+        } else {
+            let ty = match c.ty {
+                // GEOMETRY and its kinds: WKB with an SRID, stored as a BLOB.
+                30 => "longblob".to_string(),
+                _ => c.sql_type.to_string(),
+            };
+            let cs = if is_string_type(c.ty) && c.collation != 63 {
+                Some(charset_of_mysql_collation(c.collation).ok_or_else(|| {
+                    unsupported(format!(
+                        "column {}: collation id {} is of a character set dbio does not decode (it reads latin1, ascii, utf8mb3, utf8mb4 and binary)",
+                        c.name, c.collation
+                    ))
+                })?)
+            } else {
+                None
+            };
+            (ty, cs)
+        };
+        let null = if c.nullable { "" } else { " NOT NULL" };
+        let cs_sql = cs.map_or(String::new(), |cs| format!(" CHARACTER SET {}", cs.name()));
+        parsed.push_str(&format!("  {} {ty}{cs_sql}{null}{sep}", q(c.name)));
+        if fts {
+            continue;
+        }
+        let collate = match (cs, collation_name(c.collation)) {
+            (Some(_), Some(n)) => format!(" COLLATE {n}"),
+            _ => String::new(),
+        };
+        let generated = if c.generation.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " GENERATED ALWAYS AS ({}) {}",
+                c.generation,
+                if c.is_virtual { "VIRTUAL" } else { "STORED" }
+            )
+        };
+        let invisible = if c.hidden == 4 {
+            " /*!80023 INVISIBLE */"
+        } else {
+            ""
+        };
+        shown.push_str(&format!(
+            "  {} {}{cs_sql}{collate}{generated}{null}{invisible},\n",
+            q(c.name),
+            c.sql_type
+        ));
+    }
+    parsed.push(')');
+    // Keys, for the reader.
+    let mut keys = Vec::new();
+    for x in &indexes {
+        let els = elements(x);
+        if els.is_empty() || x["hidden"] == true {
+            continue;
+        }
+        let parts: Vec<String> = els
+            .iter()
+            .filter_map(|&(opx, len)| {
+                let c = cols.get(opx)?;
+                let whole = matches!(x["type"].as_u64(), Some(4 | 5));
+                let prefix = if !whole && is_string_type(c.ty) && len < c.char_length {
+                    let mb = charset_of_mysql_collation(c.collation).map_or(1, |cs| cs.mbmaxlen())
+                        as u64;
+                    format!("({})", len / mb)
+                } else {
+                    String::new()
+                };
+                Some(format!("{}{prefix}", q(c.name)))
+            })
+            .collect();
+        let xname = x["name"].as_str().unwrap_or("");
+        let kind = match x["type"].as_u64() {
+            Some(1) => {
+                keys.push(format!("  PRIMARY KEY ({})", parts.join(",")));
+                continue;
+            }
+            Some(2) => "UNIQUE KEY",
+            Some(4) => "FULLTEXT KEY",
+            Some(5) => "SPATIAL KEY",
+            _ => "KEY",
+        };
+        keys.push(format!("  {kind} {} ({})", q(xname), parts.join(",")));
+    }
+    if keys.is_empty() {
+        // No key: drop the last column's comma.
+        shown.truncate(shown.len() - 2);
+        shown.push('\n');
+    } else {
+        shown.push_str(&keys.join(",\n"));
+        shown.push('\n');
+    }
+    let tcoll = obj["collation_id"].as_u64().unwrap_or(0) as u32;
+    shown.push_str(") ENGINE=InnoDB");
+    if let Some(cs) = charset_of_mysql_collation(tcoll) {
+        shown.push_str(&format!(" DEFAULT CHARSET={}", cs.name()));
+        if let Some(n) = collation_name(tcoll) {
+            shown.push_str(&format!(" COLLATE={n}"));
+        }
+    }
+
+    let mut def = def::parse(&parsed, None, source).map_err(|err| SdiDefError::Def {
+        table: name.clone(),
+        err,
+    })?;
+    def.name = name.clone();
+    def.primary_key = primary_key;
+    def.create_sql = shown;
+    def.source = source.to_string();
+    for (col, &(i, fts)) in def.columns.iter_mut().zip(&kept) {
+        let c = &cols[i];
+        if fts {
+            // In the record, not written: the server makes it again.
+            col.generated = Some(true);
+            continue;
+        }
+        if !c.generation.is_empty() {
+            col.generated = Some(!c.is_virtual);
+        }
+        let fsp = c.datetime_precision.min(6) as u8;
+        let old = match c.ty {
+            7 => Some(OldTemporal::Timestamp),
+            12 => Some(OldTemporal::Time),
+            13 => Some(OldTemporal::Datetime),
+            _ => None,
+        };
+        if let Some(old) = old {
+            col.ty = ColType::OldTemporal { old, fsp };
+        }
+    }
+    Ok(SdiDef {
+        def,
+        schema,
+        index_id,
+        space_id: space_id as u32,
+        root: root as u32,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_values() {
+        let s = "id=1343;root=4;space_id=235;table_id=1720;trx_id=1891370;";
+        assert_eq!(private_value(s, "id"), Some("1343"));
+        assert_eq!(private_value(s, "space_id"), Some("235"));
+        assert_eq!(private_value(s, "root"), Some("4"));
+        assert_eq!(private_value(s, "instant_col"), None);
+    }
+}
+
+/// Why no definition was read from the SDI pages found in the sources.
+#[derive(Debug, thiserror::Error)]
+pub enum FoundSdiError {
+    /// No SDI page among the pages found.
+    #[error("no SDI pages in the sources (SDI pages are in MySQL 8 tablespaces only)")]
+    NoSdi,
+    /// The SDI of a tablespace does not read.
+    #[error("the SDI of tablespace {space}: {err}")]
+    Read {
+        /// The tablespace id.
+        space: u32,
+        /// Why.
+        err: crate::sdi::SdiError,
+    },
+    /// It reads but gives no definition.
+    #[error("the SDI of tablespace {space}: {err}")]
+    Def {
+        /// The tablespace id.
+        space: u32,
+        /// Why.
+        err: SdiDefError,
+    },
+    /// Several tablespaces with an SDI and neither a space id nor a table named.
+    #[error("the sources hold the SDI of several tablespaces ({0}): choose one with --space-id or --table")]
+    Several(String),
+}
+
+/// The definition from the SDI pages among the pages `found` in `sources` (an .ibd, an image,
+/// a PAGES_DIR): of tablespace `space` when given, of the table named `table` when given,
+/// else of the only tablespace with SDI pages. The newest copy of each page is read.
+pub fn from_found(
+    found: &[(usize, crate::scan::FoundPage)],
+    sources: &[crate::recover::Source],
+    space: Option<u32>,
+    table: Option<&str>,
+) -> Result<SdiDef, FoundSdiError> {
+    use crate::page::page_type;
+    use std::collections::{BTreeMap, HashMap};
+    // (space, page) -> newest copy; per space, the SDI pages (page, level, no neighbours).
+    // (lsn, source, offset, size, ROW_FORMAT=COMPRESSED)
+    type Copy = (u64, usize, u64, usize, bool);
+    let mut pages: HashMap<(u32, u32), Copy> = HashMap::new();
+    let mut sdi: BTreeMap<u32, Vec<(u32, u16, bool)>> = BTreeMap::new();
+    for (src, f) in found {
+        let t = f.page_type;
+        if t != page_type::SDI && t != crate::sdi::SDI_BLOB {
+            continue;
+        }
+        if space.is_some_and(|s| s != f.space_id) {
+            continue;
+        }
+        let key = (f.space_id, f.page_no);
+        let new = (f.lsn, *src, f.offset, f.page_size as usize, f.zip);
+        match pages.get(&key) {
+            Some(old) if old.0 >= f.lsn => {}
+            _ => {
+                pages.insert(key, new);
+            }
+        }
+    }
+    for (&(sp, page_no), &(_, src, offset, _, _)) in &pages {
+        let mut head = [0u8; 74];
+        if crate::io::read_full_at(&sources[src].file, &mut head, offset).ok() != Some(74)
+            || crate::page::be16(&head, 24) != page_type::SDI
+        {
+            continue;
+        }
+        let alone =
+            crate::page::be32(&head, 8) == u32::MAX && crate::page::be32(&head, 12) == u32::MAX;
+        sdi.entry(sp)
+            .or_default()
+            .push((page_no, crate::page::be16(&head, 64), alone));
+    }
+    let mut found_defs = Vec::new();
+    let mut last_err = None;
+    if sdi.is_empty() {
+        // The scanner did not keep them (compressed SDI pages of ROW_FORMAT=COMPRESSED
+        // tablespaces): each source that is an .ibd read by page number from its SDI root.
+        for s in sources {
+            let Ok(recs) = crate::sdi::read_file(&s.path) else {
+                continue;
+            };
+            let source = format!("SDI of {}", s.path.display());
+            match table_def(&recs, table, &source) {
+                Ok(d) if space.is_none_or(|sp| sp == d.space_id) => found_defs.push(d),
+                Ok(_) | Err(SdiDefError::NotFound(..)) => {}
+                Err(err) => {
+                    last_err = Some(FoundSdiError::Def {
+                        space: space.unwrap_or(0),
+                        err,
+                    })
+                }
+            }
+        }
+    }
+    let several = sdi.len() > 1;
+    for (sp, list) in sdi {
+        let Some(root) = crate::sdi::find_root(list) else {
+            last_err = Some(FoundSdiError::Read {
+                space: sp,
+                err: crate::sdi::SdiError::Page {
+                    page_no: 0,
+                    why: "no SDI root page (a page without neighbours) was found".into(),
+                },
+            });
+            continue;
+        };
+        let get = |page_no: u32| -> Result<Vec<u8>, String> {
+            let &(_, src, offset, size, zip) = pages
+                .get(&(sp, page_no))
+                .ok_or_else(|| "not found in the sources".to_string())?;
+            let mut buf = vec![0u8; size];
+            match crate::io::read_full_at(&sources[src].file, &mut buf, offset) {
+                Ok(n) if n == size && zip => crate::sdi::uncompressed(buf),
+                Ok(n) if n == size => Ok(buf),
+                Ok(n) => Err(format!("short read ({n} of {size} bytes)")),
+                Err(e) => Err(format!("read error: {e}")),
+            }
+        };
+        let recs = match crate::sdi::read(root, &get) {
+            Ok(r) => r,
+            Err(err) => {
+                last_err = Some(FoundSdiError::Read { space: sp, err });
+                continue;
+            }
+        };
+        let source = format!("SDI of tablespace {sp}");
+        match table_def(&recs, table, &source) {
+            Ok(d) => found_defs.push(d),
+            Err(SdiDefError::NotFound(..)) if several => {}
+            Err(err) => last_err = Some(FoundSdiError::Def { space: sp, err }),
+        }
+    }
+    match found_defs.len() {
+        1 => Ok(found_defs.swap_remove(0)),
+        0 => Err(last_err.unwrap_or(FoundSdiError::NoSdi)),
+        _ => Err(FoundSdiError::Several(
+            found_defs
+                .iter()
+                .map(|d| format!("{} = {}/{}", d.space_id, d.schema, d.def.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )),
+    }
+}
