@@ -554,22 +554,12 @@ fn digests_rank_the_batch_job_by_statement_time() {
     );
     // The text report shows the ranking.
     let cap = only_capture(dest.path());
-    let o = crate::common::dbio()
-        .args(["mysql", "stalk", "--report"])
-        .arg(&cap)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = report(&cap, "text");
     assert!(
         text.contains("statement time by digest (performance_schema)"),
         "{text}"
     );
-    let o = crate::common::dbio()
-        .args(["mysql", "stalk", "--format", "html", "--report"])
-        .arg(&cap)
-        .output()
-        .unwrap();
-    let html = String::from_utf8_lossy(&o.stdout);
+    let html = report(&cap, "html");
     assert!(
         html.contains("Statement time by digest (performance_schema)") && html.contains("SLEEP"),
         "{html}"
@@ -626,20 +616,25 @@ fn a_server_restarted_mid_collection_is_reconnected() {
     assert!(last.contains("| Uptime "), "{last}");
 }
 
-#[test]
-fn reads_a_real_pt_stalk_capture() {
-    // testdata/pt-stalk/: files of one pt-stalk 3.5 collection made during the test's overload
-    // (see testdata/README.md).
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/pt-stalk");
+/// `dbio mysql stalk --report DIR --format FORMAT`'s stdout (the command must succeed).
+fn report(dir: &Path, format: &str) -> String {
     let out = crate::common::dbio()
-        .args(["mysql", "stalk", "--format", "json", "--report"])
-        .arg(&dir)
+        .args(["mysql", "stalk", "--format", format, "--report"])
+        .arg(dir)
         .assert()
         .success()
         .get_output()
         .stdout
         .clone();
-    let r: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn reads_a_real_pt_stalk_capture() {
+    // testdata/pt-stalk/: files of one pt-stalk 3.5 collection made during the test's overload
+    // (see testdata/README.md).
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/pt-stalk");
+    let r: serde_json::Value = serde_json::from_str(&report(&dir, "json")).unwrap();
     assert_eq!(r["made_by"], "pt-stalk");
     validate("dbio.mysql.stalk", &r);
     assert!(r["pt_trigger"]
@@ -659,15 +654,7 @@ fn reads_a_real_pt_stalk_capture() {
     );
     // The HTML page: the timeline chart drawn (3 samples), who did it, no digests (pt-stalk
     // keeps none), self-contained.
-    let out = crate::common::dbio()
-        .args(["mysql", "stalk", "--format", "html", "--report"])
-        .arg(&dir)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let html = String::from_utf8(out).unwrap();
+    let html = report(&dir, "html");
     assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
     assert!(html.contains("<svg") && html.contains("seconds from the trigger"));
     assert!(html.contains("<h2>Who did it</h2>") && html.contains("stalk_batch@"));
