@@ -20,6 +20,7 @@ pub mod server_layout;
 pub mod spec;
 pub mod sweep;
 pub mod timer;
+pub mod verdict;
 pub mod warn;
 pub mod worker;
 

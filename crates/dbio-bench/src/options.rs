@@ -20,6 +20,10 @@ pub const DEFAULT_FILE_TOTAL_SIZE: u64 = 1 << 30;
 /// `--time` when neither it nor `--events` is given.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(10);
 
+/// `--time` of each phase of the default run (no `--mode`: data pages, then commits) when
+/// neither it nor `--events` is given: the two phases together take [`DEFAULT_TIME`].
+pub const DEFAULT_PHASE_TIME: Duration = Duration::from_secs(5);
+
 /// `--spin-polls` by default: completion polls before an io_uring reap sleeps. 16 polls (about
 /// 3 us) cover a tmpfs read's turnaround through io-wq; measured on tmpfs, 4 KiB random reads
 /// QD 32, 8 interleaved rounds: 0 polls 708k IOPS, 4: 785k, 16: 789k, 64: 758k (median).

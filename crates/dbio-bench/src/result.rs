@@ -122,6 +122,7 @@ pub fn bench_result(
         interrupted,
         intervals: out.intervals,
         summary: out.summary,
+        default_run: None,
     };
     (result, out.error)
 }

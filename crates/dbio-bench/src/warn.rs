@@ -40,7 +40,7 @@ pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> V
         if buffered {
             w.push("buffered writes with no fsync, O_DSYNC or O_SYNC: writes land in the page cache and this measures memory, not storage; add --direct and --fsync-every N, or --dsync".into());
         } else if volatile {
-            w.push("O_DIRECT writes without fsync/O_DSYNC on a device with a volatile write cache (write_cache = write back): they may sit in the device cache, so nothing here is durable; add --fsync-every N or --dsync to measure durable writes".into());
+            w.push(VOLATILE_CACHE.into());
         }
     }
     if let Target::Device(_) = spec.target {
@@ -51,6 +51,28 @@ pub fn warnings(spec: &Spec, env: &Environment, mem_available: Option<u64>) -> V
         }
     }
     w
+}
+
+/// The warning of O_DIRECT writes that nothing makes durable, on a device whose write cache
+/// is volatile.
+pub const VOLATILE_CACHE: &str = "O_DIRECT writes without fsync/O_DSYNC on a device with a volatile write cache (write_cache = write back): they may sit in the device cache, so nothing here is durable; add --fsync-every N or --dsync to measure durable writes";
+
+/// [`VOLATILE_CACHE`] in the default run, whose commit phase measures durable writes.
+pub const VOLATILE_CACHE_DEFAULT_RUN: &str = "O_DIRECT page writes without fsync on a device with a volatile write cache (write_cache = write back): they may sit in the device cache, so the page writes of this phase are not durable; the commit phase after it measures durable writes (each record written and synced)";
+
+/// The warnings of the default run's data-page phase: the same, except that the one about
+/// writes nothing makes durable points to the commit phase instead of to flags.
+pub fn for_default_run(warnings: Vec<String>) -> Vec<String> {
+    warnings
+        .into_iter()
+        .map(|w| {
+            if w == VOLATILE_CACHE {
+                VOLATILE_CACHE_DEFAULT_RUN.into()
+            } else {
+                w
+            }
+        })
+        .collect()
 }
 
 /// The warning for O_DIRECT that a filesystem silently ignores: more than a tenth of the

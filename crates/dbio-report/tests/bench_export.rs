@@ -250,6 +250,7 @@ fn build(spec: Spec, intervals: u64, warmup_intervals: u64) -> BenchResult {
         interrupted: false,
         intervals: ivs,
         summary,
+        default_run: None,
     }
 }
 

@@ -159,6 +159,7 @@ fn run(
             process_io: None,
             device_check: None,
         },
+        default_run: None,
     }
 }
 

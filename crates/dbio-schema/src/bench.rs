@@ -890,6 +890,52 @@ pub struct BenchResult {
     pub intervals: Vec<Interval>,
     /// The whole measured run.
     pub summary: Summary,
+    /// Plain `dbio bench` without `--mode` (the default run): the data-page phase is this
+    /// document, and this field carries the commit phase that followed it on the same file
+    /// system and the verdict over both. Absent in every single-phase result (`--mode` given,
+    /// a `--device`, `--engine null`, `--format sysbench`) and in results of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_run: Option<DefaultRun>,
+}
+
+/// What the default run (no `--mode`) adds to its data-page result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DefaultRun {
+    /// The commit phase, as `--mode commit` with the same flags records it (a whole
+    /// `dbio.bench/1` document); `None` when the run was interrupted before it started.
+    pub commit: Option<Box<BenchResult>>,
+    /// The verdict over both phases; `None` when a phase measured no page read or no commit.
+    pub verdict: Option<Verdict>,
+}
+
+/// The default run's answer: how long a transaction waits on storage, from the two phases'
+/// histograms. A transaction is `page_misses` page reads (buffer-pool misses, each a read of
+/// the data-page phase) and one commit (one record write and its sync, of the commit phase).
+/// Means add exactly; percentiles of sums are computed from the histograms taken as
+/// independent draws (`samples` transactions drawn with a fixed seed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Page reads per transaction assumed (`--page-misses`).
+    pub page_misses: u32,
+    /// Page read latency, p99 (measured).
+    pub page_read_p99_ns: u64,
+    /// Page read latency, mean (measured).
+    pub page_read_mean_ns: f64,
+    /// One commit (record write + its fsync/fdatasync; the write alone with O_DSYNC/O_SYNC),
+    /// p99.
+    pub commit_p99_ns: u64,
+    /// One commit, mean.
+    pub commit_mean_ns: f64,
+    /// A transaction's storage wait, mean: page_misses x page read mean + commit mean.
+    pub txn_mean_ns: f64,
+    /// A transaction's storage wait, p99.
+    pub txn_p99_ns: u64,
+    /// The commit's share of the mean transaction wait (%).
+    pub commit_share_pct: f64,
+    /// Transactions drawn for the percentiles.
+    pub samples: u64,
+    /// The verdict in words.
+    pub words: String,
 }
 
 /// A value in a bench result file that `dbio bench` never writes (a hand-edited or damaged
@@ -1024,6 +1070,12 @@ impl BenchResult {
         non_negative("summary.total.bytes_per_s", m.total.bytes_per_s)?;
         for (i, t) in m.threads.iter().enumerate() {
             non_negative(&format!("summary.threads[{i}].busy_s"), t.busy_s)?;
+        }
+        if let Some(c) = self.default_run.as_ref().and_then(|d| d.commit.as_ref()) {
+            c.check().map_err(|mut b| {
+                b.field = format!("default_run.commit.{}", b.field);
+                b
+            })?;
         }
         Ok(())
     }

@@ -2800,3 +2800,286 @@ fn like_server_picks_huge_pages_for_a_server_with_large_pages() {
         assert_eq!(why.contains("large_pages=ON"), server == dsn, "{why}");
     }
 }
+
+/// The default run's flags in these tests: 2 files of 4 MiB, 4 KiB blocks, each phase 300
+/// I/Os (reads+writes of the page phase, record writes of the commit phase).
+const DEFAULT_RUN: [&str; 8] = [
+    "--file-num",
+    "2",
+    "--file-total-size",
+    "8M",
+    "--block-size",
+    "4k",
+    "--events",
+    "300",
+];
+
+/// `dbio bench` without --mode on the disk (real O_DIRECT files, real fdatasync): the
+/// data-page phase, then the commit phase in the same directory, then the verdict, all in one
+/// JSON document; the files of both phases (data files and logs) are removed after.
+#[test]
+fn default_run_measures_pages_then_commits_and_gives_a_verdict() {
+    let tmp = disk();
+    let dir = tmp.path().join("set");
+    let r = bench(&dir, &DEFAULT_RUN);
+    assert_eq!(r["spec"]["mode"], "rndrw");
+    assert_eq!(r["interrupted"], false);
+    assert_eq!(u(&r["summary"]["total"]["count"]), 300);
+    assert!(u(&r["summary"]["read"]["count"]) > 0);
+    let c = &r["default_run"]["commit"];
+    assert_eq!(c["schema"], "dbio.bench/1");
+    assert_eq!(c["spec"]["mode"], "commit");
+    assert_eq!(
+        c["spec"]["target"], r["spec"]["target"],
+        "the same directory"
+    );
+    assert_eq!(
+        c["environment"]["filesystem"],
+        r["environment"]["filesystem"]
+    );
+    assert_eq!(c["spec"]["block_size_bytes"], 4096);
+    // Every record written and synced (fdatasync after each one), as --mode commit does.
+    assert_eq!(u(&c["summary"]["write"]["count"]), 300);
+    assert_eq!(u(&c["summary"]["fsync"]["count"]), 300);
+    assert_eq!(u(&c["summary"]["engine_calls"]["fsyncs"]), 300);
+    assert_eq!(u(&c["summary"]["read"]["count"]), 0);
+    // The kernel saw the records written (O_DIRECT: to storage).
+    assert!(
+        u(&c["summary"]["process_io"]["write_bytes"]) >= 300 * 4096,
+        "{c}"
+    );
+    let v = &r["default_run"]["verdict"];
+    assert_eq!(u(&v["page_misses"]), 10);
+    // Means add: 10 page reads and one commit (its write and its sync).
+    let read_mean = f(&r["summary"]["read"]["lat_ns"]["mean"]);
+    let commit_mean =
+        f(&c["summary"]["write"]["lat_ns"]["mean"]) + f(&c["summary"]["fsync"]["lat_ns"]["mean"]);
+    assert!((f(&v["page_read_mean_ns"]) - read_mean).abs() < 1e-6);
+    assert!((f(&v["commit_mean_ns"]) - commit_mean).abs() < 1e-6 * commit_mean);
+    let txn = f(&v["txn_mean_ns"]);
+    assert!(
+        (txn - (10.0 * read_mean + commit_mean)).abs() < 1e-6 * txn,
+        "{v}"
+    );
+    assert_eq!(
+        u(&v["page_read_p99_ns"]),
+        u(&r["summary"]["read"]["lat_ns"]["p99"]),
+        "the page read p99 is the measured one"
+    );
+    // A transaction waits for its commit: its p99 is at least the commit's smallest.
+    assert!(u(&v["txn_p99_ns"]) >= u(&c["summary"]["fsync"]["lat_ns"]["min"]));
+    let words = v["words"].as_str().unwrap();
+    assert!(
+        words.starts_with("page reads p99 ")
+            && words.contains(", commits p99 ")
+            && words.contains("a transaction with one commit and 10 page misses waits about "),
+        "{words}"
+    );
+    assert!(!dir.exists(), "data files, logs and the directory removed");
+}
+
+/// The text of the default run: both phases' lines and summaries, then the verdict; the
+/// warning about writes nothing syncs points to the commit phase. `--mode rndrw` given
+/// explicitly is today's single phase, with no commit phase and no verdict.
+#[test]
+fn default_run_text_and_an_explicit_mode_stays_one_phase() {
+    let tmp = disk();
+    let dir = tmp.path().join("set");
+    let o = dbio()
+        .arg("bench")
+        .args(DEFAULT_RUN)
+        .args(["--page-misses", "3", "--dir"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let at = |s: &str| {
+        out.find(s)
+            .unwrap_or_else(|| panic!("no {s:?} in the output:\n{out}"))
+    };
+    let order = [
+        "the default run: data pages (as --mode rndrw), then commits (as --mode commit) on the same file system, until 300 I/Os each, then a verdict",
+        "dbio bench: rndrw with sync engine, 4KiB blocks, 1 thread",
+        "\nSummary: ",
+        "\ncommit phase: each thread appends records to its own log and syncs each (as --mode commit)\n",
+        "dbio bench: commit with sync engine, 4KiB blocks, 1 thread",
+        "fdatasync after every record",
+        "\nfsync ",
+        "\nverdict: page reads p99 ",
+        "a transaction with one commit and 3 page misses waits about ",
+    ];
+    let pos: Vec<usize> = order.iter().map(|s| at(s)).collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "{out}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("nothing here is durable"), "{err}");
+    // An explicit --mode: one phase, as before.
+    let o = dbio()
+        .arg("bench")
+        .args(DEFAULT_RUN)
+        .args(["--mode", "rndrw", "--dir"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("\ndbio bench: rndrw"), "{out}");
+    for s in ["default run", "commit", "verdict"] {
+        assert!(!out.contains(s), "{s:?} in a single-phase run:\n{out}");
+    }
+    let r = bench(&dir, &[&DEFAULT_RUN[..], &["--mode", "rndrw"]].concat());
+    assert!(r.get("default_run").is_none(), "{r}");
+    // --page-misses belongs to the default run.
+    dbio()
+        .args(["bench", "--mode", "rndrd", "--page-misses", "3", "--dir"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--page-misses sets the default run's verdict",
+        ));
+    assert!(!dir.exists());
+}
+
+/// CSV of the default run: the same columns and `phase` last, the commit rows after the page
+/// rows. Sysbench format has one run: the data-page phase alone.
+#[test]
+fn default_run_csv_has_a_phase_column_and_sysbench_one_phase() {
+    let tmp = shm();
+    let dir = tmp.path().join("set");
+    let csv = |extra: &[&str]| -> String {
+        let o = dbio()
+            .arg("bench")
+            .args(&DEFAULT_RUN[..6])
+            .args(["--time", "2500ms", "--dir"])
+            .arg(&dir)
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(o).unwrap()
+    };
+    let out = csv(&["--format", "csv"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("start_s,end_s,warmup,read_count,"),
+        "{out}"
+    );
+    assert!(lines[0].ends_with(",phase"), "{out}");
+    let phases: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l.rsplit(',').next().unwrap())
+        .collect();
+    // 2.5 s each at 1 s intervals: 3 rows each (the last one half an interval).
+    assert_eq!(
+        phases,
+        ["pages", "pages", "pages", "commit", "commit", "commit"],
+        "{out}"
+    );
+    let single = csv(&["--format", "csv", "--mode", "rndrd"]);
+    assert!(
+        !single.lines().next().unwrap().contains("phase"),
+        "{single}"
+    );
+    let out = csv(&["--format", "sysbench"]);
+    assert_eq!(out.matches("General statistics:").count(), 1, "{out}");
+    assert!(!out.contains("verdict") && !out.contains("commit"), "{out}");
+    assert!(!dir.exists());
+}
+
+/// Starts a default run writing JSON to `out`, reads its stderr (the live lines in JSON mode)
+/// until `ready` says so, sends SIGINT and returns the exit code and all of stderr.
+fn interrupt_default_run(
+    dir: &Path,
+    out: &Path,
+    args: &[&str],
+    ready: impl Fn(&str) -> bool,
+) -> (Option<i32>, String) {
+    use std::io::{BufRead, Read};
+    let bin = assert_cmd::cargo::cargo_bin("dbio");
+    let mut child = std::process::Command::new(bin)
+        .arg("bench")
+        .args(args)
+        .args(["--format", "json", "--output"])
+        .arg(out)
+        .arg("--dir")
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            panic!("the run ended before it was ready to be interrupted:\n{seen}");
+        }
+        seen.push_str(&line);
+        if ready(&seen) {
+            break;
+        }
+    }
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    err.read_to_string(&mut seen).unwrap();
+    (child.wait().unwrap().code(), seen)
+}
+
+/// Ctrl-C (a real SIGINT) during the data-page phase: the partial page result is written, the
+/// commit phase never starts (`default_run.commit` null, no verdict), the files are removed,
+/// exit 130.
+#[test]
+fn ctrl_c_in_the_page_phase_writes_the_partial_result_without_commits() {
+    let tmp = disk();
+    let dir = tmp.path().join("set");
+    let out = tmp.path().join("r.json");
+    let args = [&DEFAULT_RUN[..6], &["--time", "60s"]].concat();
+    // The first interval line of the page phase.
+    let (code, err) = interrupt_default_run(&dir, &out, &args, |s| s.contains("1.0s |"));
+    assert_eq!(code, Some(130), "{err}");
+    assert!(!err.contains("dbio bench: commit"), "{err}");
+    assert!(
+        err.contains("verdict: none: the run stopped before its commit phase"),
+        "{err}"
+    );
+    let r = json(&std::fs::read(&out).unwrap());
+    assert_eq!(r["interrupted"], true);
+    assert!(u(&r["summary"]["read"]["count"]) > 0);
+    assert!(r["default_run"]["commit"].is_null(), "{}", r["default_run"]);
+    assert!(r["default_run"]["verdict"].is_null());
+    assert!(!dir.exists(), "cleanup ran as it would have");
+}
+
+/// Ctrl-C during the commit phase: the page phase is whole, the commit phase partial and
+/// marked interrupted, the verdict says it comes from an interrupted run, exit 130.
+#[test]
+fn ctrl_c_in_the_commit_phase_writes_both_phases() {
+    let tmp = disk();
+    let dir = tmp.path().join("set");
+    let out = tmp.path().join("r.json");
+    // Many events: the page phase (thousands of I/Os a second) ends well before the commit
+    // phase (each record waits for its fdatasync), which is interrupted after its first
+    // interval line.
+    let args = [&DEFAULT_RUN[..6], &["--events", "20000"]].concat();
+    let (code, err) = interrupt_default_run(&dir, &out, &args, |s| {
+        s.split_once("dbio bench: commit")
+            .is_some_and(|(_, c)| c.contains("1.0s |"))
+    });
+    assert_eq!(code, Some(130), "{err}");
+    let r = json(&std::fs::read(&out).unwrap());
+    assert_eq!(r["interrupted"], false, "the page phase ran whole");
+    assert_eq!(u(&r["summary"]["total"]["count"]), 20000);
+    let c = &r["default_run"]["commit"];
+    assert_eq!(c["interrupted"], true, "{c}");
+    let commits = u(&c["summary"]["fsync"]["count"]);
+    assert!(commits > 0 && commits < 20000, "{commits}");
+    let words = r["default_run"]["verdict"]["words"].as_str().unwrap();
+    assert!(words.ends_with("(from an interrupted run)"), "{words}");
+    assert!(err.contains("INTERRUPTED"), "{err}");
+    assert!(!dir.exists(), "data files and logs removed");
+}

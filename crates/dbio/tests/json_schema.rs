@@ -101,6 +101,9 @@ const UNITLESS: &[&str] = &[
     "queries",
     "reconnects",
     "sigfig",
+    // the default run's verdict: page reads per transaction, transactions drawn
+    "page_misses",
+    "samples",
     "app_ios",
     "device_flushes",
     "device_merged",

@@ -526,3 +526,49 @@ fn a_one_interval_run_is_too_short_to_judge_and_to_chart() {
     // The distribution chart is still drawn: one interval has a whole histogram.
     assert!(page.contains("latency distribution"));
 }
+
+/// A default run's result (`dbio bench` without --mode) holds two runs: `dbio report` shows
+/// its data pages under the file's name and its commit phase as `NAME commit`, each with its
+/// own operations (reads and writes; writes and fsyncs).
+#[test]
+fn a_default_run_is_reported_as_its_two_phases() {
+    let _turn = turn();
+    let data = shm_dir();
+    let out = data.path().join("first.json");
+    Command::cargo_bin("dbio")
+        .unwrap()
+        .args(["bench", "--dir"])
+        .arg(data.path().join("set"))
+        .args([
+            "--file-num",
+            "2",
+            "--file-total-size",
+            "8M",
+            "--time",
+            "1s",
+            "--format",
+            "json",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let r = report_json(&[&out]);
+    let runs = r["runs"].as_array().unwrap();
+    let labels: Vec<&str> = runs.iter().map(|x| x["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["first", "first commit"], "{r}");
+    let ops = |x: &Value| -> Vec<String> {
+        x["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["op"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ops(&runs[0]), ["read", "write"], "{}", runs[0]);
+    assert_eq!(ops(&runs[1]), ["write", "fsync"], "{}", runs[1]);
+    assert!(runs[1]["source"]
+        .as_str()
+        .unwrap()
+        .ends_with("first.json (default_run.commit)"));
+}

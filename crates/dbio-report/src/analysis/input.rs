@@ -53,6 +53,9 @@ pub enum InputError {
 pub enum Source {
     /// A bench result file given on the command line.
     Bench(PathBuf),
+    /// The commit phase of a default run (`dbio bench` without `--mode`), carried in this
+    /// bench result file beside its data-page phase (`default_run.commit`).
+    CommitPhase(PathBuf),
     /// A point of a sweep.
     SweepPoint {
         /// The sweep's directory.
@@ -66,7 +69,7 @@ impl Source {
     /// The file the result was read from.
     pub fn path(&self) -> &Path {
         match self {
-            Source::Bench(p) | Source::SweepPoint { path: p, .. } => p,
+            Source::Bench(p) | Source::CommitPhase(p) | Source::SweepPoint { path: p, .. } => p,
         }
     }
 }
@@ -175,14 +178,23 @@ pub fn load(args: &[PathBuf]) -> Result<Vec<Loaded>, InputError> {
             .chunks(chunk)
             .map(|part| {
                 s.spawn(move || {
-                    part.iter()
-                        .map(|src| {
-                            Ok(Loaded {
-                                result: read_bench(src.path())?,
-                                source: src.clone(),
-                            })
-                        })
-                        .collect::<Result<Vec<_>, InputError>>()
+                    let mut out = Vec::with_capacity(part.len());
+                    for src in part {
+                        let mut result = read_bench(src.path())?;
+                        // A default run is two runs: its data pages, then its commits.
+                        let commit = result.default_run.as_mut().and_then(|d| d.commit.take());
+                        out.push(Loaded {
+                            result,
+                            source: src.clone(),
+                        });
+                        if let Some(c) = commit {
+                            out.push(Loaded {
+                                result: *c,
+                                source: Source::CommitPhase(src.path().into()),
+                            });
+                        }
+                    }
+                    Ok::<_, InputError>(out)
                 })
             })
             .collect();

@@ -14,7 +14,7 @@ pub mod steady;
 use dbio_schema::bench::{BenchResult, IntervalLat, LatStats, OpSummary, DEFAULT_PERCENTILES};
 use dbio_schema::hist::HistogramData;
 use dbio_schema::report::*;
-use input::Loaded;
+use input::{Loaded, Source};
 use std::collections::BTreeMap;
 
 /// The facets of a point, as [`facets`] lists them.
@@ -281,11 +281,18 @@ pub fn run_report(
 
 /// Short unique labels: file names, or whole paths where two file names are the same.
 fn labels(runs: &[Loaded]) -> Vec<String> {
+    // The commit phase of a default run is named after its file, with " commit".
+    let phase = |l: &Loaded| match l.source {
+        Source::CommitPhase(_) => " commit",
+        _ => "",
+    };
     let name = |l: &Loaded| {
         let p = l.source.path();
-        p.file_stem()
+        let stem = p
+            .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| p.display().to_string())
+            .unwrap_or_else(|| p.display().to_string());
+        format!("{stem}{}", phase(l))
     };
     let names: Vec<String> = runs.iter().map(name).collect();
     names
@@ -293,7 +300,7 @@ fn labels(runs: &[Loaded]) -> Vec<String> {
         .zip(runs)
         .map(|(n, l)| {
             if names.iter().filter(|m| *m == n).count() > 1 {
-                l.source.path().display().to_string()
+                format!("{}{}", l.source.path().display(), phase(l))
             } else {
                 n.clone()
             }
@@ -308,12 +315,11 @@ pub fn analyse(runs: &[Loaded], opts: &ReportOptions) -> Report {
         .iter()
         .zip(labels)
         .map(|(l, label)| {
-            run_report(
-                label,
-                l.source.path().display().to_string(),
-                &l.result,
-                opts,
-            )
+            let source = match &l.source {
+                Source::CommitPhase(p) => format!("{} (default_run.commit)", p.display()),
+                s => s.path().display().to_string(),
+            };
+            run_report(label, source, &l.result, opts)
         })
         .collect();
     // Points: runs with the same facets, in order of first appearance.

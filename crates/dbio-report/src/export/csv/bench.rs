@@ -103,12 +103,32 @@ pub fn interval_row(i: &Interval, devices: &[String]) -> Vec<String> {
     r
 }
 
+/// A single-phase result: the header and one row per interval. The default run (no
+/// `--mode`): the same columns and a last one, `phase` (`pages`, then `commit`), with the
+/// commit phase's rows after the data-page phase's (its devices are the same file system's).
 impl Exporter<BenchResult> for Csv {
     fn export(&self, r: &BenchResult, out: &mut dyn Write) -> io::Result<()> {
         let devices = device_names(r);
-        csv_row(out, header_row(&devices))?;
-        for i in &r.intervals {
-            csv_row(out, interval_row(i, &devices))?;
+        let Some(d) = &r.default_run else {
+            csv_row(out, header_row(&devices))?;
+            for i in &r.intervals {
+                csv_row(out, interval_row(i, &devices))?;
+            }
+            return Ok(());
+        };
+        let mut h = header_row(&devices);
+        h.push("phase".into());
+        csv_row(out, h)?;
+        let commit = d.commit.as_deref().map_or(&[][..], |c| &c.intervals[..]);
+        let rows = r
+            .intervals
+            .iter()
+            .map(|i| (i, "pages"))
+            .chain(commit.iter().map(|i| (i, "commit")));
+        for (i, phase) in rows {
+            let mut row = interval_row(i, &devices);
+            row.push(phase.into());
+            csv_row(out, row)?;
         }
         Ok(())
     }

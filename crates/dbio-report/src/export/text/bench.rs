@@ -579,12 +579,63 @@ pub fn summary(r: &BenchResult) -> String {
     s
 }
 
+/// How long a phase runs, in words: `5s`, `5s after 1s warmup`, `until 100 I/Os`.
+fn phase_length(spec: &Spec) -> String {
+    let mut s = match spec.time_s {
+        Some(t) => format_duration(t),
+        None => format!("until {} I/Os", spec.events),
+    };
+    if !spec.warmup_s.is_zero() {
+        let _ = write!(s, " after {} warmup", format_duration(spec.warmup_s));
+    }
+    s
+}
+
+/// The first line of the default run (no `--mode`): its two phases, each as long as the flags
+/// say, and the verdict.
+pub fn default_run_intro(pages: &Spec) -> String {
+    format!(
+        "the default run: data pages (as --mode {}), then commits (as --mode commit) on the same \
+         file system, {} each, then a verdict (--mode MODE runs one phase alone)\n\n",
+        pages.mode.name(),
+        phase_length(pages),
+    )
+}
+
+/// The line between the default run's two phases.
+pub const COMMIT_PHASE: &str =
+    "\ncommit phase: each thread appends records to its own log and syncs each (as --mode commit)\n";
+
+/// The verdict that ends the default run's text (empty for a single-phase result).
+pub fn verdict(r: &BenchResult) -> String {
+    let Some(d) = &r.default_run else {
+        return String::new();
+    };
+    match (&d.commit, &d.verdict) {
+        (_, Some(v)) => format!("\nverdict: {}\n", v.words),
+        (None, None) => "\nverdict: none: the run stopped before its commit phase (--mode commit measures commits alone)\n".into(),
+        (Some(_), None) => "\nverdict: none: the data-page phase read no page or the commit phase committed nothing\n".into(),
+    }
+}
+
 impl Exporter<BenchResult> for Text {
     fn export(&self, r: &BenchResult, out: &mut dyn Write) -> io::Result<()> {
-        out.write_all(header(&r.spec, &r.environment, &r.warnings).as_bytes())?;
-        for i in &r.intervals {
-            out.write_all(interval_line(i, &r.spec).as_bytes())?;
+        let commit = r.default_run.as_ref().and_then(|d| d.commit.as_deref());
+        if r.default_run.is_some() {
+            out.write_all(default_run_intro(&r.spec).as_bytes())?;
         }
-        out.write_all(summary(r).as_bytes())
+        let phase = |r: &BenchResult, out: &mut dyn Write| -> io::Result<()> {
+            out.write_all(header(&r.spec, &r.environment, &r.warnings).as_bytes())?;
+            for i in &r.intervals {
+                out.write_all(interval_line(i, &r.spec).as_bytes())?;
+            }
+            out.write_all(summary(r).as_bytes())
+        };
+        phase(r, out)?;
+        if let Some(c) = commit {
+            out.write_all(COMMIT_PHASE.as_bytes())?;
+            phase(c, out)?;
+        }
+        out.write_all(verdict(r).as_bytes())
     }
 }

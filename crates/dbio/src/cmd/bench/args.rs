@@ -25,7 +25,11 @@ pub enum Phase {
     after_help = "Without a phase, dbio bench prepares the file set, runs, and removes the files (--keep keeps them); \
 on a file set already prepared in --dir (by bench prepare, or kept with --keep) it runs on that set and keeps it.\n\
 bench run (and bench on a prepared set) takes --file-num and --file-total-size from the set; given, they must match it.\n\
-Defaults: 16 KiB random read/write mix (1.5 reads per write), 64 files, 1 GiB in ./dbio-data, O_DIRECT, 1 thread, 10 s."
+Without --mode (the default run, on a --dir): 16 KiB random read/write mix (1.5 reads per write, as --mode rndrw) for 5 s, \
+then commits (as --mode commit: each thread appends records to its own log and syncs each) for 5 s on the same file system, \
+then a verdict: how long a transaction with one commit and --page-misses page reads waits. --time, --events and every other flag apply to each phase. \
+--mode MODE runs that one phase alone (10 s); so do --device, --engine null and --format sysbench (the data-page phase).\n\
+Defaults: 64 files, 1 GiB in ./dbio-data, O_DIRECT, 1 thread."
 )]
 pub struct Args {
     /// prepare, run or cleanup; omit for all three.
@@ -33,9 +37,13 @@ pub struct Args {
     pub phase: Option<Phase>,
     #[command(flatten)]
     pub w: WorkloadArgs,
-    /// Workload.
-    #[arg(long, default_value = "rndrw", value_parser = named::<Mode>())]
-    pub mode: Mode,
+    /// Workload [default: the default run: rndrw, then commit, then a verdict].
+    #[arg(long, value_parser = named::<Mode>())]
+    pub mode: Option<Mode>,
+    /// The default run's verdict: page reads (buffer-pool misses) a transaction waits for
+    /// besides its commit [default: 10].
+    #[arg(long, value_name = "N")]
+    pub page_misses: Option<u32>,
     /// I/Os in flight per thread (uring, null).
     #[arg(long, default_value = "1")]
     pub iodepth: u32,
@@ -145,7 +153,8 @@ pub struct WorkloadArgs {
     /// the whole device].
     #[arg(long, value_parser = parse_size_arg)]
     pub file_total_size: Option<u64>,
-    /// Measured run time (after --warmup) [default: 10s, or none when --events is given].
+    /// Measured run time (after --warmup) [default: 10s; each phase of the default run 5s;
+    /// none when --events is given].
     #[arg(long, value_parser = parse_duration_arg)]
     pub time: Option<Duration>,
     /// Stop after this many reads+writes over all threads (0: no limit).
@@ -177,7 +186,7 @@ impl Args {
     /// The workload flags as plain values.
     pub fn options(&self) -> Options {
         self.w.options(
-            self.mode,
+            self.mode.unwrap_or(Mode::Rndrw),
             self.iodepth,
             self.block_size,
             self.threads,

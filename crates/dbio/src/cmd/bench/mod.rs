@@ -36,12 +36,48 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Phase::Run => plan::Phase::Run,
         Phase::Cleanup => plan::Phase::Cleanup,
     });
+    // The default run (no --mode, on a --dir, with a real engine): data pages, then commits,
+    // then a verdict. The null engine does no I/O: nothing for a verdict to say.
+    let default_run = args.mode.is_none()
+        && args.w.device.is_none()
+        && args.w.engine != dbio_schema::bench::EngineKind::Null
+        && args.out.format != Format::Sysbench
+        && !matches!(args.phase, Some(Phase::Prepare | Phase::Cleanup));
+    let page_misses = match args.page_misses {
+        Some(_) if !default_run => {
+            return Err(usage(
+                "--page-misses sets the default run's verdict (no --mode, on a --dir, not --engine null nor --format sysbench): drop it, or drop --mode",
+            ))
+        }
+        Some(n) if n > dbio_bench::verdict::MAX_PAGE_MISSES => {
+            return Err(usage(format!(
+                "--page-misses {n} is out of range: use 0 to {}",
+                dbio_bench::verdict::MAX_PAGE_MISSES
+            )))
+        }
+        Some(n) => n,
+        None => dbio_bench::verdict::DEFAULT_PAGE_MISSES,
+    };
     // A run on a prepared file set takes its geometry from the set's marker.
     let mut opts = args.options();
+    if default_run && opts.time.is_none() && opts.events == 0 {
+        opts.time = Some(dbio_bench::options::DEFAULT_PHASE_TIME);
+    }
     if let Some(v) = &args.w.like_server {
         (opts.huge_pages, opts.buffers) = like_server::resolve(v).map(|(h, c)| (h, Some(c)))?;
     }
     let (spec, set) = plan::spec_and_set(phase, &opts).map_err(bench_err)?;
+    // The commit phase: `--mode commit` with the same flags, in the same directory.
+    let commit = default_run.then(|| {
+        let mut o = opts.clone();
+        o.mode = Mode::Commit;
+        o.spec()
+    });
+    let job = Job {
+        spec: &spec,
+        commit: commit.as_ref(),
+        page_misses,
+    };
     if spec.report_interval_s.is_zero() && args.out.format != Format::Sysbench {
         return Err(usage(format!(
             "--report-interval 0 (no interval lines, sysbench's default) goes with --format sysbench; \
@@ -54,8 +90,14 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         )));
     }
     dbio_bench::spec::validate(&engine_spec(&spec)).map_err(bench_err)?;
+    if let Some(c) = &commit {
+        dbio_bench::spec::validate(&engine_spec(c)).map_err(bench_err)?;
+    }
     if matches!(args.phase, None | Some(Phase::Run)) {
         dbio_bench::spec::check_resources(&spec).map_err(bench_err)?;
+        if let Some(c) = &commit {
+            dbio_bench::spec::check_resources(c).map_err(bench_err)?;
+        }
         // The result is written at the end: where it goes is checked now, not after the run
         // (-o may name a file in the --dir that prepare creates).
         match &spec.target {
@@ -74,7 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
     let code = match plan::plan(phase, &spec, set.as_ref()).map_err(bench_err)? {
         Plan::Prepare(d) => prepare(&spec, &d, &notes, stop).map(|_| 0),
         Plan::Cleanup(d) => cleanup(&d, &notes).map(|_| 0),
-        Plan::Run => run_phase(&args, &spec, &console, stop, None),
+        Plan::Run => run_job(&args, &job, &console, stop, None),
         Plan::Reuse { dir: d, complete } => {
             // Run on the set and keep it; an interrupted prepare is completed first.
             let (prepared, fresh) = if complete {
@@ -90,7 +132,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             );
             notes.line(&bench_fileset::using_set(complete, &d, &summary))?;
             if prepared {
-                run_phase(&args, &spec, &console, stop, fresh.as_ref())
+                run_job(&args, &job, &console, stop, fresh.as_ref())
             } else {
                 Ok(signals::EXIT_INTERRUPTED)
             }
@@ -98,7 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Plan::Full(d) => {
             let prepared = prepare(&spec, &d, &notes, stop);
             let result = match prepared {
-                Ok(Some(p)) => run_phase(&args, &spec, &console, stop, Some(&p)),
+                Ok(Some(p)) => run_job(&args, &job, &console, stop, Some(&p)),
                 Ok(None) => Ok(signals::EXIT_INTERRUPTED),
                 Err(e) => Err(e),
             };
@@ -180,15 +222,77 @@ fn cleanup(dir: &std::path::Path, console: &Console) -> anyhow::Result<()> {
     console.line(&line)
 }
 
-fn run_phase(
+/// What a run measures: the spec of its one phase, or of the default run's data-page phase
+/// with the commit phase that follows it.
+struct Job<'a> {
+    spec: &'a Spec,
+    commit: Option<&'a Spec>,
+    page_misses: u32,
+}
+
+/// One measured phase: its result, the worker error that stopped it early and the error of a
+/// closed stdout while it printed its live lines.
+struct Measured {
+    result: dbio_schema::bench::BenchResult,
+    run_error: Option<BenchError>,
+    live_error: Option<anyhow::Error>,
+}
+
+/// Runs the job's phases, prints what people read as they end, and writes the result.
+fn run_job(
+    args: &Args,
+    job: &Job,
+    console: &Console,
+    stop: &std::sync::atomic::AtomicBool,
+    prepared: Option<&fileset::Prepared>,
+) -> anyhow::Result<u8> {
+    let Some(commit) = job.commit else {
+        let m = measure(args, job.spec, console, stop, prepared, false)?;
+        return finish(args, m, &[job.spec]);
+    };
+    console.line(&bench_text::default_run_intro(job.spec))?;
+    let mut pages = measure(args, job.spec, console, stop, prepared, true)?;
+    let mut run = dbio_schema::bench::DefaultRun {
+        commit: None,
+        verdict: None,
+    };
+    let go_on = pages.live_error.is_none()
+        && pages.run_error.is_none()
+        && !stop.load(std::sync::atomic::Ordering::SeqCst);
+    let mut specs = vec![job.spec];
+    if go_on {
+        console.line(bench_text::COMMIT_PHASE)?;
+        let c = measure(args, commit, console, stop, None, false)?;
+        run.verdict = dbio_bench::verdict::verdict(&pages.result, &c.result, job.page_misses);
+        pages.live_error = c.live_error;
+        pages.run_error = c.run_error;
+        run.commit = Some(Box::new(c.result));
+        specs.push(commit);
+    }
+    pages.result.default_run = Some(run);
+    if pages.live_error.is_none() {
+        let v = bench_text::verdict(&pages.result);
+        if let Err(e) = console.line(&v) {
+            pages.live_error = Some(e);
+        }
+    }
+    finish(args, pages, &specs)
+}
+
+/// Runs one phase: its warnings, header and live interval lines, then its summary.
+fn measure(
     args: &Args,
     spec: &Spec,
     console: &Console,
     stop: &std::sync::atomic::AtomicBool,
     prepared: Option<&fileset::Prepared>,
-) -> anyhow::Result<u8> {
-    let setup =
+    default_pages: bool,
+) -> anyhow::Result<Measured> {
+    let mut setup =
         dbio_bench::result::setup(spec, args.w.allow_device_writes, prepared).map_err(bench_err)?;
+    if default_pages {
+        setup.warnings = dbio_bench::warn::for_default_run(std::mem::take(&mut setup.warnings));
+    }
     for w in &setup.warnings {
         to_stderr(&format!("warning: {w}\n"));
     }
@@ -227,29 +331,40 @@ fn run_phase(
     for w in &result.warnings[shown..] {
         to_stderr(&format!("warning: {w}\n"));
     }
-    let interrupted = result.interrupted;
-    // stdout: the summary after the live lines (text, sysbench), or the whole result (JSON,
-    // CSV). -o/--output FILE: the whole result in the chosen format goes there instead, and
-    // the live lines and the text summary were shown on stderr.
-    let whole = String::from_utf8(args.out.render(&result)?)?;
-    // The summary that ends the live lines: sysbench's after sysbench's lines, else dbio's.
+    // The summary that ends the live lines: sysbench's after sysbench's lines, else dbio's;
+    // on stdout for text and sysbench, else on stderr (stdout or -o FILE gets the whole
+    // result at the end).
     let summary = if args.out.format == Format::Sysbench {
         bench_sysbench::summary(&result)
     } else {
         bench_text::summary(&result)
     };
-    if !console.to_stdout {
-        to_stderr(&summary);
+    if live_error.is_none() {
+        if let Err(e) = console.line(&summary) {
+            live_error = Some(e);
+        }
     }
-    let tail = if args.out.format.is_machine() {
-        whole.clone()
-    } else {
-        summary
-    };
+    Ok(Measured {
+        result,
+        run_error,
+        live_error,
+    })
+}
+
+/// Writes the whole result (stdout for JSON and CSV, or -o FILE) and chooses the exit code:
+/// the run's error, a phase that measured nothing, 130 when interrupted.
+fn finish(args: &Args, m: Measured, specs: &[&Spec]) -> anyhow::Result<u8> {
+    let Measured {
+        result,
+        run_error,
+        live_error,
+    } = m;
+    let whole = args.out.render(&result)?;
     let printed = match (live_error, args.out.file()) {
         (Some(e), _) => Err(e),
-        (None, None) => output::emit(None, tail.as_bytes()),
-        (None, Some(p)) => output::write_file(p, whole.as_bytes()).with_context(|| {
+        (None, None) if args.out.format.is_machine() => output::emit(None, &whole),
+        (None, None) => Ok(()),
+        (None, Some(p)) => output::write_file(p, &whole).with_context(|| {
             format!(
                 "the summary is on stderr above; writing the result to {} failed",
                 p.display()
@@ -261,9 +376,18 @@ fn run_phase(
         return Err(bench_err(e))
             .context("the run stopped early; the partial result above covers what ran");
     }
-    let ios = result.summary.total.count + result.summary.fsync.count;
-    if let Some(e) = dbio_bench::result::nothing_measured(spec, ios, interrupted) {
-        return Err(bench_err(e));
+    let commit = result
+        .default_run
+        .as_ref()
+        .and_then(|d| d.commit.as_deref());
+    let phases = std::iter::once(&result).chain(commit);
+    let mut interrupted = false;
+    for (r, spec) in phases.zip(specs) {
+        let ios = r.summary.total.count + r.summary.fsync.count;
+        if let Some(e) = dbio_bench::result::nothing_measured(spec, ios, r.interrupted) {
+            return Err(bench_err(e));
+        }
+        interrupted |= r.interrupted;
     }
     Ok(if interrupted {
         signals::EXIT_INTERRUPTED
