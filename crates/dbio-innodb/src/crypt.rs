@@ -34,7 +34,7 @@ use std::sync::Arc;
 #[derive(Debug, thiserror::Error)]
 pub enum CryptError {
     /// The key file cannot be read.
-    #[error("cannot read key file {}: {source}", path.display())]
+    #[error("cannot read key file {}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
@@ -474,6 +474,10 @@ pub fn space_key(
                 let mut k = DEFAULT_MASTER_KEY.to_vec();
                 k.resize(32, 0);
                 k
+            } else if keys.keyring_path.is_none() {
+                return Err(format!(
+                    "space {space} is encrypted by MySQL with master key {master_key}: give its keyring_file keyring with --keyring"
+                ));
             } else {
                 keys.keyring
                     .iter()
@@ -481,7 +485,7 @@ pub fn space_key(
                     .map(|k| k.key.clone())
                     .ok_or_else(|| {
                         format!(
-                            "the keyring ({}) has no master key {master_key}, which encrypts the key of space {space}{}",
+                            "the keyring {} has no master key {master_key}, which encrypts the key of space {space}{}",
                             keys.keyring_name(),
                             if keys.keyring.is_empty() { String::new() } else {
                                 format!(" (it has: {})", keys.keyring.iter().map(|k| k.id.as_str()).collect::<Vec<_>>().join(", "))
@@ -501,7 +505,7 @@ pub fn space_key(
             }
             if checksum::crc32c(&plain) != *crc {
                 return Err(format!(
-                    "master key {master_key} of the keyring ({}) does not decrypt the key of space {space} (its checksum does not match): wrong keyring, or one from another server",
+                    "master key {master_key} of the keyring {} does not decrypt the key of space {space} (its checksum does not match): wrong keyring, or one from another server",
                     keys.keyring_name()
                 ));
             }
@@ -514,9 +518,14 @@ pub fn space_key(
             })
         }
         SpaceInfo::Mariadb { key_id, iv } => {
+            if keys.key_file_path.is_none() {
+                return Err(format!(
+                    "space {space} is encrypted by MariaDB with key {key_id}: give the file_key_management key file with --key-file"
+                ));
+            }
             let k = keys.file_keys.get(key_id).ok_or_else(|| {
                 format!(
-                    "the key file ({}) has no key {key_id}, which encrypts space {space}",
+                    "the key file {} has no key {key_id}, which encrypts space {space}",
                     keys.key_file_name()
                 )
             })?;
