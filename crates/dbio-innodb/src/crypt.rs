@@ -328,6 +328,8 @@ pub struct PageKey {
     key: [u8; 32],
     iv: [u8; 16],
     mode: Mode,
+    /// Where the key came from, for messages: "key 1 of FILE", "master key NAME of FILE".
+    origin: String,
 }
 
 impl std::fmt::Debug for PageKey {
@@ -515,6 +517,14 @@ pub fn space_key(
                 key: plain[..32].try_into().expect("32 bytes"),
                 iv: plain[32..48].try_into().expect("16 bytes"),
                 mode: Mode::Cbc,
+                origin: if *default_key {
+                    "MySQL's default master key".into()
+                } else {
+                    format!(
+                        "master key {master_key} of the keyring {}",
+                        keys.keyring_name()
+                    )
+                },
             })
         }
         SpaceInfo::Mariadb { key_id, iv } => {
@@ -544,6 +554,7 @@ pub fn space_key(
                 key,
                 iv: [0; 16],
                 mode: Mode::Cbc,
+                origin: format!("key {key_id} of the key file {}", keys.key_file_name()),
             })
         }
     }
@@ -724,8 +735,8 @@ pub struct Page0 {
 /// What [`resolve`] made of the candidates.
 #[derive(Debug, Default)]
 pub struct Resolved {
-    /// Each page decrypted: source index, offset, the plain page's bytes, its key.
-    pub pages: Vec<(usize, u64, Vec<u8>, Arc<PageKey>)>,
+    /// Pages decrypted.
+    pub pages: u64,
     /// Problems that do not stop the work.
     pub warnings: Vec<String>,
 }
@@ -733,19 +744,24 @@ pub struct Resolved {
 /// Reads `buf.len()` bytes at an offset of a source (its index): the bytes read.
 pub type ReadAt<'a> = dyn Fn(usize, u64, &mut [u8]) -> std::io::Result<usize> + 'a;
 
+/// Gets a page decrypted: source index, offset, the plain bytes, its key.
+pub type OnPage<'a> = dyn FnMut(usize, u64, &[u8], &Arc<PageKey>) + 'a;
+
 /// A tablespace's key, its page size, whether it is full_crc32.
 type SpaceKey = (Arc<PageKey>, usize, bool);
 
 /// Decrypts the `candidates` with the tablespace keys `keys` unlocks from the `page0s`;
-/// `read(src, offset, buf)` reads a source, `names` names them. Fails when encrypted pages
-/// were found but none could be decrypted (a wrong or missing key: the message says which);
-/// when some were, the others are named in warnings.
+/// `read(src, offset, buf)` reads a source, `names` names them; `on_page(src, offset, plain,
+/// key)` gets each page decrypted (its bytes are not kept). Fails when encrypted pages were
+/// found but none could be decrypted (a wrong or missing key: the message says which); when
+/// some were, the others are named in warnings.
 pub fn resolve(
     keys: &Keys,
     page0s: &[Page0],
     candidates: &[Candidate],
     names: &[String],
     read: &ReadAt<'_>,
+    on_page: &mut OnPage<'_>,
 ) -> Result<Resolved, CryptError> {
     let mut r = Resolved::default();
     let mut problems: Vec<String> = Vec::new();
@@ -773,28 +789,45 @@ pub fn resolve(
             )),
         }
     }
-    let mut failed: BTreeMap<u32, (u64, String)> = BTreeMap::new();
+    // full_crc32 pages keep their space id encrypted: the key of the nearest page 0 before
+    // the page in its source is tried first, then the other full_crc32 keys of its size.
+    let mut full: Vec<&SpaceKey> = space_keys
+        .values()
+        .filter(|k| k.0.scheme == Scheme::MariadbFullCrc32)
+        .collect();
+    full.sort_by_key(|k| k.0.space);
+    let mut anchors: Vec<(usize, u64, u32)> = page0s
+        .iter()
+        .filter(|p| full.iter().any(|k| k.0.space == p.space))
+        .map(|p| (p.src, p.offset, p.space))
+        .collect();
+    anchors.sort_unstable();
+    let mut failed: BTreeMap<u32, (u64, String, String)> = BTreeMap::new();
     let mut orphans: BTreeMap<&'static str, u64> = BTreeMap::new();
     for c in candidates {
         let keys_to_try: Vec<&SpaceKey> = match c.scheme {
             Scheme::MariadbFullCrc32 => {
-                // The space id is encrypted too: the spaces of this page size and layout,
-                // the nearest page 0 before the page in its source first.
-                let mut v: Vec<(u64, &SpaceKey)> = space_keys
-                    .values()
-                    .filter(|k| k.0.scheme == c.scheme && Some(k.1) == c.size)
-                    .map(|k| {
-                        let near = page0s
-                            .iter()
-                            .find(|p| {
-                                p.space == k.0.space && p.src == c.src && p.offset <= c.offset
-                            })
-                            .map_or(u64::MAX, |p| c.offset - p.offset);
-                        (near, k)
-                    })
-                    .collect();
-                v.sort_by_key(|x| (x.0, x.1 .0.space));
-                v.into_iter().map(|x| x.1).collect()
+                let at = anchors.partition_point(|a| (a.0, a.1) <= (c.src, c.offset));
+                let near = at
+                    .checked_sub(1)
+                    .map(|i| anchors[i])
+                    .filter(|a| a.0 == c.src)
+                    .map(|a| a.2);
+                let fits = |k: &&SpaceKey| Some(k.1) == c.size;
+                let first = full
+                    .iter()
+                    .copied()
+                    .filter(fits)
+                    .find(|k| Some(k.0.space) == near);
+                first
+                    .into_iter()
+                    .chain(
+                        full.iter()
+                            .copied()
+                            .filter(fits)
+                            .filter(|k| Some(k.0.space) != near),
+                    )
+                    .collect()
             }
             _ => {
                 let mut h = [0u8; 38];
@@ -808,10 +841,10 @@ pub fn resolve(
                     .collect()
             }
         };
-        if keys_to_try.is_empty() {
+        let Some(blamed) = keys_to_try.first() else {
             *orphans.entry(scheme_name(c.scheme)).or_default() += 1;
             continue;
-        }
+        };
         let mut done = false;
         for (k, size, _) in &keys_to_try {
             buf.resize(*size, 0);
@@ -819,20 +852,22 @@ pub fn resolve(
                 break;
             }
             if decrypt_page(k, &mut buf) {
-                r.pages.push((c.src, c.offset, buf.clone(), Arc::clone(k)));
+                on_page(c.src, c.offset, &buf, k);
+                r.pages += 1;
                 done = true;
                 break;
             }
         }
         if !done {
-            for (k, _, _) in keys_to_try {
-                failed.entry(k.space).or_insert((0, names[c.src].clone())).0 += 1;
-            }
+            failed
+                .entry(blamed.0.space)
+                .or_insert((0, names[c.src].clone(), blamed.0.origin.clone()))
+                .0 += 1;
         }
     }
-    for (space, (n, src)) in &failed {
+    for (space, (n, src, origin)) in &failed {
         problems.push(format!(
-            "{n} encrypted page(s) of space {space} in {src} do not decrypt with its key (wrong key file or keyring, or damaged pages)"
+            "{n} encrypted page(s) of space {space} in {src} do not decrypt with {origin} (a wrong key, or damaged pages)"
         ));
     }
     for (scheme, n) in orphans {
@@ -840,7 +875,7 @@ pub fn resolve(
             "{n} {scheme} encrypted page(s) not decrypted: the page 0 of their tablespace (which holds its key) was not found in the sources"
         ));
     }
-    if r.pages.is_empty() && !problems.is_empty() {
+    if r.pages == 0 && !problems.is_empty() {
         return Err(CryptError::Keys(format!(
             "no encrypted page could be decrypted: {}",
             problems.join("; ")

@@ -546,21 +546,26 @@ fn decrypt(
         return Ok(());
     }
     let names: Vec<String> = sources.iter().map(|s| s.name()).collect();
-    let done = crypt::resolve(keys, &page0s, candidates, &names, &read)?;
+    let mut plain: Vec<(usize, FoundPage)> = Vec::new();
+    let mut on_page =
+        |si: usize, offset: u64, page: &[u8], key: &std::sync::Arc<crypt::PageKey>| {
+            let algo = crate::checksum::verify(page);
+            let mut p = scan::classify(page, offset, Status::Intact, algo);
+            p.decrypt = Some(std::sync::Arc::clone(key));
+            plain.push((si, p));
+        };
+    let done = crypt::resolve(keys, &page0s, candidates, &names, &read, &mut on_page)?;
     r.warnings.extend(done.warnings);
-    if done.pages.is_empty() {
+    if plain.is_empty() {
         return Ok(());
     }
-    let mut plain: Vec<(usize, FoundPage)> = Vec::with_capacity(done.pages.len());
-    for (si, offset, page, key) in done.pages {
-        let algo = crate::checksum::verify(&page);
-        let mut p = scan::classify(&page, offset, Status::Intact, algo);
-        p.decrypt = Some(key);
-        plain.push((si, p));
-    }
     // Whatever the scan found inside a decrypted page was its encrypted bytes.
+    plain.sort_by_key(|(si, p)| (*si, p.offset));
     let inside = |si: usize, p: &FoundPage| {
-        plain.iter().any(|(sj, q)| {
+        let i = plain.partition_point(|(sj, q)| (*sj, q.offset) <= (si, p.offset));
+        let before = i.checked_sub(1).map(|j| &plain[j]);
+        let after = plain.get(i);
+        [before, after].into_iter().flatten().any(|(sj, q)| {
             *sj == si && p.offset < q.offset + q.extent() && q.offset < p.offset + p.extent()
         })
     };

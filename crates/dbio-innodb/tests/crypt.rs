@@ -195,7 +195,8 @@ fn a_wrong_key_is_an_error_naming_the_file() {
     .unwrap_err()
     .to_string();
     assert!(
-        e.contains("6 encrypted page(s) of space 5") && e.contains("do not decrypt with its key"),
+        e.contains("6 encrypted page(s) of space 5")
+            && e.contains("do not decrypt with key 1 of the key file"),
         "{e}"
     );
 }
