@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod checksum;
+pub mod crypt;
 pub mod dict;
 pub mod encode;
 pub mod grep;

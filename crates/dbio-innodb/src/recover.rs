@@ -52,6 +52,9 @@ pub enum RecoverError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// Encrypted pages were found but the keys given decrypt none of them.
+    #[error(transparent)]
+    Crypt(#[from] crate::crypt::CryptError),
     /// A source is a directory, a FIFO, ...
     #[error("source {} is neither a regular file nor a block device", .path.display())]
     NotFileOrDevice {
@@ -435,6 +438,7 @@ pub fn scan_sources<G>(
 ) -> Result<Scanned, RecoverError> {
     let mut r = Scanned::default();
     let mut done_before = 0u64;
+    let mut encrypted = Vec::new();
     for (si, s) in sources.iter().enumerate() {
         let cb = |d: u64, f: u64| progress(done_before + d, f);
         let _guard = guard(s);
@@ -474,11 +478,104 @@ pub fn scan_sources<G>(
             pages_found: outcome.pages.len(),
         });
         r.found.extend(outcome.pages.into_iter().map(|p| (si, p)));
+        encrypted.extend(
+            outcome
+                .encrypted
+                .into_iter()
+                .map(|c| crate::crypt::Candidate { src: si, ..c }),
+        );
+    }
+    if !r.interrupted {
+        decrypt(&mut r, sources, opts, &encrypted)?;
     }
     if r.found.is_empty() && !r.interrupted {
         r.warnings.push(NO_PAGES_FOUND.to_string());
     }
     Ok(r)
+}
+
+/// The encrypted pages of a scan: without keys, a warning for each encrypted tablespace
+/// whose page 0 was found (what key it needs); with keys, the `candidates` decrypted with the
+/// tablespace keys the pages 0 hold, put among the pages found (in place of anything the scan
+/// took for a page inside them), each with its key so that every later read decrypts it.
+fn decrypt(
+    r: &mut Scanned,
+    sources: &[Source],
+    opts: &ScanOptions,
+    candidates: &[crate::crypt::Candidate],
+) -> Result<(), RecoverError> {
+    use crate::crypt;
+    let page0s: Vec<crypt::Page0> = r
+        .found
+        .iter()
+        .filter_map(|(si, p)| {
+            let flags = p.fsp_flags?;
+            Some(crypt::Page0 {
+                src: *si,
+                offset: p.offset,
+                size: physical_page_size_from_flags(flags).unwrap_or(p.page_size as usize),
+                space: p.space_id,
+                full_crc32: crate::page::flags_are_full_crc32(flags),
+            })
+        })
+        .collect();
+    let read = |si: usize, off: u64, buf: &mut [u8]| read_full_at(&sources[si].file, buf, off);
+    let keys = match &opts.keys {
+        Some(k) if !k.is_empty() => k,
+        _ => {
+            let mut buf = Vec::new();
+            for p in &page0s {
+                buf.resize(p.size, 0);
+                if read(p.src, p.offset, &mut buf).ok() != Some(p.size) {
+                    continue;
+                }
+                if let Some(info) = crypt::space_info(&buf, p.size) {
+                    r.warnings.push(format!(
+                        "{} at offset {}: space {} is encrypted ({}); without the key its pages are not found",
+                        sources[p.src].path.display(),
+                        p.offset,
+                        p.space,
+                        crypt::needs(&info)
+                    ));
+                }
+            }
+            return Ok(());
+        }
+    };
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = sources.iter().map(|s| s.name()).collect();
+    let mut plain: Vec<(usize, FoundPage)> = Vec::new();
+    let mut on_page =
+        |si: usize, offset: u64, page: &[u8], key: &std::sync::Arc<crypt::PageKey>| {
+            let algo = crate::checksum::verify(page);
+            let mut p = scan::classify(page, offset, Status::Intact, algo);
+            p.decrypt = Some(std::sync::Arc::clone(key));
+            plain.push((si, p));
+        };
+    let done = crypt::resolve(keys, &page0s, candidates, &names, &read, &mut on_page)?;
+    r.warnings.extend(done.warnings);
+    if plain.is_empty() {
+        return Ok(());
+    }
+    // Whatever the scan found inside a decrypted page was its encrypted bytes.
+    plain.sort_by_key(|(si, p)| (*si, p.offset));
+    let inside = |si: usize, p: &FoundPage| {
+        let i = plain.partition_point(|(sj, q)| (*sj, q.offset) <= (si, p.offset));
+        let before = i.checked_sub(1).map(|j| &plain[j]);
+        let after = plain.get(i);
+        [before, after].into_iter().flatten().any(|(sj, q)| {
+            *sj == si && p.offset < q.offset + q.extent() && q.offset < p.offset + p.extent()
+        })
+    };
+    r.found.retain(|(si, p)| !inside(*si, p));
+    r.found.extend(plain);
+    r.found.sort_by_key(|(si, p)| (*si, p.offset));
+    for (si, row) in r.sources.iter_mut().enumerate() {
+        row.pages_found = r.found.iter().filter(|(s, _)| *s == si).count();
+    }
+    Ok(())
 }
 
 /// A copy of a page found in a source.
@@ -704,13 +801,12 @@ pub fn read_dictionary(
         let Some(ix) = &p.index else { continue };
         if p.space_id == 0 && (SYS_TABLES_ID..=SYS_FIELDS_ID).contains(&ix.index_id) {
             let mut buf = vec![0u8; p.page_size as usize];
-            read_full_at(&sources[*si].file, &mut buf, p.offset).map_err(|source| {
-                RecoverError::ReRead {
+            p.read(&sources[*si].file, &mut buf)
+                .map_err(|source| RecoverError::ReRead {
                     offset: p.offset,
                     path: sources[*si].path.clone(),
                     source,
-                }
-            })?;
+                })?;
             dict.add_page(&buf);
         }
     }
@@ -824,13 +920,13 @@ impl Writer<'_> {
         let (si, p) = &self.found[i];
         let src = &self.sources[*si];
         self.buf.resize(p.page_size as usize, 0);
-        let n = read_full_at(&src.file, &mut self.buf, p.offset).map_err(|source| {
-            RecoverError::ReRead {
+        let n = p
+            .read(&src.file, &mut self.buf)
+            .map_err(|source| RecoverError::ReRead {
                 offset: p.offset,
                 path: src.path.clone(),
                 source,
-            }
-        })?;
+            })?;
         // A page_compressed page is its payload; the rest of its slot is a hole in the
         // tablespace file, written as zeros (what a read of the file returns).
         let n = match p.compressed_bytes {
@@ -1278,6 +1374,7 @@ mod tests {
             fsp_flags: None,
             compressed_bytes: None,
             zip: false,
+            decrypt: None,
         }
     }
 

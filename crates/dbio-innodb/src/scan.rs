@@ -74,6 +74,10 @@ pub struct FoundPage {
     pub compressed_bytes: Option<u32>,
     /// A ROW_FORMAT=COMPRESSED page (`page_size` is its physical KEY_BLOCK_SIZE).
     pub zip: bool,
+    /// An encrypted page, decrypted with this key whenever it is read ([`FoundPage::read`]);
+    /// the other fields describe the plain page.
+    #[serde(skip)]
+    pub decrypt: Option<std::sync::Arc<crate::crypt::PageKey>>,
 }
 
 /// Options of a scan.
@@ -83,6 +87,9 @@ pub struct ScanOptions {
     pub step: usize,
     /// Page sizes to try (all five by default).
     pub page_sizes: Vec<usize>,
+    /// Keys of encrypted tablespaces (`--keyring`, `--key-file`): with them, encrypted pages
+    /// are looked for too and decrypted ([`crate::crypt`]).
+    pub keys: Option<std::sync::Arc<crate::crypt::Keys>>,
 }
 
 impl Default for ScanOptions {
@@ -90,6 +97,7 @@ impl Default for ScanOptions {
         ScanOptions {
             step: 512,
             page_sizes: PAGE_SIZES.to_vec(),
+            keys: None,
         }
     }
 }
@@ -115,6 +123,7 @@ impl ScanOptions {
         Ok(ScanOptions {
             step: step as usize,
             page_sizes,
+            keys: None,
         })
     }
 }
@@ -134,6 +143,25 @@ impl FoundPage {
     /// the page size.
     pub fn extent(&self) -> u64 {
         self.compressed_bytes.unwrap_or(self.page_size) as u64
+    }
+
+    /// Reads the page from `file` (where the scan found it) into `buf` (`page_size` bytes),
+    /// decrypting an encrypted page; returns the bytes read. A page that no longer decrypts
+    /// (the source changed since the scan) is an `InvalidData` error.
+    pub fn read(&self, file: &File, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = read_full_at(file, buf, self.offset)?;
+        if let Some(k) = &self.decrypt {
+            if n != buf.len() || !crate::crypt::decrypt_page(k, buf) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "encrypted page {} of space {} no longer decrypts (the source changed since it was scanned?)",
+                        self.page_no, self.space_id
+                    ),
+                ));
+            }
+        }
+        Ok(n)
     }
 }
 
@@ -168,6 +196,7 @@ pub fn classify(page: &[u8], offset: u64, status: Status, algo: Option<Algorithm
         fsp_flags,
         compressed_bytes: None,
         zip: false,
+        decrypt: None,
     }
 }
 
@@ -236,6 +265,7 @@ pub fn detect_zip_at(buf: &[u8], o: usize, base: u64) -> Option<FoundPage> {
                 fsp_flags,
                 compressed_bytes: None,
                 zip: true,
+                decrypt: None,
             });
         }
     }
@@ -395,6 +425,7 @@ pub fn scan_buffer(
     warnings: &mut Vec<ScanWarning>,
 ) {
     let mut unverified = Vec::new();
+    let mut encrypted = Vec::new();
     scan_buffer_counting(
         buf,
         base,
@@ -404,6 +435,7 @@ pub fn scan_buffer(
         out,
         warnings,
         &mut unverified,
+        &mut encrypted,
     );
     warnings.extend(unverified_warnings(unverified, 0));
 }
@@ -506,6 +538,7 @@ fn scan_buffer_counting(
     out: &mut Vec<FoundPage>,
     warnings: &mut Vec<ScanWarning>,
     unverified_out: &mut Vec<Unverified>,
+    encrypted_out: &mut Vec<crate::crypt::Candidate>,
 ) {
     let step = opts.step.max(1);
     let limit = limit.min(buf.len());
@@ -625,6 +658,7 @@ fn scan_buffer_counting(
                         fsp_flags: None,
                         compressed_bytes: Some(size as u32),
                         zip: false,
+                        decrypt: None,
                     });
                 }
             }
@@ -650,7 +684,28 @@ fn scan_buffer_counting(
                     fsp_flags: None,
                     compressed_bytes: Some(len as u32),
                     zip: false,
+                    decrypt: None,
                 });
+            }
+        }
+        // With keys: an encrypted page (MariaDB: its checksum covers the encrypted bytes;
+        // the older layout's frame is in clear, so it looked torn) is a candidate that
+        // `recover` decrypts once the tablespace keys are read from the pages 0.
+        if opts.keys.is_some() && verify && found.as_ref().is_none_or(|p| p.status == Status::Torn)
+        {
+            if let Some((scheme, size)) = crate::crypt::candidate(buf, o, &opts.page_sizes) {
+                encrypted_out.push(crate::crypt::Candidate {
+                    src: 0,
+                    offset: base + o as u64,
+                    scheme,
+                    size,
+                });
+                if let Some(s) = size {
+                    prev_empty = false;
+                    o += s.div_ceil(step) * step;
+                    continue;
+                }
+                found = None;
             }
         }
         if found.is_none() {
@@ -738,6 +793,9 @@ pub struct ScanOutcome {
     /// Bytes scanned from the start of the source: its length, or where a cancelled scan
     /// stopped.
     pub bytes_scanned: u64,
+    /// Pages that look encrypted (only looked for with [`ScanOptions::keys`]), sorted by
+    /// offset; their source index is 0.
+    pub encrypted: Vec<crate::crypt::Candidate>,
 }
 
 /// Scans `len` bytes of `file` with `threads` threads (large sequential reads or a
@@ -756,12 +814,17 @@ pub fn scan_file(
 ) -> std::io::Result<ScanOutcome> {
     let found = AtomicU64::new(0);
     let prog = |d: u64| progress(d, found.load(Ordering::Relaxed));
-    let init = || (Vec::new(), Vec::new(), Vec::new());
-    type State = (Vec<FoundPage>, Vec<ScanWarning>, Vec<Unverified>);
+    let init = || (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    type State = (
+        Vec<FoundPage>,
+        Vec<ScanWarning>,
+        Vec<Unverified>,
+        Vec<crate::crypt::Candidate>,
+    );
     let work = |st: &mut State, c: crate::io::Chunk<'_>| {
         let before = st.0.len();
         scan_buffer_counting(
-            c.data, c.start, c.limit, opts, c.at_end, &mut st.0, &mut st.1, &mut st.2,
+            c.data, c.start, c.limit, opts, c.at_end, &mut st.0, &mut st.1, &mut st.2, &mut st.3,
         );
         found.fetch_add((st.0.len() - before) as u64, Ordering::Relaxed);
     };
@@ -778,11 +841,14 @@ pub fn scan_file(
     let mut pages = Vec::new();
     let mut warnings = Vec::new();
     let mut unverified = Vec::new();
-    for (p, w, u) in states {
+    let mut encrypted = Vec::new();
+    for (p, w, u, e) in states {
         pages.extend(p);
         warnings.extend(w);
         unverified.extend(u);
+        encrypted.extend(e);
     }
+    encrypted.sort_by_key(|c| c.offset);
     // Runs in consecutive chunks make one warning.
     warnings.extend(unverified_warnings(unverified, (CHUNK + OVERLAP) as u64));
     pages.sort_by_key(|p| p.offset);
@@ -818,6 +884,7 @@ pub fn scan_file(
         warnings,
         cancelled: false,
         bytes_scanned: len,
+        encrypted,
     })
 }
 

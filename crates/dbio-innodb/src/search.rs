@@ -448,6 +448,7 @@ mod tests {
             fsp_flags: None,
             compressed_bytes: None,
             zip: false,
+            decrypt: None,
         };
         Hit {
             offset,
@@ -571,6 +572,7 @@ mod tests {
         let scan = ScanOptions {
             step: 512,
             page_sizes: vec![16384],
+            keys: None,
         };
         let o = SearchOptions {
             threads: 1,

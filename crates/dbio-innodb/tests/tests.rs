@@ -2,6 +2,7 @@
 //! ripgrep's tests/tests.rs). A new test file needs a `mod` line below; its insta snapshots
 //! are named tests__<file>__<name>.snap.
 
+mod crypt;
 mod dict_rows;
 mod fuzz_regressions;
 mod rows;

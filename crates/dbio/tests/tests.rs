@@ -10,6 +10,7 @@ mod bench_formats;
 mod check;
 mod files;
 mod innodb;
+mod innodb_crypt;
 mod innodb_dict;
 mod innodb_pages_full;
 mod innodb_rows;

@@ -44,8 +44,12 @@ pub struct Options {
     pub space_id: Option<u32>,
 }
 
-/// A version of a key: its page LSN, and whether it is live (the greatest is the best).
-type Version = (u64, bool);
+/// A version of a key: its DB_TRX_ID, whether it is live, its page LSN (the greatest is the
+/// best). The transaction id comes first: a page split leaves the records it moved on the
+/// old page's free list with the same transaction id as their live copies, and the old page
+/// may have the higher LSN (changed later); the live copy must win. A newer version of a row
+/// (updated, delete-marked, purged) always carries a higher transaction id.
+type Version = (u64, bool, u64);
 
 /// The best version seen of each key.
 type Best = HashMap<Box<[u8]>, Version, foldhash::fast::RandomState>;
@@ -487,7 +491,7 @@ fn newest_versions(
                     Ok(f)
                 }) {
                     record::key_bytes(p, layout, fields, key);
-                    keys.push((key.as_slice().into(), (r.lsn, !rec.deleted)));
+                    keys.push((key.as_slice().into(), (row.trx_id, !rec.deleted, r.lsn)));
                 }
                 Ok(())
             })?;
@@ -595,7 +599,7 @@ fn pass2_batch(
             o.keys.extend_from_slice(key);
             o.checks.push(Check {
                 key_end: o.keys.len(),
-                version: (r.lsn, !rec.deleted),
+                version: (row.trx_id, !rec.deleted, r.lsn),
                 row: keep.then_some(index),
                 deleted: row.deleted,
             });

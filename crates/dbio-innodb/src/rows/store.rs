@@ -38,6 +38,9 @@ enum Stored {
     PageCompressed,
     /// A ROW_FORMAT=COMPRESSED leaf page: decompressed each time it is read, not kept.
     Zip,
+    /// An encrypted page: decrypted each time it is read, with the store's key of this
+    /// index.
+    Encrypted(u32),
 }
 
 /// The kept copy of every page, by (space id, page number): where it is, not its bytes.
@@ -54,6 +57,8 @@ pub struct PageStore<'a> {
     pub(super) leaf_groups: BTreeMap<(u32, u64), Vec<Leaf>>,
     pub(super) warnings: Vec<String>,
     zip: ZipStats,
+    /// The keys of the encrypted pages ([`Stored::Encrypted`]).
+    keys: Vec<std::sync::Arc<crate::crypt::PageKey>>,
 }
 
 /// A compressed leaf page decompressed (its index id and what it held; the page itself is not
@@ -89,6 +94,7 @@ impl<'a> PageStore<'a> {
             leaf_groups: BTreeMap::new(),
             instant_core: HashMap::new(),
             not_inflated: 0,
+            keys: Vec::new(),
         };
         let zip_leaves = b.kept_pages(plan.kept.keys().copied());
         let kept: HashSet<usize> = plan.kept.keys().copied().collect();
@@ -126,6 +132,7 @@ impl<'a> PageStore<'a> {
             leaf_groups,
             warnings,
             zip,
+            keys: b.keys,
         }
     }
 
@@ -169,6 +176,11 @@ impl<'a> PageStore<'a> {
                 *buf = super::zip::decompress(buf).ok()?.0;
                 return Some(r);
             }
+            Stored::Encrypted(k) => {
+                if n != buf.len() || !crate::crypt::decrypt_page(&self.keys[k as usize], buf) {
+                    return None;
+                }
+            }
         }
         (n == buf.len()).then_some(r)
     }
@@ -182,9 +194,25 @@ struct Builder<'s, 'a> {
     leaf_groups: BTreeMap<(u32, u64), Vec<Leaf>>,
     instant_core: HashMap<(u32, u64), (usize, Option<usize>)>,
     not_inflated: u64,
+    keys: Vec<std::sync::Arc<crate::crypt::PageKey>>,
 }
 
 impl Builder<'_, '_> {
+    /// How page `p` is stored: plain, or encrypted with a key of the store.
+    fn stored(&mut self, p: &crate::scan::FoundPage) -> Stored {
+        let Some(k) = &p.decrypt else {
+            return Stored::Plain;
+        };
+        let i = match self.keys.iter().position(|x| std::sync::Arc::ptr_eq(x, k)) {
+            Some(i) => i,
+            None => {
+                self.keys.push(std::sync::Arc::clone(k));
+                self.keys.len() - 1
+            }
+        };
+        Stored::Encrypted(i as u32)
+    }
+
     /// Puts the kept copy of every page in the index (page_compressed ones inflated for their
     /// header); returns the ROW_FORMAT=COMPRESSED leaf pages, decompressed later on every CPU.
     fn kept_pages(&mut self, kept: impl Iterator<Item = usize>) -> Vec<usize> {
@@ -239,7 +267,7 @@ impl Builder<'_, '_> {
             }
             if p.page_type == page_type::INSTANT {
                 buf.resize(p.page_size as usize, 0);
-                if read_full_at(&self.sources[*si].file, &mut buf, p.offset).ok() == Some(buf.len())
+                if p.read(&self.sources[*si].file, &mut buf).ok() == Some(buf.len())
                     && system_records(&buf).is_some()
                 {
                     let h = IndexHeader::parse(&buf);
@@ -252,6 +280,7 @@ impl Builder<'_, '_> {
                     );
                 }
             }
+            let stored = self.stored(p);
             keep_newest(
                 &mut self.pages,
                 (p.space_id, p.page_no),
@@ -261,7 +290,7 @@ impl Builder<'_, '_> {
                     size: p.page_size,
                     lsn: p.lsn,
                     older: false,
-                    stored: Stored::Plain,
+                    stored,
                 },
             );
             if let Some(ix) = &p.index {
@@ -310,6 +339,7 @@ impl Builder<'_, '_> {
         let mut older: HashMap<(u32, u32), Vec<PageRef>> = HashMap::new();
         for (space, page_no, _, i, index_id) in copies {
             let (si, p) = &self.scanned.found[i];
+            let stored = self.stored(p);
             let list = older.entry((space, page_no)).or_default();
             list.push(PageRef {
                 src: *si,
@@ -317,7 +347,7 @@ impl Builder<'_, '_> {
                 size: p.page_size,
                 lsn: p.lsn,
                 older: true,
-                stored: Stored::Plain,
+                stored,
             });
             // In the group of the index the copy belonged to (the page may hold another now).
             self.leaf_groups

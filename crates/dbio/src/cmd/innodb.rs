@@ -13,7 +13,7 @@ use crate::output::OutputArgs;
 use crate::progress::Progress;
 use dbio_innodb::recover::{self, OutDirError};
 use dbio_schema::innodb::PagesReport;
-use scan::{exit_code, map_guard, ScanFlags};
+use scan::{exit_code, map_guard, KeyFlags, ScanFlags};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -60,6 +60,8 @@ struct PagesArgs {
     #[command(flatten)]
     scan: ScanFlags,
     #[command(flatten)]
+    keys: KeyFlags,
+    #[command(flatten)]
     out: OutputArgs<PagesReport>,
 }
 
@@ -74,7 +76,8 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
 }
 
 fn pages(a: PagesArgs) -> anyhow::Result<u8> {
-    let opts = a.scan.options()?;
+    let mut opts = a.scan.options()?;
+    opts.keys = a.keys.keys()?;
     let sources = a.scan.open(&a.sources)?;
     // A directory an earlier run wrote (its manifest.json) is continued: the pages it lists
     // are kept, the rest written.

@@ -4,7 +4,7 @@
 //! `dbio_innodb::rows::job::rows`: this file maps flags to its request, gives it the progress,
 //! the output and the signal handling, and shows the summary it returns.
 
-use super::scan::{exit_code, map_guard, ScanFlags};
+use super::scan::{exit_code, map_guard, KeyFlags, ScanFlags};
 use crate::cli::usage;
 use crate::output::{to_stderr, Stream};
 use crate::progress::Progress;
@@ -13,6 +13,7 @@ use dbio_innodb::rows::dict_def::DictDefError;
 use dbio_innodb::rows::job::{self, Definition, Host, JobError, Outcome, Request, Stopped};
 use dbio_innodb::rows::run::Deleted;
 use dbio_innodb::rows::sdi_def::{FoundSdiError, SdiDefError};
+use dbio_innodb::scan::ScanOptions;
 use dbio_report::export::{Exporter, Json, Text};
 use dbio_schema::rows::RowFormat;
 use dbio_schema::Document;
@@ -65,6 +66,8 @@ pub struct RowsArgs {
     summary: Option<PathBuf>,
     #[command(flatten)]
     scan: ScanFlags,
+    #[command(flatten)]
+    keys: KeyFlags,
     #[command(flatten)]
     out: RowsOutput,
 }
@@ -175,7 +178,10 @@ fn request(a: &RowsArgs) -> anyhow::Result<Request> {
         index_id: a.index_id,
         space_id: a.space_id,
         format: a.out.format,
-        scan: a.scan.options()?,
+        scan: ScanOptions {
+            keys: a.keys.keys()?,
+            ..a.scan.options()?
+        },
         threads: a.scan.threads(),
         no_mmap: a.scan.no_mmap,
     })
