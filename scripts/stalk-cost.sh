@@ -6,8 +6,9 @@
 # for a check's sample (both statements' round trips: an upper bound of their server time),
 # and the stalker's CPU (utime + stime from /proc) as % of one CPU. Where the server has
 # performance_schema ON, also the server's own time for the check's statements
-# (events_statements_summary_by_digest: SUM_TIMER_WAIT of SHOW GLOBAL STATUS and SHOW FULL
-# PROCESSLIST, the stalker's only per-check statements, over the run).
+# (events_statements_summary_by_digest: SUM_TIMER_WAIT of SHOW GLOBAL STATUS, full or of the
+# trigger's variables, and SHOW FULL PROCESSLIST, the stalker's only per-check statements).
+# Extra stalker flags: STALK_ARGS (e.g. STALK_ARGS='--full-status-every 1' for pt-stalk's way).
 # Usage: scripts/stalk-cost.sh [SECS] [INTERVAL] [DSN]   (MYSQL_PORT for the script's own reads)
 set -eu
 SECS=${1:-30}
@@ -20,7 +21,7 @@ MYSQL="mysql -h127.0.0.1 -P${MYSQL_PORT:-3306} -uroot -N -B"
 ps_on=$($MYSQL -e "SELECT @@performance_schema")
 digests() {
   [ "$ps_on" = 1 ] || { echo "0 0"; return; }
-  $MYSQL -e "SELECT IFNULL(SUM(SUM_TIMER_WAIT),0), IFNULL(SUM(COUNT_STAR),0) FROM performance_schema.events_statements_summary_by_digest WHERE DIGEST_TEXT IN ('SHOW GLOBAL STATUS ', 'SHOW FULL PROCESSLIST ', 'SHOW GLOBAL STATUS', 'SHOW FULL PROCESSLIST')"
+  $MYSQL -e "SELECT IFNULL(SUM(SUM_TIMER_WAIT),0), IFNULL(SUM(COUNT_STAR),0) FROM performance_schema.events_statements_summary_by_digest WHERE DIGEST_TEXT LIKE 'SHOW GLOBAL STATUS%' OR DIGEST_TEXT LIKE 'SHOW FULL PROCESSLIST%'"
 }
 status() { $MYSQL -e "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions','Com_show_status','Com_show_processlist')" | awk '{printf "%s=%s ", $1, $2}'; }
 DEST=$(mktemp -d)
@@ -28,7 +29,7 @@ LOG=$(mktemp)
 before=$(status)
 d0=$(digests)
 "$DBIO" mysql stalk --dsn "$DSN" --dest "$DEST" --trigger 'Threads_running>100000' \
-    --interval "$INTERVAL" 2>"$LOG" &
+    --interval "$INTERVAL" ${STALK_ARGS:-} 2>"$LOG" &
 PID=$!
 sleep 1
 t0=$(awk '{print $14+$15}' /proc/$PID/stat)

@@ -287,6 +287,8 @@ pub fn device_figures(f: &dbio_schema::iostat::Figures) -> [(DevFigure, f64); 9]
 pub struct Needs {
     /// SHOW GLOBAL STATUS (for values or rates).
     pub status: bool,
+    /// The status variables named (values and rates), as written, each once.
+    pub status_vars: Vec<String>,
     /// The processlist.
     pub processlist: bool,
     /// The devices named.
@@ -313,7 +315,12 @@ impl Expr {
     pub fn needs(&self) -> Needs {
         let mut n = Needs::default();
         self.visit(&mut |c| match &c.operand {
-            Operand::Status(_) | Operand::Rate(_) => n.status = true,
+            Operand::Status(v) | Operand::Rate(v) => {
+                n.status = true;
+                if !n.status_vars.iter().any(|x| x.eq_ignore_ascii_case(v)) {
+                    n.status_vars.push(v.clone());
+                }
+            }
             Operand::Processlist(_) => n.processlist = true,
             Operand::Device { device, .. } => {
                 if !n.devices.contains(device) {
@@ -794,6 +801,10 @@ mod tests {
         assert!(n.processlist);
         assert_eq!(n.devices, vec!["vda".to_string(), "sdb".to_string()]);
         assert!(Expr::parse("rate(Questions)>1").unwrap().needs().status);
+        let n = Expr::parse("rate(Questions)>1 or questions>5 or Threads_running>2")
+            .unwrap()
+            .needs();
+        assert_eq!(n.status_vars, ["Questions", "Threads_running"]);
     }
 
     #[test]

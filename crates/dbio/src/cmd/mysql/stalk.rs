@@ -66,6 +66,11 @@ pub struct StalkArgs {
     /// Exit after the first collection and print its report.
     #[arg(long)]
     once: bool,
+    /// Every Nth check reads all of SHOW GLOBAL STATUS (kept in the lead-up); the others read
+    /// only the variables the trigger names plus Threads_running and Questions, a quarter of
+    /// the server's time. 1: every check reads all, as pt-stalk does.
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    full_status_every: u32,
     /// Connect, read and write timeout of the connection.
     #[arg(long, default_value = "10s", value_parser = parse_duration_arg)]
     net_timeout: Duration,
@@ -130,6 +135,7 @@ pub fn stalk(a: StalkArgs) -> anyhow::Result<u8> {
         cooldown: a.cooldown,
         max_collections: a.max_collections,
         min_free_pct: a.min_free,
+        full_status_every: a.full_status_every,
         purge: run::Purge {
             age: a.purge_after,
             size_bytes: a.purge_size,
