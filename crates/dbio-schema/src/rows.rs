@@ -82,6 +82,42 @@ pub struct Candidate {
     pub plausible: u64,
     /// Records rejected, by reason (a bad record header anywhere, bad values in the sample).
     pub rejected: BTreeMap<String, u64>,
+    /// What the pages say about the index being a table's clustered index.
+    pub clustered: Clustered,
+}
+
+/// What the pages say about an index being a table's clustered index (the one `innodb rows`
+/// decodes), strongest first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clustered {
+    /// Named with --index-id.
+    Named,
+    /// Its root is the first index page of its single-table tablespace (page 3, or 4 after
+    /// MySQL 8's SDI root): the first index created, the clustered one.
+    RootPage,
+    /// Another index has that root page: a secondary index.
+    NotRootPage,
+    /// No root page seen; its leaf pages have PAGE_MAX_TRX_ID 0 (kept on secondary index
+    /// pages only) and its records a plausible DB_ROLL_PTR where the definition puts it.
+    #[default]
+    LooksClustered,
+    /// No root page seen; a leaf page has a PAGE_MAX_TRX_ID, or its records no plausible
+    /// DB_ROLL_PTR: a secondary index.
+    LooksSecondary,
+}
+
+impl Clustered {
+    /// snake_case name, as in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Clustered::Named => "named",
+            Clustered::RootPage => "root_page",
+            Clustered::NotRootPage => "not_root_page",
+            Clustered::LooksClustered => "looks_clustered",
+            Clustered::LooksSecondary => "looks_secondary",
+        }
+    }
 }
 
 impl Candidate {

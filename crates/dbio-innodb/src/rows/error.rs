@@ -19,6 +19,15 @@ pub enum RowsError {
         /// what to do.
         advice: String,
     },
+    /// Several indexes hold records that fit the definition and the pages do not tell which
+    /// is the clustered index (or say that none is).
+    #[error("the clustered index of {table} cannot be told from the pages: {why}; name it with --index-id (and --space-id), or give a definition source that names it")]
+    Ambiguous {
+        /// The table.
+        table: String,
+        /// The candidates.
+        why: String,
+    },
     /// Writing a row failed.
     #[error("writing rows: {0}")]
     Write(#[source] std::io::Error),

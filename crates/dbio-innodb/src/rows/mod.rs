@@ -6,7 +6,7 @@
 //! REDUNDANT) into fields and checks them, [`store`] indexes the pages found, [`run`] finds
 //! the index and keeps the newest version of each key (over [`walk`]), handing rows to a
 //! [`sink`]; [`line`] formats them as SQL, TSV or JSON Lines and [`write`] writes them;
-//! [`zip`] decompresses ROW_FORMAT=COMPRESSED pages and BLOBs. [`job`] is the whole command
+//! [`zip`] decompresses ROW_FORMAT=COMPRESSED pages and BLOBs, [`lob`] reads MySQL 8 LOBs. [`job`] is the whole command
 //! in one call: a [`job::Request`] in, the rows written and a summary out.
 //!
 //! Imports go one way (a module never imports one that imports it back): `def` <- `value` <-
@@ -23,6 +23,7 @@ pub mod instant;
 pub mod job;
 
 pub mod line;
+pub mod lob;
 pub mod record;
 pub mod run;
 pub mod sdi_def;

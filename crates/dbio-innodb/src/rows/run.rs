@@ -1,19 +1,32 @@
 //! The `innodb rows` driver: pages found in the sources (a PAGES_DIR written by `innodb
-//! pages`, .ibd files, images, devices), the newest copy of each page kept, the clustered
-//! index whose leaf records fit the definition chosen, every record decoded and checked, the
-//! newest LSN of each key kept, rows handed to a sink.
+//! pages`, .ibd files, images, devices), the newest copy of each page kept, the table's
+//! clustered index chosen by what the pages say of it (never a secondary index because its
+//! records happen to fit), every record decoded and checked, the newest LSN of each key kept,
+//! rows handed to a sink.
+//!
+//! The clustered index ([`pick`]): the index named (`Options::index_id`, from the user or a
+//! definition that names it); else of the indexes whose records fit the definition, the one
+//! whose root is its single-table tablespace's first index page (page 3, or 4 when page 3 is
+//! MySQL 8's SDI root: the clustered index is the first index created); an index whose
+//! tablespace's root page names another index is a secondary index. Where no root page was
+//! found, an index is taken as clustered when its leaf pages have PAGE_MAX_TRX_ID 0 (InnoDB
+//! keeps it on secondary index leaf pages only) and its records a plausible DB_ROLL_PTR where
+//! the definition puts it (a secondary index record is its key and the primary key, with no
+//! DB_TRX_ID/DB_ROLL_PTR). When that leaves none or several, the run stops with the candidates
+//! ([`RowsError::Ambiguous`]) rather than guess.
 
 use super::def::TableDef;
 use super::diagnose::diagnose;
 pub use super::error::RowsError;
 use super::layout::group_layout;
 use super::line::LineEncoder;
-use super::record::{self, Layout, Reject, Row};
+use super::record::{self, Layout, Reject, Row, Sys};
 use super::sink::{RowMeta, RowSink};
 use super::store::Leaf;
 pub use super::store::{PageStore, ZipStats};
 use super::walk::{key_cmp, par_batches, walk, Group, Scratch};
-use dbio_schema::rows::{Candidate, RowsSummary};
+use crate::page::{be16, be32, be64, page_type, system_records, IndexHeader};
+use dbio_schema::rows::{Candidate, Clustered, RowsSummary};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,7 +51,7 @@ pub struct Options {
     pub def: TableDef,
     /// Deleted records.
     pub deleted: Deleted,
-    /// Decode only this index id (default: the one whose records fit the definition best).
+    /// Decode only this index id (default: the clustered index, by what the pages say).
     pub index_id: Option<u64>,
     /// Decode only pages of this space id.
     pub space_id: Option<u32>,
@@ -59,6 +72,10 @@ const SAMPLE: u64 = 2000;
 
 struct Tried {
     cand: Candidate,
+    /// Leaf pages with a PAGE_MAX_TRX_ID (kept on secondary index pages only).
+    max_trx_pages: u64,
+    /// Sampled records that fit, with a plausible DB_ROLL_PTR.
+    roll_ok: u64,
     /// Per page with records: the smallest and largest key bytes, and whether it has purged
     /// records on its free list.
     ranges: Vec<PageRange>,
@@ -104,6 +121,22 @@ struct Pass1 {
     plausible: u64,
     rej: BTreeMap<Reject, u64>,
     ranges: Vec<PageRange>,
+    /// The last page seen, and the pages with a PAGE_MAX_TRX_ID.
+    last: Option<Leaf>,
+    max_trx_pages: u64,
+    /// Sampled records that fit, with a plausible DB_ROLL_PTR.
+    roll_ok: u64,
+}
+
+/// Whether 7 bytes are a plausible DB_ROLL_PTR: the insert flag and rollback segment id (1
+/// byte), an undo page number (4, neither 0 nor FIL_NULL) and an offset in that page (2,
+/// past the FIL header); or MariaDB's value once purge reset DB_TRX_ID (the insert flag only).
+fn roll_ptr_plausible(b: &[u8], page_size: usize) -> bool {
+    if b == [0x80, 0, 0, 0, 0, 0, 0] {
+        return true;
+    }
+    let (page, off) = (be32(b, 1), be16(b, 5) as usize);
+    page != 0 && page != u32::MAX && off >= 38 && off < page_size.max(4096) - 8
 }
 
 /// Pass 1 over `pages`: records counted and split, key ranges per page; the values of the
@@ -116,8 +149,16 @@ fn pass1(
     p: &mut Pass1,
 ) -> Result<(), RowsError> {
     let (store, layout) = (g.store, g.layout);
+    let roll = layout
+        .fields
+        .iter()
+        .position(|f| f.sys == Some(Sys::RollPtr));
     walk(g, pages, sc, |pg, _, page_no, fields, rec, key, _| {
         p.records += 1;
+        if p.last != Some(page_no) {
+            p.last = Some(page_no);
+            p.max_trx_pages += (be64(pg, 56) != 0) as u64;
+        }
         let fields = match fields {
             Ok(f) => f,
             Err((e, split)) => {
@@ -134,7 +175,13 @@ fn pass1(
         if p.sampled < SAMPLE {
             p.sampled += 1;
             match record::decode(pg, def, layout, fields, rec.deleted, store) {
-                Ok(_) => p.plausible += 1,
+                Ok(_) => {
+                    p.plausible += 1;
+                    if let Some(f) = roll.map(|i| fields[i]) {
+                        let b = &pg[f.start..f.start + f.len];
+                        p.roll_ok += (f.len == 7 && roll_ptr_plausible(b, pg.len())) as u64;
+                    }
+                }
                 Err(e) => {
                     *p.rej.entry(e).or_default() += 1;
                     return Ok(());
@@ -226,16 +273,27 @@ pub fn run_threads(
     // Pass 1: every leaf group tried; the newest version of each key remembered.
     let (mut tried, layout_warnings) = try_groups(store, opts, &base, threads, stop)?;
     summary.candidates = tried.iter().map(|t| t.cand.clone()).collect();
-    let Some(pick) = pick(&tried, opts) else {
-        return Err(no_index(
-            store,
-            def,
-            &tried,
-            &summary.candidates,
-            layout_warnings,
-        ));
+    let pick = match pick(&tried, opts) {
+        Ok(i) => i,
+        Err(None) => {
+            return Err(no_index(
+                store,
+                def,
+                &tried,
+                &summary.candidates,
+                layout_warnings,
+            ))
+        }
+        Err(Some(why)) => {
+            return Err(RowsError::Ambiguous {
+                table: def.name.clone(),
+                why,
+            })
+        }
     };
-    let Tried { cand, mut ranges } = tried.swap_remove(pick);
+    let Tried {
+        cand, mut ranges, ..
+    } = tried.swap_remove(pick);
     chosen(&mut summary, &cand, store);
     sink.begin(&summary).map_err(RowsError::Write)?;
     // The newest version of each key that more than one record may hold.
@@ -281,9 +339,11 @@ fn try_groups(
     let def = &opts.def;
     let mut tried: Vec<Tried> = Vec::new();
     let mut layout_warnings = Vec::new();
+    let roots = first_roots(store);
     for (&group, pages) in &store.leaf_groups {
         if opts.space_id.is_some_and(|s| s != group.0)
             || opts.index_id.is_some_and(|i| i != group.1)
+            || opts.index_id.is_none() && is_sdi(store, group, pages)
         {
             continue;
         }
@@ -308,11 +368,24 @@ fn try_groups(
                 .iter()
                 .map(|(k, v)| (k.name().to_string(), *v))
                 .collect(),
+            clustered: Clustered::default(),
         };
-        tried.push(Tried {
+        let mut t = Tried {
             cand,
+            max_trx_pages: p.max_trx_pages,
+            roll_ok: p.roll_ok,
             ranges: p.ranges,
-        });
+        };
+        t.cand.clustered = match (opts.index_id, roots.get(&group.0)) {
+            (Some(_), _) => Clustered::Named,
+            (None, Some(&root)) if root == group.1 => Clustered::RootPage,
+            (None, Some(_)) => Clustered::NotRootPage,
+            (None, None) if t.max_trx_pages == 0 && t.roll_ok * 10 >= t.cand.plausible * 9 => {
+                Clustered::LooksClustered
+            }
+            (None, None) => Clustered::LooksSecondary,
+        };
+        tried.push(t);
     }
     Ok((tried, layout_warnings))
 }
@@ -342,6 +415,7 @@ fn try_group(g: &Group, pages: &[Leaf], threads: usize) -> Result<Pass1, RowsErr
         },
         |q| {
             p.records += q.records;
+            p.max_trx_pages += q.max_trx_pages;
             for (k, v) in q.rej {
                 *p.rej.entry(k).or_default() += v;
             }
@@ -352,23 +426,135 @@ fn try_group(g: &Group, pages: &[Leaf], threads: usize) -> Result<Pass1, RowsErr
     Ok(p)
 }
 
-/// The index to decode: the one named, else of those whose sampled records mostly fit, the
-/// one with the most records estimated to fit (the lowest ids on a tie).
-fn pick(tried: &[Tried], opts: &Options) -> Option<usize> {
-    tried
+/// Whether most sampled records of a candidate fit the definition.
+fn fits(c: &Candidate) -> bool {
+    c.plausible > 0 && c.plausible * 2 >= c.sampled
+}
+
+/// The index to decode: the one named (the one with the most records estimated to fit when it
+/// is in several tablespaces); else the one index whose records fit the definition that is
+/// the clustered index by its tablespace's root page or, where no root page was found, by its
+/// pages and records ([`Clustered`]). `Err(None)`: no index fits; `Err(Some(why))`: none or
+/// several of those that fit are the clustered index, `why` lists them.
+fn pick(tried: &[Tried], opts: &Options) -> Result<usize, Option<String>> {
+    if opts.index_id.is_some() {
+        return tried
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, t)| {
+                (
+                    t.cand.estimate(),
+                    std::cmp::Reverse((t.cand.space_id, t.cand.index_id)),
+                )
+            })
+            .map(|(i, _)| i)
+            .ok_or(None);
+    }
+    let fit: Vec<usize> = (0..tried.len()).filter(|&i| fits(&tried[i].cand)).collect();
+    if fit.is_empty() {
+        return Err(None);
+    }
+    let clustered: Vec<usize> = fit
         .iter()
-        .enumerate()
-        .filter(|(_, t)| {
-            opts.index_id.is_some()
-                || (t.cand.plausible > 0 && t.cand.plausible * 2 >= t.cand.sampled)
-        })
-        .max_by_key(|(_, t)| {
-            (
-                t.cand.estimate(),
-                std::cmp::Reverse((t.cand.space_id, t.cand.index_id)),
+        .copied()
+        .filter(|&i| {
+            matches!(
+                tried[i].cand.clustered,
+                Clustered::RootPage | Clustered::LooksClustered
             )
         })
-        .map(|(i, _)| i)
+        .collect();
+    if let [one] = clustered[..] {
+        return Ok(one);
+    }
+    let list: Vec<String> = fit.iter().map(|&i| describe(&tried[i])).collect();
+    Err(Some(if clustered.is_empty() {
+        format!(
+            "the indexes whose records fit it all look like secondary indexes: {}",
+            list.join("; ")
+        )
+    } else {
+        format!(
+            "{} indexes whose records fit it look like a clustered index: {}",
+            clustered.len(),
+            list.join("; ")
+        )
+    }))
+}
+
+/// A candidate for the error that lists them: where, how many records, and what the pages say
+/// of it.
+fn describe(t: &Tried) -> String {
+    let c = &t.cand;
+    let why = match c.clustered {
+        Clustered::Named => "named".to_string(),
+        Clustered::RootPage => "clustered: its root is the tablespace's first index page".into(),
+        Clustered::NotRootPage => {
+            "secondary: the tablespace's first index page is another index's root".into()
+        }
+        Clustered::LooksClustered => {
+            "looks clustered: PAGE_MAX_TRX_ID 0, DB_ROLL_PTR plausible (no root page found)".into()
+        }
+        Clustered::LooksSecondary => format!(
+            "looks secondary: {} leaf page(s) with a PAGE_MAX_TRX_ID, {} of {} records with a plausible DB_ROLL_PTR (no root page found)",
+            t.max_trx_pages, t.roll_ok, c.plausible
+        ),
+    };
+    format!(
+        "space {} index {}: {} records, {} of {} checked fit, {why}",
+        c.space_id, c.index_id, c.records, c.plausible, c.sampled
+    )
+}
+
+/// The clustered index of each single-table tablespace whose first index page was found: the
+/// index id on page 3, or on page 4 when page 3 is MySQL 8's SDI root. Not for the system
+/// tablespace (space 0) nor MySQL's general tablespaces (FSP flag SHARED, bit 11 of the flags
+/// of page 0 outside MariaDB's full_crc32 format): they hold several tables.
+fn first_roots(store: &PageStore) -> HashMap<u32, u64> {
+    let mut out = HashMap::new();
+    let mut buf = Vec::new();
+    let mut spaces: Vec<u32> = store.leaf_groups.keys().map(|g| g.0).collect();
+    spaces.dedup();
+    for space in spaces {
+        if space == 0 {
+            continue;
+        }
+        let leaf = |page_no| Leaf { page_no, copy: 0 };
+        if store.read_leaf(space, leaf(0), &mut buf).is_some()
+            && be16(&buf, 24) == page_type::FSP_HDR
+        {
+            let flags = be32(&buf, 54);
+            if flags & 0x10 == 0 && flags & (1 << 11) != 0 {
+                continue;
+            }
+        }
+        for page_no in [3, 4] {
+            if store.read_leaf(space, leaf(page_no), &mut buf).is_none() || be32(&buf, 34) != space
+            {
+                break;
+            }
+            let ty = be16(&buf, 24);
+            if ty == page_type::SDI && page_no == 3 {
+                continue;
+            }
+            if (ty == page_type::INDEX || ty == page_type::INSTANT)
+                && system_records(&buf).is_some()
+            {
+                out.insert(space, IndexHeader::parse(&buf).index_id);
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// Whether `group` is MySQL 8's SDI index (its pages are of type SDI): the table's
+/// definition, never its rows.
+fn is_sdi(store: &PageStore, group: (u32, u64), pages: &[Leaf]) -> bool {
+    let mut buf = Vec::new();
+    pages.first().is_some_and(|&l| {
+        store.read_leaf(group.0, l, &mut buf).is_some() && be16(&buf, 24) == page_type::SDI
+    })
 }
 
 /// The error when no index fits: what was tried, and what seems wrong with the definition.
@@ -432,8 +618,11 @@ fn chosen(summary: &mut RowsSummary, cand: &Candidate, store: &PageStore) {
         .candidates
         .iter()
         .filter(|c| {
-            c.plausible > 0
-                && c.plausible * 2 >= c.sampled
+            fits(c)
+                && matches!(
+                    c.clustered,
+                    Clustered::Named | Clustered::RootPage | Clustered::LooksClustered
+                )
                 && (c.space_id, c.index_id) != (cand.space_id, cand.index_id)
         })
         .map(|c| {

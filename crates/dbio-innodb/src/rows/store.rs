@@ -452,14 +452,23 @@ fn keep_newest(pages: &mut HashMap<(u32, u32), PageRef>, key: (u32, u32), r: Pag
 impl BlobSource for PageStore<'_> {
     /// MariaDB/MySQL 5.x BLOB pages: at the reference's offset a 4-byte part length and the
     /// next page number, then the part; later pages of the chain start at byte 38.
-    /// ROW_FORMAT=COMPRESSED tables: a zlib stream across ZBLOB and ZBLOB2 pages.
+    /// ROW_FORMAT=COMPRESSED tables: a zlib stream across ZBLOB and ZBLOB2 pages. MySQL 8:
+    /// a LOB first page and its index of data pages ([`super::lob`]).
     fn read(&self, space: u32, page_no: u32, offset: u32, len: u64, out: &mut Vec<u8>) -> bool {
         let mut buf = Vec::new();
-        if self.read(space, page_no, &mut buf).is_some() && be16(&buf, 24) == page_type::ZBLOB {
+        let found = self.read(space, page_no, &mut buf).is_some() && buf.len() > 38;
+        if found && be16(&buf, 24) == page_type::ZBLOB {
             let page = |no: u32, b: &mut Vec<u8>| {
                 self.read(space, no, b).is_some() && be32(b, 34) == space
             };
             return super::zip::read_zblob(page, page_no, offset, len, out);
+        }
+        if found && be16(&buf, 24) == super::lob::LOB_FIRST && be32(&buf, 34) == space {
+            // MySQL 8: the reference's offset is the LOB version, the first page its index.
+            let page = |no: u32, b: &mut Vec<u8>| {
+                self.read(space, no, b).is_some() && be32(b, 34) == space
+            };
+            return super::lob::read_lob(page, page_no, len, out);
         }
         let (mut page, mut off) = (page_no, offset as usize);
         let mut left = len;
