@@ -3,6 +3,7 @@
 //! helpers every subcommand shares live in `innodb/scan.rs`, each subcommand beside it in
 //! `innodb/`.
 
+mod frm;
 mod grep;
 mod rows;
 mod scan;
@@ -35,6 +36,8 @@ enum Sub {
     /// Decode recovered pages back into rows (SQL INSERTs, TSV or JSON Lines) with the table's
     /// CREATE TABLE statement or the data dictionary of ibdata1 (dropped tables too).
     Rows(Box<rows::RowsArgs>),
+    /// Print the CREATE TABLE statement of MySQL 5.x / MariaDB .frm files.
+    Frm(Box<frm::FrmArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -64,6 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Sub::Pages(a) => pages(*a),
         Sub::Grep(a) => grep::run(*a),
         Sub::Rows(a) => rows::rows(*a),
+        Sub::Frm(a) => frm::run(*a),
     }
 }
 
