@@ -11,6 +11,7 @@ mod check;
 mod files;
 mod innodb;
 mod innodb_dict;
+mod innodb_frm;
 mod innodb_pages_full;
 mod innodb_rows;
 mod innodb_rows_blobs;

@@ -304,6 +304,7 @@ pub fn collation_name(id: u32) -> Option<&'static str> {
         224 => "utf8mb4_unicode_ci",
         63 => "binary",
         1 => "big5_chinese_ci",
+        7 => "koi8r_general_ci",
         28 => "gbk_chinese_ci",
         35 => "ucs2_general_ci",
         51 => "cp1251_general_ci",
@@ -490,12 +491,11 @@ pub fn parse(data: &[u8], name: &str, source: &str) -> Result<Frm, FrmError> {
     }
 
     // Columns.
-    let table_charset = charset_of_collation(table_collation);
     let mut columns = Vec::with_capacity(n_cols);
     let mut info = Vec::with_capacity(n_cols);
     let mut old = Vec::new();
     for r in &raw {
-        let (ty, sql_type) = col_type(r, &intervals, table_charset)?;
+        let (ty, sql_type) = col_type(r, &intervals, table_collation)?;
         if matches!(r.code, T_TIMESTAMP | T_DATETIME | T_TIME) {
             old.push(r.name.clone());
         }
@@ -688,7 +688,7 @@ fn quote_sql(s: &str) -> String {
 fn col_type(
     r: &RawCol,
     intervals: &[Vec<Vec<u8>>],
-    table_charset: Option<Charset>,
+    table_collation: u32,
 ) -> Result<(ColType, String), FrmError> {
     let tn = type_name(r.code);
     let unsupported = |why: &str| FrmError::Unsupported {
@@ -726,7 +726,8 @@ fn col_type(
         })?;
         let mut clause = String::new();
         if cs != Charset::Binary {
-            if Some(cs) != table_charset {
+            // As SHOW CREATE TABLE: the charset when the collation is not the table's.
+            if r.collation != table_collation {
                 clause.push_str(&format!(" CHARACTER SET {}", charset_sql(cs)));
             }
             if !default_collation(r.collation) {
@@ -965,6 +966,8 @@ fn parse_keys(sec: &[u8], raw: &[RawCol], columns: &[Column]) -> Result<Vec<FrmK
         let k = b.slice(at, 8, &what("key entries"))?;
         at += 8;
         let flags = le16(k, 0) ^ HA_NOSAME;
+        // FULLTEXT and SPATIAL keys index whole columns.
+        let whole = flags & (HA_FULLTEXT | HA_SPATIAL) != 0;
         let n = k[4] as u64;
         parts_seen += n;
         if parts_seen > n_parts {
@@ -989,7 +992,11 @@ fn parse_keys(sec: &[u8], raw: &[RawCol], columns: &[Column]) -> Result<Vec<FrmK
                 })?;
             parts.push(FrmKeyPart {
                 column: c,
-                prefix: prefix_of(&raw[c], &columns[c].ty, len),
+                prefix: if whole {
+                    None
+                } else {
+                    prefix_of(&raw[c], &columns[c].ty, len)
+                },
             });
         }
         keys.push(FrmKey {
@@ -1368,7 +1375,7 @@ mod real_files {
         assert!(
             s.def
                 .create_sql
-                .contains("`password` varchar(40) COLLATE utf8_bin,"),
+                .contains("`password` varchar(40) CHARACTER SET utf8 COLLATE utf8_bin,"),
             "{}",
             s.def.create_sql
         );
