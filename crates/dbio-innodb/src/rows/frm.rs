@@ -362,15 +362,23 @@ pub fn read(path: &Path) -> Result<Frm, FrmError> {
     parse(&bytes, &table_name_of(&stem), &path.display().to_string())
 }
 
-/// The `.frm` beside a source `X.ibd` (`X.frm` in the same directory), for the first source
-/// that has one; an error when two sources have different ones.
+/// The `.frm` beside a source `X.ibd` (`X.frm` in the same directory; `X.frm` for a
+/// partition's `X#P#p0.ibd` too), for the first source that has one; an error when two
+/// sources have different ones.
 pub fn beside(sources: &[PathBuf]) -> Result<Option<PathBuf>, (PathBuf, PathBuf)> {
     let mut found: Option<PathBuf> = None;
     for s in sources {
         if !s.extension().is_some_and(|e| e.eq_ignore_ascii_case("ibd")) {
             continue;
         }
-        let f = s.with_extension("frm");
+        // A partition's tablespace (`T#P#p0.ibd`, `T#p#p0#sp#s0.ibd`) has the table's T.frm.
+        let stem = s
+            .file_stem()
+            .map(|x| x.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let table = stem.split("#P#").next().unwrap_or(&stem);
+        let table = table.split("#p#").next().unwrap_or(table);
+        let f = s.with_file_name(format!("{table}.frm"));
         if !f.is_file() {
             continue;
         }
@@ -1453,6 +1461,37 @@ mod real_files {
         assert_eq!(ty("i"), ColType::Datetime { fsp: 6 });
         assert_eq!(t.engine, "MyISAM");
         assert!(!t.is_innodb());
+    }
+
+    #[test]
+    fn the_frm_beside_a_tablespace() {
+        let d = tempfile::tempdir().unwrap();
+        let p = |n: &str| d.path().join(n);
+        for n in [
+            "t.frm",
+            "t.ibd",
+            "t#P#p0.ibd",
+            "t#p#p1#sp#s0.ibd",
+            "u.ibd",
+            "v.frm",
+            "v.ibd",
+        ] {
+            std::fs::write(p(n), b"").unwrap();
+        }
+        assert_eq!(beside(&[p("t.ibd")]).unwrap(), Some(p("t.frm")));
+        assert_eq!(
+            beside(&[p("u.ibd"), p("t#P#p0.ibd")]).unwrap(),
+            Some(p("t.frm"))
+        );
+        assert_eq!(
+            beside(&[p("t#p#p1#sp#s0.ibd"), p("t.ibd")]).unwrap(),
+            Some(p("t.frm"))
+        );
+        assert_eq!(beside(&[p("u.ibd"), p("t.frm")]).unwrap(), None);
+        assert_eq!(
+            beside(&[p("t.ibd"), p("v.ibd")]).unwrap_err(),
+            (p("t.frm"), p("v.frm"))
+        );
     }
 
     #[test]

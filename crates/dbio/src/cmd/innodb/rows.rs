@@ -32,7 +32,7 @@ pub struct RowsArgs {
     table_def: Option<PathBuf>,
     /// The table's .frm file (MySQL 5.x, MariaDB): column types, charsets, NULL-ability, the
     /// primary key and the pre-5.6 DATETIME/TIME/TIMESTAMP formats are read from it.
-    #[arg(long, value_name = "FILE.frm", conflicts_with_all = ["table_def", "dictionary"])]
+    #[arg(long, value_name = "FILE.frm", conflicts_with_all = ["table_def", "dictionary", "table"])]
     frm: Option<PathBuf>,
     /// Take the definition from the data dictionary (SYS_TABLES, SYS_COLUMNS, SYS_INDEXES,
     /// SYS_FIELDS) in this system tablespace (ibdata1 of MariaDB or MySQL <= 5.7, or an
