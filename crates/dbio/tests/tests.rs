@@ -12,6 +12,7 @@ mod files;
 mod innodb;
 mod innodb_crypt;
 mod innodb_dict;
+mod innodb_frm;
 mod innodb_pages_full;
 mod innodb_rows;
 mod innodb_rows_blobs;

@@ -6,6 +6,7 @@
 
 use super::def::{self, DefError, TableDef};
 use super::dict_def::{self, DictDef, DictDefError};
+use super::frm::{self, FrmError};
 use super::inputs::expand_inputs;
 use super::run::{self, Deleted, Options, PageStore, RowsError};
 use super::sdi_def::{self, FoundSdiError};
@@ -43,6 +44,11 @@ pub enum Definition {
     Sdi {
         /// The table.
         table: Option<String>,
+    },
+    /// A MySQL 5.x / MariaDB `.frm` file (the table's binary definition).
+    Frm {
+        /// The file.
+        path: PathBuf,
     },
 }
 
@@ -133,6 +139,14 @@ pub enum JobError<E> {
     /// The sources' SDI gives no definition.
     #[error(transparent)]
     Sdi(FoundSdiError),
+    /// The `.frm` file cannot be read or used.
+    #[error("{}: {err}", path.display())]
+    Frm {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        err: FrmError,
+    },
     /// A directory of the sources could not be listed.
     #[error("cannot list the page files of the sources: {0}")]
     Inputs(std::io::Error),
@@ -202,6 +216,7 @@ pub fn rows<H: Host>(
         ),
         // Read from the sources once they are scanned.
         Definition::Sdi { .. } => (None, None),
+        Definition::Frm { path } => (Some(frm_def(path, req.old_temporal)?), None),
         Definition::Dictionary { path, table } => {
             let Some((d, scanned)) = dictionary(req, host, path, table.as_deref(), stop)? else {
                 return Ok(Outcome::Stopped(Stopped::Dictionary));
@@ -371,6 +386,22 @@ fn create_table<E>(
         err,
     })?;
     temporal::apply(&mut def, &temporal::marked_columns(&sql), old_temporal);
+    Ok(def)
+}
+
+/// The definition in a `.frm` file (an InnoDB table's), its old temporal columns switched
+/// (every temporal column, with `old_temporal`).
+fn frm_def<E>(path: &Path, old_temporal: bool) -> Result<TableDef, JobError<E>> {
+    let err = |err| JobError::Frm {
+        path: path.to_path_buf(),
+        err,
+    };
+    let f = frm::read(path).map_err(err)?;
+    if !f.is_innodb() {
+        return Err(err(FrmError::NotInnodb(f.engine)));
+    }
+    let mut def = f.def;
+    temporal::apply(&mut def, &[], old_temporal);
     Ok(def)
 }
 

@@ -16,6 +16,7 @@
 
 pub mod def;
 pub mod dict_def;
+pub mod frm;
 
 pub mod inflate;
 pub mod inputs;

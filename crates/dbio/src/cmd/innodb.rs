@@ -3,6 +3,7 @@
 //! helpers every subcommand shares live in `innodb/scan.rs`, each subcommand beside it in
 //! `innodb/`.
 
+mod frm;
 mod grep;
 mod rows;
 mod scan;
@@ -40,6 +41,8 @@ enum Sub {
     /// Print the table definition a MySQL 8 tablespace carries (its SDI): as ibd2sdi does
     /// (JSON), or as a CREATE TABLE statement.
     Sdi(Box<sdi::SdiArgs>),
+    /// Print the CREATE TABLE statement of MySQL 5.x / MariaDB .frm files.
+    Frm(Box<frm::FrmArgs>),
 }
 
 #[derive(clap::Args, Debug)]
@@ -72,6 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
         Sub::Grep(a) => grep::run(*a),
         Sub::Rows(a) => rows::rows(*a),
         Sub::Sdi(a) => sdi::run(*a),
+        Sub::Frm(a) => frm::run(*a),
     }
 }
 

@@ -10,6 +10,7 @@ use crate::output::{to_stderr, Stream};
 use crate::progress::Progress;
 use dbio_innodb::recover::Source;
 use dbio_innodb::rows::dict_def::DictDefError;
+use dbio_innodb::rows::frm::FrmError;
 use dbio_innodb::rows::job::{self, Definition, Host, JobError, Outcome, Request, Stopped};
 use dbio_innodb::rows::run::Deleted;
 use dbio_innodb::rows::sdi_def::{FoundSdiError, SdiDefError};
@@ -27,11 +28,15 @@ pub struct RowsArgs {
     /// block devices (read-only).
     #[arg(required = true, value_name = "PAGES_DIR|SOURCE")]
     sources: Vec<PathBuf>,
-    /// A file with the table's CREATE TABLE statement (SHOW CREATE TABLE output). Without it
-    /// and without --dictionary, the definition is read from the SDI of MySQL 8 tablespaces
-    /// among the sources.
+    /// A file with the table's CREATE TABLE statement (SHOW CREATE TABLE output). Without
+    /// --table-def, --frm or --dictionary, the .frm beside a source X.ibd (X.frm) is used, else
+    /// the definition MySQL 8 tablespaces among the sources carry (their SDI).
     #[arg(long, value_name = "FILE.sql", conflicts_with = "dictionary")]
     table_def: Option<PathBuf>,
+    /// The table's .frm file (MySQL 5.x, MariaDB): column types, charsets, NULL-ability, the
+    /// primary key and the pre-5.6 DATETIME/TIME/TIMESTAMP formats are read from it.
+    #[arg(long, value_name = "FILE.frm", conflicts_with_all = ["table_def", "dictionary", "table"])]
+    frm: Option<PathBuf>,
     /// Take the definition from the data dictionary (SYS_TABLES, SYS_COLUMNS, SYS_INDEXES,
     /// SYS_FIELDS) in this system tablespace (ibdata1 of MariaDB or MySQL <= 5.7, or an
     /// image holding its pages); a dropped table is described there until purge processes
@@ -164,7 +169,13 @@ fn request(a: &RowsArgs) -> anyhow::Result<Request> {
             path: path.clone(),
             table,
         },
-        (None, None) => Definition::Sdi { table },
+        (None, None) => match &a.frm {
+            Some(path) => Definition::Frm { path: path.clone() },
+            None => match frm_beside(&a.sources)? {
+                Some(path) => Definition::Frm { path },
+                None => Definition::Sdi { table },
+            },
+        },
     };
     Ok(Request {
         sources: a.sources.clone(),
@@ -187,6 +198,26 @@ fn request(a: &RowsArgs) -> anyhow::Result<Request> {
     })
 }
 
+/// The .frm beside a source X.ibd, said on stderr; a usage error when there is none.
+fn frm_beside(sources: &[PathBuf]) -> anyhow::Result<Option<PathBuf>> {
+    match dbio_innodb::rows::frm::beside(sources) {
+        Ok(Some(p)) => {
+            to_stderr(&format!(
+                "dbio: note: table definition from {} (beside the .ibd)\n",
+                p.display()
+            ));
+            Ok(Some(p))
+        }
+        // No .frm: the SDI of MySQL 8 tablespaces, if the sources have one.
+        Ok(None) => Ok(None),
+        Err((a, b)) => Err(usage(format!(
+            "the sources have different .frm files beside them ({} and {}): decode one table at a time, or give --table-def/--frm",
+            a.display(),
+            b.display()
+        ))),
+    }
+}
+
 /// The library's errors, named with the flags that gave the values.
 fn error(e: JobError<anyhow::Error>) -> anyhow::Error {
     match e {
@@ -204,7 +235,7 @@ fn error(e: JobError<anyhow::Error>) -> anyhow::Error {
             err => anyhow::anyhow!("--dictionary {}: {err}", path.display()),
         },
         JobError::Sdi(e) => match e {
-            FoundSdiError::NoSdi => usage(format!("{e}: MariaDB and MySQL 5.x tablespaces do not carry their definition; give --table-def FILE.sql or --dictionary IBDATA1")),
+            FoundSdiError::NoSdi => usage(format!("{e}: MariaDB and MySQL 5.x tablespaces do not carry their definition; give --table-def FILE.sql, --frm FILE.frm (or put X.frm beside X.ibd) or --dictionary IBDATA1")),
             FoundSdiError::Several(_)
             | FoundSdiError::Def {
                 err: SdiDefError::TableNeeded(_) | SdiDefError::NotFound(..),
@@ -214,6 +245,10 @@ fn error(e: JobError<anyhow::Error>) -> anyhow::Error {
                 anyhow::anyhow!("{e}; give the definition with --table-def FILE.sql")
             }
             e => e.into(),
+        },
+        JobError::Frm { path, err } => match err {
+            FrmError::Io(_) => anyhow::anyhow!("--frm {}: {err}", path.display()),
+            err => usage(format!("--frm {}: {err}", path.display())),
         },
         JobError::Inputs(err) => anyhow::anyhow!(
             "cannot list the page files of the sources: {err}; check the PAGES_DIR"
