@@ -369,13 +369,13 @@ fn bad_frm_files_are_refused_clearly() {
         err.contains("no index in the sources holds records that fit"),
         "{err}"
     );
-    // No definition and no .frm beside the source.
+    // No definition, no .frm beside the source and no SDI in it.
     let lone = dir.path().join("actor.ibd");
     std::fs::copy(&ibd, &lone).unwrap();
     let out = dbio().args(["innodb", "rows"]).arg(&lone).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("give --table-def FILE.sql, --frm FILE.frm or --dictionary IBDATA1"));
+        .contains("give --table-def FILE.sql, --frm FILE.frm (or put X.frm beside X.ibd) or --dictionary IBDATA1"));
     // Two sources with different .frm files beside them.
     let out = dbio()
         .args(["innodb", "rows"])
