@@ -34,10 +34,21 @@ fn mysql_keyring_rows_equal_the_tablespace_rows() {
         percona("keyring_test").to_str().unwrap(),
         "--table-def",
         table.to_str().unwrap(),
-        "--index-id",
-        "194",
     ]);
     assert!(ok, "{err}");
+    // The clustered index (194) is chosen without a hint, and the SDI (decrypted) gives the
+    // same definition when none is given.
+    assert!(err.contains("space 37 index 194"), "{err}");
+    let (ok, sdi, err) = rows_tsv(&[
+        percona("encrypted_test.ibd").to_str().unwrap(),
+        "--keyring",
+        percona("keyring_test").to_str().unwrap(),
+    ]);
+    assert!(
+        ok && err.contains("(definition: SDI of tablespace 37)"),
+        "{err}"
+    );
+    assert_eq!(sdi, out);
     assert_eq!(
         out,
         "id\tsecret_info\n\
@@ -52,8 +63,6 @@ fn mysql_keyring_rows_equal_the_tablespace_rows() {
         percona("decrypted_test.ibd").to_str().unwrap(),
         "--table-def",
         table.to_str().unwrap(),
-        "--index-id",
-        "194",
     ]);
     assert!(ok, "{err}");
     assert_eq!(out, plain);

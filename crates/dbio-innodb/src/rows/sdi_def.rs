@@ -528,11 +528,24 @@ pub fn from_found(
     use crate::page::page_type;
     use std::collections::{BTreeMap, HashMap};
     // (space, page) -> newest copy; per space, the SDI pages (page, level, no neighbours).
-    // (lsn, source, offset, size, ROW_FORMAT=COMPRESSED)
-    type Copy = (u64, usize, u64, usize, bool);
+    // (lsn, index in `found`)
+    type Copy = (u64, usize);
     let mut pages: HashMap<(u32, u32), Copy> = HashMap::new();
+    // A page as the tablespace holds it: decrypted when the scanner found it encrypted,
+    // inflated when ROW_FORMAT=COMPRESSED.
+    let page = |i: usize| -> Result<Vec<u8>, String> {
+        let (src, f) = &found[i];
+        let size = f.page_size as usize;
+        let mut buf = vec![0u8; size];
+        match f.read(&sources[*src].file, &mut buf) {
+            Ok(n) if n == size && f.zip => crate::sdi::uncompressed(buf),
+            Ok(n) if n == size => Ok(buf),
+            Ok(n) => Err(format!("short read ({n} of {size} bytes)")),
+            Err(e) => Err(format!("read error: {e}")),
+        }
+    };
     let mut sdi: BTreeMap<u32, Vec<(u32, u16, bool)>> = BTreeMap::new();
-    for (src, f) in found {
+    for (i, (_, f)) in found.iter().enumerate() {
         let t = f.page_type;
         if t != page_type::SDI && t != crate::sdi::SDI_BLOB {
             continue;
@@ -541,7 +554,7 @@ pub fn from_found(
             continue;
         }
         let key = (f.space_id, f.page_no);
-        let new = (f.lsn, *src, f.offset, f.page_size as usize, f.zip);
+        let new = (f.lsn, i);
         match pages.get(&key) {
             Some(old) if old.0 >= f.lsn => {}
             _ => {
@@ -549,11 +562,11 @@ pub fn from_found(
             }
         }
     }
-    for (&(sp, page_no), &(_, src, offset, _, _)) in &pages {
-        let mut head = [0u8; 74];
-        if crate::io::read_full_at(&sources[src].file, &mut head, offset).ok() != Some(74)
-            || crate::page::be16(&head, 24) != page_type::SDI
-        {
+    for (&(sp, page_no), &(_, i)) in &pages {
+        let Ok(head) = page(i) else {
+            continue;
+        };
+        if head.len() < 74 || crate::page::be16(&head, 24) != page_type::SDI {
             continue;
         }
         let alone =
@@ -597,16 +610,10 @@ pub fn from_found(
             continue;
         };
         let get = |page_no: u32| -> Result<Vec<u8>, String> {
-            let &(_, src, offset, size, zip) = pages
+            let &(_, i) = pages
                 .get(&(sp, page_no))
                 .ok_or_else(|| "not found in the sources".to_string())?;
-            let mut buf = vec![0u8; size];
-            match crate::io::read_full_at(&sources[src].file, &mut buf, offset) {
-                Ok(n) if n == size && zip => crate::sdi::uncompressed(buf),
-                Ok(n) if n == size => Ok(buf),
-                Ok(n) => Err(format!("short read ({n} of {size} bytes)")),
-                Err(e) => Err(format!("read error: {e}")),
-            }
+            page(i)
         };
         let recs = match crate::sdi::read(root, &get) {
             Ok(r) => r,
