@@ -796,11 +796,12 @@ impl Drop for LoopGuard {
     }
 }
 
+/// Runs `cmd args` with its output kept (not on the test run's terminal); whether it succeeded.
 fn sh(cmd: &str, args: &[&str]) -> bool {
     std::process::Command::new(cmd)
         .args(args)
-        .status()
-        .map(|s| s.success())
+        .output()
+        .map(|o| o.status.success())
         .unwrap_or(false)
 }
 

@@ -609,9 +609,14 @@ fn align_check_kernel_and_lvm_sections_validate() {
         let st = std::process::Command::new("pvcreate")
             .args(["-q", "-y", "--devices", &pv.dev, &pv.dev])
             .env("LVM_SUPPRESS_FD_WARNINGS", "1")
-            .status();
+            .output();
         let st = st.expect("pvcreate (lvm2 package) is needed");
-        assert!(st.success(), "pvcreate {} failed", pv.dev);
+        assert!(
+            st.status.success(),
+            "pvcreate {} failed: {}",
+            pv.dev,
+            String::from_utf8_lossy(&st.stderr)
+        );
     }
     let docs = run(
         &[

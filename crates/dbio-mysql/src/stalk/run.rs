@@ -1015,20 +1015,21 @@ mod tests {
         let mut logged = Vec::new();
         let policy = Purge {
             age: Some(Duration::from_secs(3600)),
-            size_bytes: Some(9000),
+            size_bytes: Some(7000),
         };
         purge(t.path(), policy, Some(&new), &mut |l| {
             logged.push(l.to_string())
         });
         // a_old: too old. Then b_mid and c_late are the oldest while the rest take more than
-        // 9000 bytes; d_new (the capture just written) stays, over the limit alone.
+        // 7000 bytes (with a capture.json of some hundred bytes each: 8000 + 2 indexes after
+        // b_mid, 5000 + 1 after c_late); d_new (the capture just written) stays.
         assert!(!old.exists() && !mid.exists(), "{logged:?}");
         assert!(new.join("capture.json").exists());
         assert!(!late.join("capture.json").exists() && late.join("notes.txt").exists());
         assert!(t.path().join("other/x-diskstats").exists());
         assert_eq!(logged.len(), 3, "{logged:?}");
         assert!(logged[0].contains("older than --purge-after"), "{logged:?}");
-        assert!(logged[1].contains("over --purge-size 9000"), "{logged:?}");
+        assert!(logged[1].contains("over --purge-size 7000"), "{logged:?}");
         assert!(logged[2].contains("the directory is kept"), "{logged:?}");
         // Under the size, nothing more goes.
         logged.clear();
