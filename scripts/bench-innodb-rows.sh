@@ -9,7 +9,8 @@
 # the server's.
 #
 # Usage: scripts/bench-innodb-rows.sh [ROWS] [-- EXTRA DBIO ARGS]   (needs root to read the datadir)
-# Environment: ROW_FORMAT, the table's row format clause (default "dynamic"; e.g.
+# Environment: SHAPE, the table (mixed, the default, above; payment: sakila's payment table,
+# INT/SMALLINT/TINYINT, a NULL-able INT, DECIMAL(5,2), DATETIME, TIMESTAMP); ROW_FORMAT, the table's row format clause (default "dynamic"; e.g.
 # "compressed key_block_size=8": the MB/s of leaf pages are then of the decompressed 16 KiB
 # pages, the MB/s of tablespace of the compressed ones); MARIADB_ARGS, the client's connection arguments (default "-h127.0.0.1 -uroot";
 # e.g. "-S /dev/shm/db/sock -uroot" for an instance of your own); DBIO, a dbio binary to
@@ -28,11 +29,21 @@ if [ -z "${DBIO:-}" ]; then
   cargo build --release -q -p dbio
   DBIO=${CARGO_TARGET_DIR:-target}/release/dbio
 fi
-SQL -e "drop database if exists rows_bench; create database rows_bench;
-  create table rows_bench.t (id int primary key, b bigint, dt datetime(6), amount decimal(12,2),
+case "${SHAPE:-mixed}" in
+  mixed) TABLE="create table rows_bench.t (id int primary key, b bigint, dt datetime(6), amount decimal(12,2),
     name varchar(64) character set utf8mb4, code char(8) character set latin1) row_format=${ROW_FORMAT:-dynamic};
   use rows_bench; insert into rows_bench.t select seq, seq * 7919, '2020-01-01 00:00:00' + interval seq second + interval seq microsecond,
-    seq / 100, concat('customer name ', seq, ' Grüße'), lpad(seq % 100000, 8, '0') from seq_1_to_$ROWS;"
+    seq / 100, concat('customer name ', seq, ' Grüße'), lpad(seq % 100000, 8, '0') from seq_1_to_$ROWS;" ;;
+  # sakila's payment table, with an INT key for millions of rows: small fixed-width fields, a
+  # NULL-able column, DECIMAL, DATETIME and TIMESTAMP (the most rows per page of any shape here).
+  payment) TABLE="create table rows_bench.t (payment_id int unsigned primary key, customer_id smallint unsigned not null,
+    staff_id tinyint unsigned not null, rental_id int null, amount decimal(5,2) not null, payment_date datetime not null,
+    last_update timestamp not null default current_timestamp) row_format=${ROW_FORMAT:-dynamic};
+  use rows_bench; insert into rows_bench.t select seq, seq % 599 + 1, seq % 2 + 1, if(seq % 50 = 0, null, seq), (seq % 1100) / 100,
+    '2005-05-24 22:53:30' + interval seq second, '2006-02-15 22:12:30' + interval (seq % 86400) second from seq_1_to_$ROWS;" ;;
+  *) echo "bench-innodb-rows: SHAPE is mixed or payment" >&2; exit 2 ;;
+esac
+SQL -e "drop database if exists rows_bench; create database rows_bench; $TABLE"
 DATADIR=$(SQL -e "select @@datadir")
 SQL -e "use rows_bench; flush tables t for export; system cp ${DATADIR}rows_bench/t.ibd $WORK/t.ibd; unlock tables;"
 SQL -e "show create table rows_bench.t" | cut -f2- | sed 's/\\n/\n/g' > "$WORK/t.sql"
