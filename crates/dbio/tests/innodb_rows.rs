@@ -203,18 +203,40 @@ pub(crate) fn rows_out(args: &[&str]) -> (Vec<u8>, String) {
 struct ReadView(std::process::Child);
 
 impl ReadView {
+    /// Returns once the server shows the snapshot's session in its `SELECT SLEEP`, so the
+    /// snapshot is open (a fixed wait lost the race on a loaded CI machine: purge removed
+    /// the delete-marked row before the snapshot began).
     fn open() -> ReadView {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let tag = format!(
+            "dbio_view_{}_{}",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
         let child = client()
             .args([
                 "-e",
-                "start transaction with consistent snapshot; select sleep(60)",
+                &format!("start transaction with consistent snapshot; select sleep(120) as {tag}"),
             ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        ReadView(child)
+        let view = ReadView(child);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let n = sql(&format!(
+                "select count(*) from information_schema.processlist where info like '%{tag}%' and info not like '%processlist%'"
+            ));
+            if n.trim() == "1" {
+                return view;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the read view's session never showed in the processlist"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 }
 
