@@ -3,7 +3,7 @@
 //! writer of the lines is the `write` module.
 
 use super::def::{ColType, TableDef};
-use super::record::{RowMeta, PAD};
+use super::record::{self, BlobSource, Layout, RawField, Reject, RowMeta, PAD};
 use super::value::{Cell, Kind};
 use dbio_schema::rows::RowFormat;
 
@@ -153,6 +153,23 @@ fn hex(b: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// Where [`LineEncoder::tsv_record`] finds each written column in the records of one layout.
+#[derive(Clone, Debug, Default)]
+pub(super) struct DirectPlan {
+    /// Per written column: its index, its field (`None`: not in the record) and whether its
+    /// text is never escaped.
+    cols: Vec<(usize, Option<usize>, bool)>,
+    /// (column, field) of the in-record columns not written: decoded only to be checked.
+    check_only: Vec<(usize, usize)>,
+}
+
+/// Per-thread buffers of [`LineEncoder::tsv_record`].
+#[derive(Default)]
+pub(super) struct DirectScratch {
+    blob: Vec<u8>,
+    value: Vec<u8>,
+}
+
 /// Formats rows into lines of one format; shared by the threads that decode (it is `Sync`).
 #[derive(Clone, Debug)]
 pub struct LineEncoder {
@@ -220,6 +237,132 @@ impl LineEncoder {
             out.extend_from_slice(if deleted { b"\t1" } else { b"\t0" });
         }
         out.push(b'\n');
+    }
+
+    /// Whether [`Self::tsv_record`] makes this encoder's lines (straight from the page,
+    /// without a decoded row in between): TSV.
+    pub(super) fn direct(&self) -> bool {
+        self.format == RowFormat::Tsv
+    }
+
+    /// Where the fields of [`Self::tsv_record`] are in records of `layout`.
+    pub(super) fn direct_plan(&self, layout: &Layout) -> DirectPlan {
+        let field_of = |ci: usize| layout.fields.iter().position(|f| f.col == Some(ci));
+        DirectPlan {
+            cols: self
+                .cols
+                .iter()
+                .zip(&self.plain)
+                .map(|(&ci, &plain)| (ci, field_of(ci), plain))
+                .collect(),
+            // In-record columns that are not written (STORED generated ones): checked as
+            // `decode_into` checks every field.
+            check_only: layout
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.col.is_some_and(|ci| !self.cols.contains(&ci)))
+                .map(|(i, f)| (f.col.unwrap_or_default(), i))
+                .collect(),
+        }
+    }
+
+    /// Appends the TSV line (with its `\n`) of the split record `fields` of page `p`, each
+    /// value decoded straight into `out`: the line [`Self::encode`] makes of the row that
+    /// [`record::decode_into`] gives, and the same rejection (`out` is then as it was).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn tsv_record(
+        &self,
+        plan: &DirectPlan,
+        p: &[u8],
+        layout: &Layout,
+        fields: &[RawField],
+        deleted: bool,
+        blobs: &dyn BlobSource,
+        sc: &mut DirectScratch,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Reject> {
+        let mark = out.len();
+        let r = self.tsv_fields(plan, p, layout, fields, blobs, sc, out);
+        if r.is_err() {
+            out.truncate(mark);
+            return r;
+        }
+        if self.deleted_col {
+            out.extend_from_slice(if deleted { b"\t1" } else { b"\t0" });
+        }
+        out.push(b'\n');
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn tsv_fields(
+        &self,
+        plan: &DirectPlan,
+        p: &[u8],
+        layout: &Layout,
+        fields: &[RawField],
+        blobs: &dyn BlobSource,
+        sc: &mut DirectScratch,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Reject> {
+        let def = &self.def;
+        for (n, &(ci, field, plain)) in plan.cols.iter().enumerate() {
+            if n > 0 {
+                out.push(b'\t');
+            }
+            // A column without a field (none is written) is NULL, as in a decoded row.
+            let Some(rf) = field.map(|i| &fields[i]) else {
+                out.extend_from_slice(b"\\N");
+                continue;
+            };
+            if rf.missing {
+                let c = layout.defaults[ci].cell();
+                self.tsv_cell(c.kind, c.bytes, plain, out);
+                continue;
+            }
+            if rf.null {
+                out.extend_from_slice(b"\\N");
+                continue;
+            }
+            let at = out.len();
+            let kind = record::field_value(p, rf, &def.columns[ci].ty, blobs, &mut sc.blob, out)?;
+            if !plain
+                && matches!(kind, Kind::Text | Kind::Bytes)
+                && may_escape(&out[at..], &TSV_ESCAPES)
+            {
+                sc.value.clear();
+                sc.value.extend_from_slice(&out[at..]);
+                out.truncate(at);
+                tsv_escape(&sc.value, out);
+            }
+        }
+        for &(ci, i) in &plan.check_only {
+            let rf = &fields[i];
+            if !rf.missing && !rf.null {
+                sc.value.clear();
+                record::field_value(
+                    p,
+                    rf,
+                    &def.columns[ci].ty,
+                    blobs,
+                    &mut sc.blob,
+                    &mut sc.value,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A value of `kind` as [`Self::tsv_row`] writes it.
+    fn tsv_cell(&self, kind: Kind, bytes: &[u8], plain: bool, out: &mut Vec<u8>) {
+        match kind {
+            Kind::Null => out.extend_from_slice(b"\\N"),
+            Kind::Number | Kind::Decimal => out.extend_from_slice(bytes),
+            Kind::Text if plain => out.extend_from_slice(bytes),
+            Kind::Text | Kind::Bytes => tsv_escape(bytes, out),
+        }
     }
 
     fn sql_row<'a>(&self, cell: impl Fn(usize) -> Cell<'a>, deleted: bool, l: &mut Vec<u8>) {

@@ -696,30 +696,60 @@ pub fn decode_into(
         if rf.null {
             continue;
         }
-        let ty = &def.columns[ci].ty;
-        let kind = if rf.external {
-            if !ty.is_blob() && !matches!(ty, ColType::Varchar { .. } | ColType::Char { .. })
-                || rf.len < 20
-            {
-                return Err(Reject::Length);
-            }
-            let r = &bytes[rf.len - 20..];
-            let (space, page_no, offset) = (be32(r, 0), be32(r, 4), be32(r, 8));
-            let ext_len = be64(r, 12) & 0xFFFF_FFFF;
-            out.blob.clear();
-            out.blob.extend_from_slice(&bytes[..rf.len - 20]);
-            if ext_len > 0 && !blobs.read(space, page_no, offset, ext_len, &mut out.blob) {
-                return Err(Reject::BlobMissing);
-            }
-            value::decode_into(ty, &out.blob, &mut out.data)?
-        } else {
-            value::decode_into(ty, bytes, &mut out.data)?
-        };
+        let kind = field_value(
+            p,
+            rf,
+            &def.columns[ci].ty,
+            blobs,
+            &mut out.blob,
+            &mut out.data,
+        )?;
         out.cells[ci] = (kind, start, out.data.len() as u32);
     }
     // Room for fixed-size copies of the last values (not part of any value).
     out.data.extend_from_slice(&[0; PAD]);
     Ok(())
+}
+
+/// Appends the value of the stored (not NULL, not missing) field `rf` of a column of type
+/// `ty` to `out` and returns its kind; `out` is left as it was on error. An external field's
+/// value is put together in `blob` first (its local prefix and its off-page parts).
+#[inline]
+pub fn field_value(
+    p: &[u8],
+    rf: &RawField,
+    ty: &ColType,
+    blobs: &dyn BlobSource,
+    blob: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> Result<Kind, Reject> {
+    let bytes = &p[rf.start..rf.start + rf.len];
+    if !rf.external {
+        return Ok(value::decode_into(ty, bytes, out)?);
+    }
+    if !ty.is_blob() && !matches!(ty, ColType::Varchar { .. } | ColType::Char { .. }) || rf.len < 20
+    {
+        return Err(Reject::Length);
+    }
+    let r = &bytes[rf.len - 20..];
+    let (space, page_no, offset) = (be32(r, 0), be32(r, 4), be32(r, 8));
+    let ext_len = be64(r, 12) & 0xFFFF_FFFF;
+    blob.clear();
+    blob.extend_from_slice(&bytes[..rf.len - 20]);
+    if ext_len > 0 && !blobs.read(space, page_no, offset, ext_len, blob) {
+        return Err(Reject::BlobMissing);
+    }
+    Ok(value::decode_into(ty, blob, out)?)
+}
+
+/// DB_TRX_ID of a split record (0 when the layout has none).
+#[inline]
+pub fn trx_id(p: &[u8], layout: &Layout, fields: &[RawField]) -> u64 {
+    // As decode_into reads it.
+    match layout.fields.iter().position(|f| f.sys == Some(Sys::TrxId)) {
+        Some(i) => be48(&p[fields[i].start..fields[i].start + fields[i].len]),
+        None => 0,
+    }
 }
 
 /// A user record of a page: its origin, and whether it is deleted (delete-marked, or on the

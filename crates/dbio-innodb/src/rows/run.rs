@@ -19,7 +19,7 @@ use super::def::TableDef;
 use super::diagnose::diagnose;
 pub use super::error::RowsError;
 use super::layout::group_layout;
-use super::line::LineEncoder;
+use super::line::{DirectPlan, DirectScratch, LineEncoder};
 use super::record::{self, Layout, Reject, Row, Sys};
 use super::sink::{RowMeta, RowSink};
 use super::store::Leaf;
@@ -714,6 +714,10 @@ fn pass2(
     summary: &mut RowsSummary,
 ) -> Result<(), RowsError> {
     let encoder = sink.encoder();
+    let direct = encoder
+        .as_ref()
+        .filter(|e| e.direct())
+        .map(|e| e.direct_plan(g.layout));
     let mut w = Writer {
         sink,
         best,
@@ -729,7 +733,17 @@ fn pass2(
         pages,
         threads,
         Scratch::default,
-        |sc, batch| pass2_batch(g, batch, sc, compare, deleted, encoder.as_ref()),
+        |sc, batch| {
+            pass2_batch(
+                g,
+                batch,
+                sc,
+                compare,
+                deleted,
+                encoder.as_ref(),
+                direct.as_ref(),
+            )
+        },
         |o| w.consume(o),
     )?;
     summary.rows_written = w.written;
@@ -753,9 +767,11 @@ fn pass2_batch(
     compare: &HashSet<Leaf>,
     deleted: Deleted,
     encoder: Option<&LineEncoder>,
+    direct: Option<&DirectPlan>,
 ) -> Result<Pass2, RowsError> {
     let (def, layout, store) = (g.def, g.layout, g.store);
     let mut o = Pass2::default();
+    let mut ds = DirectScratch::default();
     if encoder.is_some() {
         // About a page of lines per page (TSV); more grows the buffer.
         o.lines.reserve(batch.len() * 16384);
@@ -769,20 +785,55 @@ fn pass2_batch(
                 return Ok(());
             }
         };
-        if let Err(e) = record::decode_into(p, def, layout, fields, rec.deleted, store, row) {
-            *o.rejected.entry(e).or_default() += 1;
-            return Ok(());
-        }
         let keep = match deleted {
-            Deleted::Exclude => !row.deleted,
+            Deleted::Exclude => !rec.deleted,
             Deleted::Include => true,
-            Deleted::Only => row.deleted,
+            Deleted::Only => rec.deleted,
         };
-        let index = o.ends.len() + o.rows.len();
         if last_page != Some(page_no) {
             last_page = Some(page_no);
             on_compared = compare.contains(&page_no);
         }
+        // The usual case: the line made straight from the page, no row in between.
+        if let (true, Some(enc), Some(plan)) = (keep, encoder, direct) {
+            if let Err(e) = enc.tsv_record(
+                plan,
+                p,
+                layout,
+                fields,
+                rec.deleted,
+                store,
+                &mut ds,
+                &mut o.lines,
+            ) {
+                // The reason decode_into gives (it checks the fields in record order, not in
+                // column order): the same counts whichever way the row went.
+                let e = record::decode_into(p, def, layout, fields, rec.deleted, store, row)
+                    .err()
+                    .unwrap_or(e);
+                *o.rejected.entry(e).or_default() += 1;
+                return Ok(());
+            }
+            if on_compared {
+                record::key_bytes(p, layout, fields, key);
+                o.keys.extend_from_slice(key);
+                o.checks.push(Check {
+                    key_end: o.keys.len(),
+                    version: (record::trx_id(p, layout, fields), !rec.deleted, r.lsn),
+                    row: Some(o.ends.len()),
+                    deleted: rec.deleted,
+                });
+            }
+            o.ends.push(o.lines.len());
+            o.written += 1;
+            o.deleted_written += rec.deleted as u64;
+            return Ok(());
+        }
+        if let Err(e) = record::decode_into(p, def, layout, fields, rec.deleted, store, row) {
+            *o.rejected.entry(e).or_default() += 1;
+            return Ok(());
+        }
+        let index = o.ends.len() + o.rows.len();
         if on_compared {
             record::key_bytes(p, layout, fields, key);
             o.keys.extend_from_slice(key);

@@ -167,10 +167,14 @@ pub fn int(b: &[u8], ty: IntType, unsigned: bool) -> Result<String, Bad> {
 }
 
 fn int_into(b: &[u8], ty: IntType, unsigned: bool, out: &mut Vec<u8>) -> Result<(), Bad> {
-    if b.len() != ty.width() {
-        return Err(Bad::Length);
-    }
-    let v = be(b);
+    let v = match *b {
+        [x] if ty.width() == 1 => x as u64,
+        [x, y] if ty.width() == 2 => u16::from_be_bytes([x, y]) as u64,
+        [x, y, z] if ty.width() == 3 => (x as u64) << 16 | u16::from_be_bytes([y, z]) as u64,
+        [w, x, y, z] if ty.width() == 4 => u32::from_be_bytes([w, x, y, z]) as u64,
+        _ if b.len() == ty.width() => be(b),
+        _ => return Err(Bad::Length),
+    };
     if unsigned {
         push_u64(out, v);
         return Ok(());
@@ -427,8 +431,14 @@ fn datetime_into(b: &[u8], fsp: u8, out: &mut Vec<u8>) -> Result<(), Bad> {
         return Err(Bad::Range);
     }
     let usec = frac_usec(&b[5..], fsp)?;
-    // "YYYY-MM-DD HH:MM:SS.ffffff" appended, its digits written in place, cut after the
-    // fraction digits.
+    put_datetime(out, [y, mo, d, h, mi, s], usec, fsp);
+    Ok(())
+}
+
+/// Appends "YYYY-MM-DD HH:MM:SS" and `fsp` fraction digits of `usec` (after a `.`), the
+/// digits written in place into a template, cut after the last one.
+#[inline]
+fn put_datetime(out: &mut Vec<u8>, [y, mo, d, h, mi, s]: [u64; 6], usec: u32, fsp: u8) {
     let at = out.len();
     let n = if fsp > 0 { 20 + fsp as usize } else { 19 };
     out.extend_from_slice(b"0000-00-00 00:00:00.000000");
@@ -443,7 +453,22 @@ fn datetime_into(b: &[u8], fsp: u8, out: &mut Vec<u8>) -> Result<(), Bad> {
         put_digits(&mut t[20..n], (usec / 10u32.pow(6 - fsp as u32)) as u64);
     }
     out.truncate(at + n);
-    Ok(())
+}
+
+/// The proleptic Gregorian (year, month, day) of `days` since 1970-01-01 (days >= 0):
+/// Howard Hinnant's civil_from_days.
+#[inline]
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    (y, m, d)
 }
 
 /// TIMESTAMP(fsp): 4-byte UTC epoch + fraction, printed in UTC (0 is the zero timestamp).
@@ -459,19 +484,14 @@ fn timestamp_into(b: &[u8], fsp: u8, out: &mut Vec<u8>) -> Result<(), Bad> {
     let usec = frac_usec(&b[4..], fsp)?;
     if secs == 0 {
         out.extend_from_slice(b"0000-00-00 00:00:00");
+        push_frac(out, usec, fsp);
     } else {
-        let t = jiff::Timestamp::from_second(secs).map_err(|_| Bad::Range)?;
-        let dt = t.to_zoned(jiff::tz::TimeZone::UTC).datetime();
-        push_ymd(out, dt.year() as u64, dt.month() as u64, dt.day() as u64);
-        out.push(b' ');
-        push_hms(
-            out,
-            dt.hour() as u64,
-            dt.minute() as u64,
-            dt.second() as u64,
-        );
+        // 4 unsigned bytes: 1970 to 2106, in UTC.
+        let secs = secs as u64;
+        let (y, mo, d) = civil_from_days(secs / 86_400);
+        let r = secs % 86_400;
+        put_datetime(out, [y, mo, d, r / 3600, r / 60 % 60, r % 60], usec, fsp);
     }
-    push_frac(out, usec, fsp);
     Ok(())
 }
 
@@ -846,6 +866,30 @@ pub fn old_temporal(kind: OldTemporal, fsp: u8, b: &[u8]) -> Result<String, Bad>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The in-place TIMESTAMP text equals jiff's UTC calendar over the whole 4-byte range
+    /// (every day boundary of 1970-2106 and odd seconds between).
+    #[test]
+    fn timestamps_match_jiff_over_the_whole_range() {
+        let mut secs: Vec<i64> = (0..=u32::MAX as i64 / 86_400)
+            .flat_map(|d| [d * 86_400, d * 86_400 + 86_399])
+            .filter(|&s| s > 0 && s <= u32::MAX as i64)
+            .collect();
+        secs.extend((1..400_000).map(|i| i * 10_737 + 17));
+        secs.push(u32::MAX as i64);
+        for s in secs {
+            let t = jiff::Timestamp::from_second(s).unwrap();
+            let want = t
+                .to_zoned(jiff::tz::TimeZone::UTC)
+                .strftime("%Y-%m-%d %H:%M:%S")
+                .to_string();
+            let b = (s as u32).to_be_bytes();
+            assert_eq!(timestamp(&b, 0).unwrap(), want, "{s}");
+            let mut b3 = b.to_vec();
+            b3.extend_from_slice(&[0x01, 0xE2, 0x40]); // 123456 us, fsp 6
+            assert_eq!(timestamp(&b3, 6).unwrap(), format!("{want}.123456"), "{s}");
+        }
+    }
     use crate::encode;
 
     #[test]
