@@ -417,8 +417,10 @@ fn drive_rules(tool: &str, c: &Controller, ctl_dev: &str) -> Vec<Finding> {
         .iter()
         .filter(|d| d.write_cache == Some(true))
         .collect();
-    if c.virtual_drives.is_empty() && (!drive_wc.is_empty() || c.drive_write_cache == Some(true)) {
-        let ev: Vec<String> = drive_wc
+    let unplaced =
+        c.virtual_drives.is_empty() && (!drive_wc.is_empty() || c.drive_write_cache == Some(true));
+    if unplaced || !c.drive_cache_groups.is_empty() {
+        let mut ev: Vec<String> = drive_wc
             .iter()
             .flat_map(|d| {
                 d.evidence
@@ -426,7 +428,11 @@ fn drive_rules(tool: &str, c: &Controller, ctl_dev: &str) -> Vec<Finding> {
                     .filter(|l| l.to_ascii_lowercase().contains("write cache"))
                     .map(move |l| format!("drive {}: {l}", d.id))
             })
+            .filter(|_| unplaced)
             .collect();
+        // Drive groups with their caches on and no virtual drive in this output (storcli
+        // TOPOLOGY `PDC` `enbl`).
+        ev.extend(c.drive_cache_groups.iter().cloned());
         out.push(drive_cache_finding(ctl_dev, ev));
     }
     if !fine.is_empty() {
