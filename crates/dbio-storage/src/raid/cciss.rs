@@ -1,6 +1,7 @@
 //! cciss_vol_status (HP Smart Array, cciss and hpsa drivers): one line per volume,
 //! `/dev/sda: (Smart Array P410i) RAID 1 Volume 0 status: OK.`, plus `Controller:` lines
-//! with `-V`. It reports volume health only, not cache or battery state.
+//! with `-V`, which adds the cache state and the drive lists (`Physical drives:` with each
+//! drive's status, `Failed drives:`, `'Replacement' drives:`).
 
 use super::model::{Controller, PhysicalDrive, VirtualDrive};
 
@@ -294,4 +295,26 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
         vec!["cciss_vol_status without -V reports volume health only; for the cache state run `cciss_vol_status -V` (or save `ssacli ctrl all show config detail`) and pass it with --raid-output".to_string()]
     };
     (ctrls, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines of check_raid's cciss captures (testdata/raid/real): a drive with its status, the
+    /// wider `-V` layout of cciss_vol_status 1.11, and a failed drive without one.
+    #[test]
+    fn drive_lines() {
+        let ok = "         connector 1I box 1 bay 1                 HP      EF0300FATFD                                      JXY1BLJN     HPDB OK";
+        let (id, _, st) = drive_line(ok).unwrap();
+        assert_eq!((id.as_str(), st.as_deref()), ("1I:1:1", Some("OK")));
+        let wide = "         connector 1I box 1 bay 1                  HP      EG0900FCVBL                          S0N2BEHX0000K50648RD     HPD9 OK";
+        let (id, _, st) = drive_line(wide).unwrap();
+        assert_eq!((id.as_str(), st.as_deref()), ("1I:1:1", Some("OK")));
+        let failed = "         connector 1I box 1 bay 4                 HP      EF0300FARMU                          6SJ8ND840000N5191GHP     HPD6";
+        let (id, words, st) = drive_line(failed).unwrap();
+        assert_eq!((id.as_str(), st), ("1I:1:4", None));
+        assert!(words.contains("EF0300FARMU"), "{words}");
+        assert!(drive_line("  Physical drives: 3").is_none());
+    }
 }

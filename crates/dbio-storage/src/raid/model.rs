@@ -21,7 +21,7 @@ pub enum Tool {
     Arcconf,
     /// 3ware tw_cli (`/cN show`, `/cN/uN show all`, `/cN/bbu show all`).
     TwCli,
-    /// Dell OpenManage `omreport storage vdisk` / `battery` / `controller`.
+    /// Dell OpenManage `omreport storage vdisk` / `battery` / `controller` / `pdisk`.
     Omreport,
 }
 
