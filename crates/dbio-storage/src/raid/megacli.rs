@@ -449,7 +449,11 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
 /// True when `text` is `MegaCli -ShowSummary` output: `System`, `Hardware` and `Storage`
 /// headings with `ProductName` or `Virtual drive` lines under them.
 pub fn is_summary(text: &str) -> bool {
-    let heading = |h: &str| text.lines().any(|l| l.trim() == h);
+    // A heading alone on its line; a stray byte beside it (read as U+FFFD) does not hide it.
+    let heading = |h: &str| {
+        text.lines()
+            .any(|l| l.trim_matches(|c: char| !c.is_ascii_alphanumeric()) == h)
+    };
     heading("Hardware")
         && (heading("Storage") || heading("System"))
         && (text.contains("ProductName") || text.contains("Virtual drive"))

@@ -42,6 +42,7 @@ pub fn detect(text: &str) -> Option<Tool> {
         || text.contains("List of Batteries")
         || text.contains("Learn State")
         || text.contains("List of Controllers")
+        || text.contains("List of Physical Disks")
         || (text.contains("Cache Memory Size") && text.contains("Patrol Read State"))
     {
         return Some(Tool::Omreport);

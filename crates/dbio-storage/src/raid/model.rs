@@ -21,7 +21,7 @@ pub enum Tool {
     Arcconf,
     /// 3ware tw_cli (`/cN show`, `/cN/uN show all`, `/cN/bbu show all`).
     TwCli,
-    /// Dell OpenManage `omreport storage vdisk` / `battery` / `controller`.
+    /// Dell OpenManage `omreport storage vdisk` / `battery` / `controller` / `pdisk`.
     Omreport,
 }
 
@@ -270,6 +270,9 @@ pub struct VirtualDrive {
     /// OS device (`/dev/sda`) when the tool says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub os_device: Option<String>,
+    /// Drive group (disk group) the volume lives on, when the tool says (storcli `DG/VD`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drive_group: Option<String>,
     /// Tool lines behind the policies.
     pub evidence: Vec<String>,
 }
@@ -293,6 +296,8 @@ pub struct PhysicalDrive {
     pub other_errors: Option<u64>,
     /// The drive flagged a S.M.A.R.T. alert (or arcconf counts S.M.A.R.T. warnings).
     pub smart_alert: bool,
+    /// The tool says the drive predicts its failure (omreport `Failure Predicted: Yes`).
+    pub failure_predicted: bool,
     /// The drive's own write cache is enabled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_cache: Option<bool>,
@@ -317,6 +322,10 @@ pub struct Controller {
     /// Controller-wide drive write cache setting.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drive_write_cache: Option<bool>,
+    /// Drive groups whose drive caches are on but whose virtual drive is not in this output
+    /// (storcli's TOPOLOGY `PDC` `enbl`), as the tool's lines.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drive_cache_groups: Vec<String>,
     /// Controller cache status in the tool's words (`OK`, `Temporarily Disabled`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_status: Option<String>,

@@ -1,13 +1,57 @@
-//! Dell OpenManage: `omreport storage vdisk`, `omreport storage battery` and `omreport
-//! storage controller` (model, cache memory, status, patrol read). The vdisk
+//! Dell OpenManage: `omreport storage vdisk`, `omreport storage battery`, `omreport
+//! storage controller` (model, cache memory, status, patrol read) and `omreport storage
+//! pdisk` (physical disks: state, status, predicted failure). The vdisk
 //! `Write Policy` is the configured policy; omreport does not print the current one, so a
 //! fallback is inferred from the battery state (PERC controllers switch write-back virtual
 //! disks to write-through while the battery learns, charges, fails or is missing).
 
 use super::model::{
     battery_state_word as battery_state, kv, parse_mem, parse_strip, Battery, BatteryState,
-    Controller, VirtualDrive, WritePolicy,
+    Controller, PhysicalDrive, VirtualDrive, WritePolicy,
 };
+
+/// `omreport storage pdisk`: one physical disk. Its `State` (`Online`, `Ready`, `Non-RAID`,
+/// `Failed`, `Rebuilding`...) is the drive state; a `Status` that is not `Ok` comes first
+/// (`Non-Critical: Online`, `Critical: Online`), and `Failure Predicted: Yes` is a
+/// predicted failure.
+fn pdisk(get: &dyn Fn(&str) -> Option<String>) -> Option<PhysicalDrive> {
+    let id = get("ID")?;
+    let state = get("State").unwrap_or_default();
+    let status = get("Status").unwrap_or_default();
+    let mut evidence = vec![
+        format!("ID : {id}"),
+        format!("Status : {status}"),
+        format!("State : {state}"),
+    ];
+    let predicted = get("Failure Predicted");
+    if let Some(p) = &predicted {
+        evidence.push(format!("Failure Predicted : {p}"));
+    }
+    let write_cache = get("Device Write Cache").and_then(|w| {
+        let on = match w.to_ascii_lowercase().as_str() {
+            "enabled" => Some(true),
+            "disabled" => Some(false),
+            _ => None,
+        };
+        if on.is_some() {
+            evidence.push(format!("Device Write Cache : {w}"));
+        }
+        on
+    });
+    let state = if status.is_empty() || status.eq_ignore_ascii_case("ok") {
+        state
+    } else {
+        format!("{status}: {state}")
+    };
+    Some(PhysicalDrive {
+        id,
+        state: Some(state),
+        failure_predicted: predicted.is_some_and(|p| p.eq_ignore_ascii_case("yes")),
+        write_cache,
+        evidence,
+        ..Default::default()
+    })
+}
 
 fn flush(ctrls: &mut Vec<Controller>, ctrl: &str, block: &mut Vec<(String, String)>) {
     if block.is_empty() {
@@ -27,7 +71,33 @@ fn flush(ctrls: &mut Vec<Controller>, ctrl: &str, block: &mut Vec<(String, Strin
         }
     };
     let c = &mut ctrls[idx];
-    if let Some(wp) = get("Write Policy") {
+    let is_pdisk = get("Failure Predicted").is_some()
+        || get("Name").is_some_and(|n| n.starts_with("Physical Disk"));
+    if is_pdisk {
+        if let Some(d) = pdisk(&get) {
+            c.physical_drives.push(d);
+        }
+    } else if let Some(wp) = get("Write Policy") {
+        // The vdisk's own health: `Status` Critical (bad blocks, a failed member) is a fault,
+        // Non-Critical a problem, whatever its `State` says (`Ready`).
+        if let Some(st) = get("Status").filter(|s| !s.eq_ignore_ascii_case("ok")) {
+            let mut what = format!(
+                "vdisk {} {}: Status {st}, State {}",
+                get("ID").unwrap_or_default(),
+                get("Name").unwrap_or_default(),
+                get("State").unwrap_or_default()
+            );
+            if let Some(b) =
+                get("Virtual Disk Bad Blocks").filter(|b| b.eq_ignore_ascii_case("yes"))
+            {
+                what.push_str(&format!(", Virtual Disk Bad Blocks: {b}"));
+            }
+            if st.eq_ignore_ascii_case("critical") || st.eq_ignore_ascii_case("non-recoverable") {
+                c.faults.push(what);
+            } else {
+                c.problems.push(what);
+            }
+        }
         let wl = wp.to_ascii_lowercase();
         let w = if wl.contains("force") {
             WritePolicy::AlwaysWriteBack
@@ -62,7 +132,9 @@ fn flush(ctrls: &mut Vec<Controller>, ctrl: &str, block: &mut Vec<(String, Strin
             write_back_on_bad_battery: w == WritePolicy::AlwaysWriteBack,
             read_ahead,
             drive_write_cache: dcp,
-            stripe_bytes: get("Stripe Element Size").and_then(|s| parse_strip(&s)),
+            stripe_bytes: get("Stripe Element Size")
+                .or_else(|| get("Strip Element Size"))
+                .and_then(|s| parse_strip(&s)),
             os_device: get("Device Name"),
             evidence,
             ..Default::default()
@@ -153,7 +225,10 @@ pub fn parse(text: &str) -> (Vec<Controller>, Vec<String>) {
                 continue;
             }
         }
-        if let Some(name) = t.strip_prefix("List of Virtual Disks on Controller ") {
+        if let Some(name) = t
+            .strip_prefix("List of Virtual Disks on Controller ")
+            .or_else(|| t.strip_prefix("List of Physical Disks on Controller "))
+        {
             flush(&mut ctrls, &ctrl, &mut block);
             ctrl = name.trim().to_string();
             continue;

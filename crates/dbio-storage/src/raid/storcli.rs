@@ -107,6 +107,78 @@ fn pd_from_json_row(key: &str, row: &Value) -> Option<PhysicalDrive> {
         ..Default::default()
     })
 }
+/// One drive group's drive cache as the TOPOLOGY table shows it (`PDC` on the group's own
+/// row, the one with no array or row index): the group, enabled or not, and the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct GroupCache {
+    dg: String,
+    enabled: bool,
+    line: String,
+}
+
+/// A TOPOLOGY row of the text output (`0 - - - - RAID0 Optl N 2.181 TB enbl N N dflt N N`):
+/// the drive group's own row only; `PDC` is the word after the size and its unit.
+fn topology_row(tokens: &[&str], line: &str) -> Option<GroupCache> {
+    if tokens.len() < 11
+        || !tokens[0].chars().all(|c| c.is_ascii_digit())
+        || tokens[1] != "-"
+        || tokens[2] != "-"
+    {
+        return None;
+    }
+    let unit = tokens
+        .iter()
+        .position(|t| matches!(*t, "TB" | "GB" | "MB" | "KB" | "PB"))?;
+    let enabled = drive_cache_word(tokens.get(unit + 1)?)?;
+    Some(GroupCache {
+        dg: tokens[0].to_string(),
+        enabled,
+        line: format!("TOPOLOGY: {} (PDC={})", line.trim(), tokens[unit + 1]),
+    })
+}
+
+/// A TOPOLOGY row of the JSON output, the drive group's own row (`"Arr": "-"`).
+fn topology_json_row(row: &Value) -> Option<GroupCache> {
+    let dg = row.get("DG").map(str_of)?;
+    if row.get("Arr").map(str_of).as_deref() != Some("-") {
+        return None;
+    }
+    let pdc = row.get("PDC").map(str_of)?;
+    let enabled = drive_cache_word(&pdc)?;
+    Some(GroupCache {
+        line: format!(
+            "TOPOLOGY: DG {dg} {} {} PDC={pdc}",
+            row.get("Type").map(str_of).unwrap_or_default(),
+            row.get("State").map(str_of).unwrap_or_default()
+        ),
+        dg,
+        enabled,
+    })
+}
+
+/// Puts each drive group's PD cache on the virtual drives of that group (unless their own
+/// `Disk Cache Policy` already said); a group with its caches on and no virtual drive in the
+/// output is kept on the controller, so it is judged all the same.
+fn apply_topology(c: &mut Controller, groups: Vec<GroupCache>) {
+    for g in groups {
+        let mut placed = false;
+        for v in c
+            .virtual_drives
+            .iter_mut()
+            .filter(|v| v.drive_group.as_deref() == Some(g.dg.as_str()))
+        {
+            placed = true;
+            if v.drive_write_cache.is_none() {
+                v.drive_write_cache = Some(g.enabled);
+                v.evidence.push(g.line.clone());
+            }
+        }
+        if !placed && g.enabled {
+            c.drive_cache_groups.push(g.line);
+        }
+    }
+}
+
 use serde_json::Value;
 
 /// Decodes a Cache column code: (write policy, read-ahead on).
@@ -172,6 +244,10 @@ fn vd_from_json_row(key: &str, row: &Value) -> Option<VirtualDrive> {
         evidence.push(format!("{key}: DG/VD {dgvd} PDC={p}"));
     }
     Some(VirtualDrive {
+        drive_group: dgvd
+            .split_once('/')
+            .map(|(d, _)| d.to_string())
+            .filter(|d| d != "-"),
         id: vdid,
         drive_write_cache: pdc.as_deref().and_then(drive_cache_word),
         name: row.get("Name").map(str_of).filter(|s| !s.is_empty()),
@@ -225,6 +301,7 @@ fn vd_from_row(tokens: &[&str], line: &str) -> Option<VirtualDrive> {
     };
     Some(VirtualDrive {
         id: vd.to_string(),
+        drive_group: Some(dg.to_string()).filter(|d| d != "-"),
         name,
         raid_level: Some(tokens[1].trim_start_matches("RAID").to_string()),
         size,
@@ -378,6 +455,7 @@ pub fn parse_text(text: &str) -> (Vec<Controller>, Vec<String>) {
     let mut bat = BatteryProps::default();
     let mut bat_kind = "BBU";
     let mut summary_header = false;
+    let mut topology: Vec<(String, GroupCache)> = Vec::new();
     for raw in text.lines() {
         let line = raw.trim_end();
         let t = line.trim();
@@ -469,6 +547,12 @@ pub fn parse_text(text: &str) -> (Vec<Controller>, Vec<String>) {
             continue;
         }
         let tokens: Vec<&str> = t.split_whitespace().collect();
+        if section == "TOPOLOGY" {
+            if let Some(g) = topology_row(&tokens, t) {
+                topology.push((cur.clone(), g));
+            }
+            continue;
+        }
         if section.contains("PD LIST") || section.starts_with("Drive") {
             if let Some(d) = pd_from_tokens(&tokens, t) {
                 let c = ctrl_mut(&mut ctrls, &cur);
@@ -506,6 +590,9 @@ pub fn parse_text(text: &str) -> (Vec<Controller>, Vec<String>) {
     if let Some(b) = bat.battery(bat_kind) {
         let c = ctrl_mut(&mut ctrls, &cur);
         c.battery = Some(b);
+    }
+    for (id, g) in topology {
+        apply_topology(ctrl_mut(&mut ctrls, &id), vec![g]);
     }
     (ctrls, notes)
 }
@@ -635,11 +722,18 @@ pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidPars
         let mut bat = BatteryProps::default();
         let mut kind = "BBU".to_string();
         let mut overview: Vec<Controller> = Vec::new();
+        let mut topology = Vec::new();
         for (key, val) in data {
             if json_drives(key, val, &mut ctrl) {
                 continue;
             }
             match key.as_str() {
+                "TOPOLOGY" => topology.extend(
+                    val.as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(topology_json_row),
+                ),
                 "Number of Controllers" if val.as_u64() == Some(0) => {
                     notes.push("storcli/perccli reports no controller (Number of Controllers = 0): nothing to check".to_string());
                 }
@@ -705,6 +799,10 @@ pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidPars
                         let (w, ra) = cache_code(&cache);
                         let v = VirtualDrive {
                             id: vdid,
+                            drive_group: dgvd
+                                .split_once('/')
+                                .map(|(d, _)| d.to_string())
+                                .filter(|d| d != "-"),
                             name: row.get("Name").map(str_of).filter(|s| !s.is_empty()),
                             raid_level: row
                                 .get("TYPE")
@@ -778,6 +876,7 @@ pub fn parse_json(text: &str) -> Result<(Vec<Controller>, Vec<String>), RaidPars
         if let Some(b) = bat.battery(&kind) {
             ctrl.battery = Some(b);
         }
+        apply_topology(&mut ctrl, topology);
         if overview.is_empty() || !ctrl.is_empty() {
             ctrls.push(ctrl);
         }

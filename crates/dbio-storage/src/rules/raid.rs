@@ -267,6 +267,10 @@ fn drive_cache_finding(dev: &str, evidence: Vec<String>) -> Finding {
 /// or offline (CRIT, as check_raid and megaclisas-status), anything else WARN.
 fn vd_state_status(sl: &str) -> (Status, &'static str) {
     const WHY_DEGRADED: &str = "A degraded array has lost its redundancy: one more disk failure loses the data, and every read of the missing disk's blocks is rebuilt from the others (slower).";
+    // cciss_vol_status: a replacement drive is in, the rebuild has not begun: still degraded.
+    if sl.starts_with("ready for recovery") {
+        return (Status::Crit, WHY_DEGRADED);
+    }
     if ["optimal", "optl", "ok", "ready", "online", "okay"]
         .iter()
         .any(|w| sl == *w || sl.starts_with(&format!("{w} ")))
@@ -319,6 +323,7 @@ fn drive_state_status(sl: &str) -> Status {
         "dhs",
         "spare",
         "ready",
+        "non-raid",
         "unconfigured(good)",
         "ugood",
         "jbod",
@@ -351,6 +356,7 @@ fn drive_state_status(sl: &str) -> Status {
         || sl.contains("defunct")
         || sl.contains("degraded")
         || sl.contains("error")
+        || sl.starts_with("critical")
     {
         Status::Crit
     } else {
@@ -391,6 +397,9 @@ fn drive_rules(tool: &str, c: &Controller, ctl_dev: &str) -> Vec<Finding> {
         if d.smart_alert {
             signs.push("S.M.A.R.T alert flagged by the drive".to_string());
         }
+        if d.failure_predicted {
+            signs.push("failure predicted".to_string());
+        }
         if let Some(n) = d.media_errors.filter(|n| *n > 0) {
             signs.push(format!("{n} media errors"));
         }
@@ -417,8 +426,10 @@ fn drive_rules(tool: &str, c: &Controller, ctl_dev: &str) -> Vec<Finding> {
         .iter()
         .filter(|d| d.write_cache == Some(true))
         .collect();
-    if c.virtual_drives.is_empty() && (!drive_wc.is_empty() || c.drive_write_cache == Some(true)) {
-        let ev: Vec<String> = drive_wc
+    let unplaced =
+        c.virtual_drives.is_empty() && (!drive_wc.is_empty() || c.drive_write_cache == Some(true));
+    if unplaced || !c.drive_cache_groups.is_empty() {
+        let mut ev: Vec<String> = drive_wc
             .iter()
             .flat_map(|d| {
                 d.evidence
@@ -426,7 +437,11 @@ fn drive_rules(tool: &str, c: &Controller, ctl_dev: &str) -> Vec<Finding> {
                     .filter(|l| l.to_ascii_lowercase().contains("write cache"))
                     .map(move |l| format!("drive {}: {l}", d.id))
             })
+            .filter(|_| unplaced)
             .collect();
+        // Drive groups with their caches on and no virtual drive in this output (storcli
+        // TOPOLOGY `PDC` `enbl`).
+        ev.extend(c.drive_cache_groups.iter().cloned());
         out.push(drive_cache_finding(ctl_dev, ev));
     }
     if !fine.is_empty() {
