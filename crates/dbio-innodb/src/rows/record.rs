@@ -1004,4 +1004,93 @@ mod tests {
         // Both outcomes were met many times.
         assert!(checked.iter().all(|&c| c > 10_000), "{checked:?}");
     }
+
+    /// MySQL 8 instant records by their flags: a row version (0x40) holds the fields of its
+    /// version, a field count (0x80, here in its 2-byte form) the first fields; the NULL
+    /// bitmap counts the nullable fields held. Unknown versions, both flags, and flagged
+    /// records under a layout without row versions are rejected.
+    #[test]
+    fn mysql_instant_records_split_by_their_flags() {
+        let def =
+            super::super::def::parse("CREATE TABLE t (a INT, b VARCHAR(5), c INT)", None, "t")
+                .unwrap();
+        let mut layout = Layout::clustered(&def);
+        // Fields: DB_ROW_ID, DB_TRX_ID, DB_ROLL_PTR, a, b, c; c added in version 1, a dropped
+        // in version 2.
+        layout.versions = vec![(0, 0), (0, 0), (0, 0), (0, 2), (0, 0), (1, 0)];
+        layout.n_core = 5;
+        let mut p = vec![0u8; 16384];
+        let mut out = Vec::new();
+        let held = |out: &[RawField]| -> Vec<(usize, bool, bool)> {
+            out[3..]
+                .iter()
+                .map(|f| (f.len, f.null, f.missing))
+                .collect()
+        };
+        // Version 1: a, b (3 bytes), c.
+        let o = 200;
+        p[o - 5] = 0x40;
+        p[o - 6] = 1;
+        p[o - 7] = 0; // no NULL
+        p[o - 8] = 3; // b's length
+        let e = split(&p, o, RowFormat::Compact, &layout, &mut out).unwrap();
+        assert_eq!(
+            held(&out),
+            [(4, false, false), (3, false, false), (4, false, false)]
+        );
+        assert_eq!(out[5].start, o + 19 + 4 + 3);
+        assert_eq!(
+            e,
+            Extent {
+                start: o - 8,
+                end: o + 19 + 11
+            }
+        );
+        // Version 2: a dropped; b (2 bytes), c NULL (the second bit of two).
+        let o = 300;
+        p[o - 5] = 0x40;
+        p[o - 6] = 2;
+        p[o - 7] = 0b10;
+        p[o - 8] = 2;
+        split(&p, o, RowFormat::Compact, &layout, &mut out).unwrap();
+        assert_eq!(
+            held(&out),
+            [(0, false, true), (2, false, false), (0, true, false)]
+        );
+        // Unknown version 3.
+        p[o - 6] = 3;
+        assert_eq!(
+            split(&p, o, RowFormat::Compact, &layout, &mut out),
+            Err(Reject::Instant)
+        );
+        // 0x80 with 5 fields in the 2-byte form: a NULL, b 1 byte, c missing.
+        let o = 400;
+        p[o - 5] = 0x80;
+        p[o - 6] = 0x80;
+        p[o - 7] = 5;
+        p[o - 8] = 0b01;
+        p[o - 9] = 1;
+        split(&p, o, RowFormat::Compact, &layout, &mut out).unwrap();
+        assert_eq!(
+            held(&out),
+            [(0, true, false), (1, false, false), (0, false, true)]
+        );
+        // Both flags; a flag under a layout without row versions.
+        p[o - 5] = 0xC0;
+        assert_eq!(
+            split(&p, o, RowFormat::Compact, &layout, &mut out),
+            Err(Reject::Header)
+        );
+        p[o - 5] = 0x80;
+        let plain = Layout::clustered(&def);
+        assert_eq!(
+            split(&p, o, RowFormat::Compact, &plain, &mut out),
+            Err(Reject::Instant)
+        );
+        let plan = SplitPlan::new(&plain);
+        assert_eq!(
+            split_planned(&p, o, RowFormat::Compact, &plain, &plan, &mut out),
+            Err(Reject::Instant)
+        );
+    }
 }
