@@ -337,6 +337,52 @@ pub struct TableDef {
     pub create_sql: String,
     /// Where the definition came from (`--table-def FILE`, dictionary).
     pub source: String,
+    /// MySQL 8's instant ADD/DROP COLUMN (from the SDI): the clustered index's fields as
+    /// records of each row version hold them. `None` for every other definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row_versions: Option<Box<RowVersions>>,
+}
+
+/// What a field of the clustered index holds, in [`RowVersions`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Physical {
+    /// A column of the table (index into [`TableDef::columns`]).
+    Column(usize),
+    /// DB_ROW_ID.
+    RowId,
+    /// DB_TRX_ID.
+    TrxId,
+    /// DB_ROLL_PTR.
+    RollPtr,
+    /// A column dropped with ALGORITHM=INSTANT: still in the records written before the drop,
+    /// never written out.
+    Dropped(Column),
+}
+
+/// One field of the clustered index in [`RowVersions`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PhysicalField {
+    /// What it holds.
+    pub what: Physical,
+    /// The row version that added it (`version_added`; 0: there from the start).
+    pub added: u8,
+    /// The row version that dropped it (`version_dropped`; 0: not dropped).
+    pub dropped: u8,
+}
+
+/// MySQL 8 instant ADD/DROP COLUMN, as the SDI gives it: 8.0.29+ row versions (a record
+/// flagged 0x40 holds its row version, and the columns of that version), and the instant ADD
+/// of 8.0.12-8.0.28 (a record flagged 0x80 holds its number of fields; records without a flag
+/// the fields before the first ADD).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RowVersions {
+    /// The clustered index's fields in the order records hold them (`physical_pos`).
+    pub fields: Vec<PhysicalField>,
+    /// Fields of records without a flag: those before the first instant ADD.
+    pub n_core: usize,
+    /// The stored default (InnoDB's bytes; `None`: NULL) of each table column, for records
+    /// written before the column was added.
+    pub defaults: Vec<Option<Vec<u8>>>,
 }
 
 impl TableDef {
@@ -810,6 +856,7 @@ pub fn parse(sql: &str, table: Option<&str>, source: &str) -> Result<TableDef, D
             c.to_string()
         },
         source: source.to_string(),
+        row_versions: None,
     })
 }
 

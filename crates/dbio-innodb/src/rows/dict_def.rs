@@ -485,6 +485,7 @@ pub fn table_def(d: &Dictionary, name: Option<&str>, file: &str) -> Result<DictD
             t.id,
             if t.dropped { ", dropped" } else { "" }
         ),
+        row_versions: None,
     };
     Ok(DictDef {
         def,

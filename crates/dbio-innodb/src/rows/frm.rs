@@ -575,6 +575,7 @@ pub fn parse(data: &[u8], name: &str, source: &str) -> Result<Frm, FrmError> {
         primary_key,
         create_sql: String::new(),
         source: source.to_string(),
+        row_versions: None,
     };
     let mut frm = Frm {
         def: def.clone(),

@@ -1,10 +1,12 @@
 //! The layout of an index's records in the page store: the definition's, changed by
 //! MariaDB's instant ALTER (added columns' defaults, dropped or reordered fields) as the
-//! index's root page and metadata record say.
+//! index's root page and metadata record say, or by MySQL 8's instant ADD/DROP (the SDI's
+//! row versions: [`super::row_version`]).
 
 use super::def::TableDef;
 use super::instant;
 use super::record::{self, Layout};
+use super::row_version;
 use super::store::PageStore;
 use crate::page::system_records;
 
@@ -19,6 +21,16 @@ pub(super) fn group_layout(
     group: (u32, u64),
     warnings: &mut Vec<String>,
 ) -> Layout {
+    if let Some(rv) = &def.row_versions {
+        // MySQL 8 instant ADD/DROP: the SDI says what records of each version hold.
+        return row_version::layout(def, base, rv).unwrap_or_else(|why| {
+            warnings.push(format!(
+                "space {} index {}: the SDI's instant ADD/DROP COLUMN facts do not fit the definition ({why}): records written after an instant ALTER are rejected",
+                group.0, group.1
+            ));
+            base.clone()
+        });
+    }
     let layout = instant_layout(store, base, def, group, warnings);
     if layout.n_core > layout.fields.len() {
         // The index's records have more fields than the definition gives it (a definition

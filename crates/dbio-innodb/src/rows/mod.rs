@@ -10,9 +10,9 @@
 //! in one call: a [`job::Request`] in, the rows written and a summary out.
 //!
 //! Imports go one way (a module never imports one that imports it back): `def` <- `value` <-
-//! `record` <- `instant`, `store` <- `layout`, `walk` <- `diagnose` <- `run` <- `job`; `line`
+//! `record` <- `instant`, `row_version`, `store` <- `layout`, `walk` <- `diagnose` <- `run` <- `job`; `line`
 //! <- `sink` <- `write`. [`sdi_def`] (the definition from a MySQL 8 SDI, read by
-//! [`crate::sdi`]) <- `def`, `dict_def`; `job` <- `sdi_def`.
+//! [`crate::sdi`]) <- `def`, `dict_def`, `row_version`; `job` <- `sdi_def`.
 
 pub mod def;
 pub mod dict_def;
@@ -26,6 +26,7 @@ pub mod job;
 pub mod line;
 pub mod lob;
 pub mod record;
+pub mod row_version;
 pub mod run;
 pub mod sdi_def;
 pub mod sink;

@@ -40,6 +40,9 @@ pub enum Reject {
     /// A record written after a MariaDB instant ADD COLUMN (record status 4: it counts its
     /// added fields) where the index has no fields beyond its core ones: no instant metadata
     /// (root page of type INSTANT) was found, or the definition has no column the ALTER added.
+    /// Or a record of MySQL 8's instant ADD/DROP COLUMN (info bits 0x40 or 0x80) when the
+    /// definition does not say what each row version holds (not the SDI's), a row version the
+    /// SDI does not know, or a REDUNDANT record with a row version.
     Instant,
     /// A purged record (on the page's free list) whose data MariaDB zeroed: see [`zeroed`].
     Zeroed,
@@ -123,6 +126,9 @@ pub struct Layout {
     /// NULL-bitmap bytes of records with the core fields only (status 0), when MariaDB keeps
     /// it in the root page (after an instant DROP or reorder); else from the core fields.
     pub core_null_bytes: Option<usize>,
+    /// MySQL 8's instant ADD/DROP COLUMN: the row version that added and the one that dropped
+    /// (0: none) each field; empty for other tables. See [`split_mysql_instant`].
+    pub versions: Vec<(u8, u8)>,
 }
 
 impl Layout {
@@ -169,6 +175,7 @@ impl Layout {
             n_key,
             defaults: vec![Value::Null; def.columns.len()],
             core_null_bytes: None,
+            versions: Vec::new(),
         }
     }
 
@@ -223,6 +230,9 @@ pub fn split(
                 return Err(Reject::Length);
             }
             let status = be16(p, origin - 4) & 7;
+            if status == 0 && p[origin - 5] & 0xC0 != 0 {
+                return split_mysql_instant(p, origin, layout, out);
+            }
             let all = layout.fields.len();
             let (n_fields, nulls) = match status {
                 0 => (layout.n_core, origin - 6),
@@ -310,6 +320,9 @@ pub fn split(
                 return Err(Reject::Length);
             }
             let n_fields = ((be16(p, origin - 4) & 0x7FE) >> 1) as usize;
+            if !layout.versions.is_empty() && p[origin - 6] & 0x40 != 0 {
+                return Err(Reject::Instant); // MySQL 8.0.29+ row version: not decoded
+            }
             // Records written before an instant ADD COLUMN have fewer fields.
             if n_fields > layout.fields.len() || n_fields < layout.n_core {
                 return Err(Reject::FieldCount);
@@ -422,6 +435,7 @@ pub fn split_planned(
         || origin < 5 + 94
         || origin >= end_limit
         || be16(p, origin - 4) & 7 != 0
+        || p[origin - 5] & 0xC0 != 0
     {
         return split(p, origin, format, layout, out);
     }
@@ -481,6 +495,116 @@ pub fn split_planned(
             return Err(Reject::Length);
         }
         *slot = rf;
+    }
+    Ok(Extent {
+        start: lens + 1,
+        end: at,
+    })
+}
+
+/// [`split`] of a COMPACT record with MySQL 8's instant flags in its info bits: 0x40, its row
+/// version in the byte before the header (8.0.29+): it holds the fields that version has
+/// (added in it or before, not dropped in it or before), the others are missing (a column
+/// added later: its default; a dropped one: nothing); 0x80, its number of fields in 1 or 2
+/// bytes there (8.0.12-8.0.28 instant ADD): the fields after them are missing. The NULL
+/// bitmap counts the nullable fields the record holds. Rejected as [`Reject::Instant`] when
+/// the layout has no row versions (a definition other than the SDI's) or the version is
+/// newer than any the layout knows.
+fn split_mysql_instant(
+    p: &[u8],
+    origin: usize,
+    layout: &Layout,
+    out: &mut Vec<RawField>,
+) -> Result<Extent, Reject> {
+    let all = layout.fields.len();
+    if layout.versions.len() != all {
+        return Err(Reject::Instant);
+    }
+    let info = p[origin - 5];
+    let (version, n_fields, nulls) = match info & 0xC0 {
+        0x40 => {
+            let v = p[origin - 6];
+            if layout.versions.iter().all(|&(a, d)| a < v && d < v) && v != 0 {
+                return Err(Reject::Instant);
+            }
+            (Some(v), all, origin - 7)
+        }
+        0x80 => {
+            let b = p[origin - 6] as usize;
+            let (n, hdr) = if b & 0x80 == 0 {
+                (b, 1)
+            } else {
+                (((b & 0x7F) << 8) | p[origin - 7] as usize, 2)
+            };
+            if n > all || n < layout.n_key + 2 {
+                return Err(Reject::FieldCount);
+            }
+            (None, n, origin - 6 - hdr)
+        }
+        _ => return Err(Reject::Header), // both flags: MySQL calls it corrupt
+    };
+    let holds = |i: usize| match version {
+        Some(v) => {
+            let (a, d) = layout.versions[i];
+            a <= v && (d == 0 || d > v)
+        }
+        None => i < n_fields,
+    };
+    let null_bytes = (0..all)
+        .filter(|&i| holds(i) && layout.fields[i].nullable)
+        .count()
+        .div_ceil(8);
+    let end_limit = p.len().saturating_sub(8);
+    let mut lens = nulls
+        .checked_sub(null_bytes)
+        .filter(|&l| l >= 94)
+        .ok_or(Reject::Length)?;
+    out.clear();
+    let mut bit = 0usize;
+    let mut at = origin;
+    for (i, f) in layout.fields.iter().enumerate() {
+        let mut rf = RawField {
+            start: at,
+            ..RawField::default()
+        };
+        if !holds(i) {
+            rf.missing = true;
+            out.push(rf);
+            continue;
+        }
+        if f.nullable {
+            let is_null = p[nulls - bit / 8] >> (bit % 8) & 1 == 1;
+            bit += 1;
+            if is_null {
+                rf.null = true;
+                out.push(rf);
+                continue;
+            }
+        }
+        let len = match f.fixed_compact {
+            Some(n) => n,
+            None => {
+                if lens < 94 {
+                    return Err(Reject::Length);
+                }
+                let b1 = p[lens] as usize;
+                lens -= 1;
+                if f.big && b1 & 0x80 != 0 {
+                    let b2 = p[lens] as usize;
+                    lens -= 1;
+                    rf.external = b1 & 0x40 != 0;
+                    ((b1 & 0x3F) << 8) | b2
+                } else {
+                    b1
+                }
+            }
+        };
+        rf.len = len;
+        at += len;
+        if at > end_limit {
+            return Err(Reject::Length);
+        }
+        out.push(rf);
     }
     Ok(Extent {
         start: lens + 1,
@@ -866,6 +990,15 @@ mod tests {
             layouts.push(instant.clone());
             instant.core_null_bytes = Some(1);
             layouts.push(instant);
+            // MySQL 8 row versions: the last field added in version 1, the one before it
+            // dropped in version 2 (records flagged 0x40/0x80 go to the same split).
+            let mut versioned = Layout::clustered(&def);
+            let nf = versioned.fields.len();
+            versioned.versions = vec![(0, 0); nf];
+            versioned.versions[nf - 1] = (1, 0);
+            versioned.versions[nf - 2].1 = 2;
+            versioned.n_core = nf - 1;
+            layouts.push(versioned);
             for layout in &layouts {
                 let plan = SplitPlan::new(layout);
                 for round in 0..6 {
@@ -900,5 +1033,94 @@ mod tests {
         }
         // Both outcomes were met many times.
         assert!(checked.iter().all(|&c| c > 10_000), "{checked:?}");
+    }
+
+    /// MySQL 8 instant records by their flags: a row version (0x40) holds the fields of its
+    /// version, a field count (0x80, here in its 2-byte form) the first fields; the NULL
+    /// bitmap counts the nullable fields held. Unknown versions, both flags, and flagged
+    /// records under a layout without row versions are rejected.
+    #[test]
+    fn mysql_instant_records_split_by_their_flags() {
+        let def =
+            super::super::def::parse("CREATE TABLE t (a INT, b VARCHAR(5), c INT)", None, "t")
+                .unwrap();
+        let mut layout = Layout::clustered(&def);
+        // Fields: DB_ROW_ID, DB_TRX_ID, DB_ROLL_PTR, a, b, c; c added in version 1, a dropped
+        // in version 2.
+        layout.versions = vec![(0, 0), (0, 0), (0, 0), (0, 2), (0, 0), (1, 0)];
+        layout.n_core = 5;
+        let mut p = vec![0u8; 16384];
+        let mut out = Vec::new();
+        let held = |out: &[RawField]| -> Vec<(usize, bool, bool)> {
+            out[3..]
+                .iter()
+                .map(|f| (f.len, f.null, f.missing))
+                .collect()
+        };
+        // Version 1: a, b (3 bytes), c.
+        let o = 200;
+        p[o - 5] = 0x40;
+        p[o - 6] = 1;
+        p[o - 7] = 0; // no NULL
+        p[o - 8] = 3; // b's length
+        let e = split(&p, o, RowFormat::Compact, &layout, &mut out).unwrap();
+        assert_eq!(
+            held(&out),
+            [(4, false, false), (3, false, false), (4, false, false)]
+        );
+        assert_eq!(out[5].start, o + 19 + 4 + 3);
+        assert_eq!(
+            e,
+            Extent {
+                start: o - 8,
+                end: o + 19 + 11
+            }
+        );
+        // Version 2: a dropped; b (2 bytes), c NULL (the second bit of two).
+        let o = 300;
+        p[o - 5] = 0x40;
+        p[o - 6] = 2;
+        p[o - 7] = 0b10;
+        p[o - 8] = 2;
+        split(&p, o, RowFormat::Compact, &layout, &mut out).unwrap();
+        assert_eq!(
+            held(&out),
+            [(0, false, true), (2, false, false), (0, true, false)]
+        );
+        // Unknown version 3.
+        p[o - 6] = 3;
+        assert_eq!(
+            split(&p, o, RowFormat::Compact, &layout, &mut out),
+            Err(Reject::Instant)
+        );
+        // 0x80 with 5 fields in the 2-byte form: a NULL, b 1 byte, c missing.
+        let o = 400;
+        p[o - 5] = 0x80;
+        p[o - 6] = 0x80;
+        p[o - 7] = 5;
+        p[o - 8] = 0b01;
+        p[o - 9] = 1;
+        split(&p, o, RowFormat::Compact, &layout, &mut out).unwrap();
+        assert_eq!(
+            held(&out),
+            [(0, true, false), (1, false, false), (0, false, true)]
+        );
+        // Both flags; a flag under a layout without row versions.
+        p[o - 5] = 0xC0;
+        assert_eq!(
+            split(&p, o, RowFormat::Compact, &layout, &mut out),
+            Err(Reject::Header)
+        );
+        p[o - 5] = 0x80;
+        let plain = Layout::clustered(&def);
+        assert_eq!(
+            split(&p, o, RowFormat::Compact, &plain, &mut out),
+            Err(Reject::Instant)
+        );
+        let plan = SplitPlan::new(&plain);
+        assert_eq!(
+            split_planned(&p, o, RowFormat::Compact, &plain, &plan, &mut out),
+            Err(Reject::Instant)
+        );
     }
 }

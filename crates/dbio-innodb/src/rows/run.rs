@@ -971,8 +971,13 @@ fn misfit(
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
+    let instant = if summary.rejected.contains_key(Reject::Instant.name()) {
+        "; `instant`: records written after an instant ADD/DROP COLUMN that this definition cannot place (MySQL 8: read the .ibd with its own SDI, without --table-def, which says what each row version holds; MariaDB: the index's root page and metadata record must be among the pages)"
+    } else {
+        ""
+    };
     Some(format!(
-        "{misfits} of the {} records of space {} index {} do not fit the definition of {} (rejected: {}); {}",
+        "{misfits} of the {} records of space {} index {} do not fit the definition of {} (rejected: {}{instant}); {}",
         summary.records_seen,
         group.0,
         group.1,

@@ -10,12 +10,17 @@
 //! visible elements; none when it is the hidden DB_ROW_ID), FTS_DOC_ID (a hidden column
 //! stored in the record of a table with a FULLTEXT index: kept in the record, not written),
 //! generated columns (VIRTUAL ones are not in the record), DATETIME/TIME/TIMESTAMP of the
-//! format before 5.6 (dd types 7, 12, 13). Tables with instant ADD/DROP COLUMN (row
-//! versions, `version_added`/`version_dropped`, or `instant_col` of 8.0.13-8.0.28) are
-//! refused: their records do not all have the table's current layout.
+//! format before 5.6 (dd types 7, 12, 13). Tables with instant ADD/DROP COLUMN (8.0.29+ row
+//! versions: `version_added`/`version_dropped`/`physical_pos` of each column; 8.0.12-8.0.28:
+//! the table's `instant_col`) get [`RowVersions`]: the fields in the order records hold them,
+//! dropped columns included, and the added columns' stored defaults (`default=` hex or
+//! `default_null=1`); [`super::row_version`] turns them into the records' layout.
 
-use super::def::{self, ColType, DefError, OldTemporal, TableDef};
+use super::def::{self, ColType, DefError, OldTemporal, Physical, PhysicalField, RowVersions};
+use super::def::{Column, TableDef};
 use super::dict_def::charset_of_collation;
+use super::record::Layout;
+use super::row_version;
 use crate::rows::def::Charset;
 use crate::sdi::SdiRecord;
 use serde_json::Value;
@@ -193,6 +198,9 @@ struct DdColumn<'a> {
     generation: &'a str,
     private: &'a str,
     datetime_precision: u64,
+    numeric_precision: u64,
+    numeric_scale: u64,
+    n_elements: usize,
 }
 
 fn columns(id: u64, obj: &Value) -> Result<Vec<DdColumn<'_>>, SdiDefError> {
@@ -223,6 +231,9 @@ fn columns(id: u64, obj: &Value) -> Result<Vec<DdColumn<'_>>, SdiDefError> {
                 generation: c["generation_expression_utf8"].as_str().unwrap_or(""),
                 private: c["se_private_data"].as_str().unwrap_or(""),
                 datetime_precision: c["datetime_precision"].as_u64().unwrap_or(0),
+                numeric_precision: c["numeric_precision"].as_u64().unwrap_or(0),
+                numeric_scale: c["numeric_scale"].as_u64().unwrap_or(0),
+                n_elements: c["elements"].as_array().map_or(0, Vec::len),
             })
         })
         .collect()
@@ -252,18 +263,13 @@ fn convert(id: u64, obj: &Value, source: &str) -> Result<SdiDef, SdiDefError> {
         why,
     };
     let cols = columns(id, obj)?;
-    // Instant ADD/DROP COLUMN: records of several layouts.
+    // Instant ADD/DROP COLUMN: records of several layouts (row_versions below).
     let table_private = obj["se_private_data"].as_str().unwrap_or("");
-    if private_value(table_private, "instant_col").is_some()
+    let instant = private_value(table_private, "instant_col").is_some()
         || cols.iter().any(|c| {
             private_value(c.private, "version_added").is_some()
                 || private_value(c.private, "version_dropped").is_some()
-        })
-    {
-        return Err(unsupported(
-            "columns were added or dropped with ALGORITHM=INSTANT (the SDI's instant_col, version_added or version_dropped): records written before and after hold different columns (MySQL 8.0.29+ row versions, or 8.0.12-8.0.28 instant columns), which dbio does not decode yet (docs/innodb-sdi.md)".into(),
-        ));
-    }
+        });
     // The columns the record holds and the user sees: visible (1) and INVISIBLE (4); SQL
     // hidden ones (3, functional index parts) are virtual; of the SE's (2), FTS_DOC_ID is
     // in the record.
@@ -466,6 +472,15 @@ fn convert(id: u64, obj: &Value, source: &str) -> Result<SdiDef, SdiDefError> {
             col.ty = ColType::OldTemporal { old, fsp };
         }
     }
+    if instant {
+        let rv = row_versions(&cols, &kept, &def, table_private).map_err(&unsupported)?;
+        row_version::layout(&def, &Layout::clustered(&def), &rv).map_err(|why| {
+            unsupported(format!(
+                "the instant ADD/DROP COLUMN facts of the SDI do not fit: {why}"
+            ))
+        })?;
+        def.row_versions = Some(Box::new(rv));
+    }
     Ok(SdiDef {
         def,
         schema,
@@ -473,6 +488,200 @@ fn convert(id: u64, obj: &Value, source: &str) -> Result<SdiDef, SdiDefError> {
         space_id: space_id as u32,
         root: root as u32,
     })
+}
+
+/// The [`RowVersions`] of a table with instant ADD/DROP COLUMN: `cols` the dd columns,
+/// `kept` those of `def` (dd index, is FTS_DOC_ID).
+fn row_versions(
+    cols: &[DdColumn<'_>],
+    kept: &[(usize, bool)],
+    def: &TableDef,
+    table_private: &str,
+) -> Result<RowVersions, String> {
+    let num = |c: &DdColumn<'_>, k: &str| -> Result<Option<u64>, String> {
+        private_value(c.private, k)
+            .map(|v| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("column {}: {k}={v:?} is not a number", c.name))
+            })
+            .transpose()
+    };
+    let version = |c: &DdColumn<'_>, k: &str| -> Result<u8, String> {
+        match num(c, k)? {
+            None => Ok(0),
+            Some(v) if v <= 255 => Ok(v as u8),
+            Some(v) => Err(format!(
+                "column {}: {k}={v} is not a row version (0-255)",
+                c.name
+            )),
+        }
+    };
+    // (physical_pos, field) of every field of the clustered index.
+    let mut fields: Vec<(Option<u64>, PhysicalField)> = Vec::new();
+    for (i, c) in cols.iter().enumerate() {
+        let what = match (c.hidden, c.name) {
+            (2, "DB_ROW_ID") if def.has_row_id() => Physical::RowId,
+            (2, "DB_TRX_ID") => Physical::TrxId,
+            (2, "DB_ROLL_PTR") => Physical::RollPtr,
+            _ => match kept.iter().position(|k| k.0 == i) {
+                Some(k) if def.columns[k].in_record() => Physical::Column(k),
+                Some(_) => continue,
+                None if private_value(c.private, "version_dropped").is_some() => {
+                    Physical::Dropped(dropped_column(c)?)
+                }
+                None => continue,
+            },
+        };
+        fields.push((
+            num(c, "physical_pos")?,
+            PhysicalField {
+                what,
+                added: version(c, "version_added")?,
+                dropped: version(c, "version_dropped")?,
+            },
+        ));
+    }
+    let fields: Vec<PhysicalField> = if fields.iter().all(|f| f.0.is_some()) {
+        fields.sort_by_key(|f| f.0);
+        fields.into_iter().map(|f| f.1).collect()
+    } else if fields.iter().all(|f| f.0.is_none()) {
+        // 8.0.12-8.0.28: no physical positions; the index's order, added columns last.
+        let base = Layout::clustered(def);
+        base.fields
+            .iter()
+            .map(|bf| {
+                let what = match (bf.col, bf.sys) {
+                    (Some(c), _) => Physical::Column(c),
+                    (None, Some(super::record::Sys::RowId)) => Physical::RowId,
+                    (None, Some(super::record::Sys::TrxId)) => Physical::TrxId,
+                    _ => Physical::RollPtr,
+                };
+                fields
+                    .iter()
+                    .find(|f| f.1.what == what)
+                    .map(|f| f.1.clone())
+                    .ok_or_else(|| format!("the SDI has no column for {what:?} of the index"))
+            })
+            .collect::<Result<_, _>>()?
+    } else {
+        return Err("some columns have a physical_pos and others none".into());
+    };
+    let head = if def.has_row_id() {
+        1
+    } else {
+        def.primary_key.len()
+    } + 2;
+    let n_core = match private_value(table_private, "instant_col") {
+        Some(v) => {
+            // Records without a flag hold the user columns there before the first ADD.
+            let n: usize = v
+                .parse()
+                .map_err(|_| format!("instant_col={v:?} is not a number"))?;
+            (head + n)
+                .checked_sub(def.primary_key.len())
+                .ok_or_else(|| format!("instant_col={n} is fewer than the key's columns"))?
+        }
+        None => {
+            let n = fields.iter().take_while(|f| f.added == 0).count();
+            if fields[n..].iter().any(|f| f.added == 0) {
+                return Err(
+                    "a column there from the start is after one added instantly (physical_pos)"
+                        .into(),
+                );
+            }
+            n
+        }
+    };
+    let defaults = kept
+        .iter()
+        .map(|&(i, _)| {
+            let c = &cols[i];
+            match private_value(c.private, "default") {
+                Some(hex) if private_value(c.private, "default_null").is_none() => {
+                    unhex(hex).map(Some).ok_or_else(|| {
+                        format!("column {}: default={hex:?} is not hexadecimal", c.name)
+                    })
+                }
+                _ => Ok(None),
+            }
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(RowVersions {
+        fields,
+        n_core,
+        defaults,
+    })
+}
+
+/// Bytes of a hexadecimal string.
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// A column dropped with ALGORITHM=INSTANT, whose `column_type_utf8` the server leaves empty:
+/// its type from the dd type, lengths and charset, as far as the record's layout needs it.
+fn dropped_column(c: &DdColumn<'_>) -> Result<Column, String> {
+    let cs = if is_string_type(c.ty) && c.collation != 63 {
+        Some(charset_of_mysql_collation(c.collation).ok_or_else(|| {
+            format!(
+                "dropped column {}: collation id {} is of a character set dbio does not decode",
+                c.name, c.collation
+            )
+        })?)
+    } else {
+        None
+    };
+    let chars = |bytes: u64| bytes / cs.map_or(1, |cs| cs.mbmaxlen() as u64).max(1);
+    let fsp = c.datetime_precision.min(6);
+    let sql = match c.ty {
+        2 => "tinyint".to_string(),
+        3 => "smallint".into(),
+        4 => "int".into(),
+        9 => "bigint".into(),
+        10 => "mediumint".into(),
+        5 => "float".into(),
+        6 => "double".into(),
+        11 | 15 => "date".into(),
+        14 => "year".into(),
+        17 => format!("bit({})", c.numeric_precision.max(1)),
+        18 => format!("timestamp({fsp})"),
+        19 => format!("datetime({fsp})"),
+        20 => format!("time({fsp})"),
+        21 => format!("decimal({},{})", c.numeric_precision, c.numeric_scale),
+        16 | 28 if cs.is_none() => format!("varbinary({})", c.char_length),
+        16 | 28 => format!("varchar({})", chars(c.char_length)),
+        29 if cs.is_none() => format!("binary({})", c.char_length),
+        29 => format!("char({})", chars(c.char_length)),
+        22 | 23 if c.n_elements > 0 => {
+            let els: Vec<String> = (0..c.n_elements).map(|i| format!("'{i}'")).collect();
+            format!(
+                "{}({})",
+                if c.ty == 22 { "enum" } else { "set" },
+                els.join(",")
+            )
+        }
+        24..=27 | 30 | 31 => "longblob".into(),
+        t => {
+            return Err(format!(
+                "dropped column {}: dd type {t}, whose length in the records dbio does not know",
+                c.name
+            ))
+        }
+    };
+    let cs_sql = cs.map_or(String::new(), |cs| format!(" CHARACTER SET {}", cs.name()));
+    let null = if c.nullable { "" } else { " NOT NULL" };
+    let stmt = format!("CREATE TABLE t (`x` {sql}{cs_sql}{null})");
+    let mut d = def::parse(&stmt, None, "the SDI")
+        .map_err(|e| format!("dropped column {}: {sql}: {e}", c.name))?;
+    let mut col = d.columns.remove(0);
+    col.name = c.name.to_string();
+    Ok(col)
 }
 
 #[cfg(test)]
