@@ -225,6 +225,24 @@ pub fn parse_tsv(text: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The processlist query's rows as `mysql -N -e` prints them (state, threads, longest time,
+/// tab-separated), as tests keep them; a line that is not three fields is left out.
+pub fn states_from_tsv(text: &str) -> Vec<StateSeen> {
+    text.lines()
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            let state = f.next()?.to_string();
+            let threads = f.next()?.trim().parse().ok()?;
+            let max_time_s = f.next()?.trim().parse::<i64>().ok()?.max(0) as u64;
+            Some(StateSeen {
+                state,
+                threads,
+                max_time_s,
+            })
+        })
+        .collect()
+}
+
 /// What to sample and for how long.
 #[derive(Clone, Debug)]
 pub struct Options {
