@@ -136,7 +136,13 @@ fn advise_and_render(a: &AdviseArgs) -> anyhow::Result<u8> {
         anyhow::Error::new(e).context(format!("mysql advise: connecting to {dsn}"))
     })?;
     let mut notes = Vec::new();
-    let mut ctx = Context::default();
+    let mut ctx = Context {
+        processlist_hidden: !c.process_privilege,
+        ..Context::default()
+    };
+    if ctx.processlist_hidden {
+        notes.push("the account has no PROCESS privilege: the processlist shows its own threads only, so the optimizer rule is not judged and query cache lock waits are not seen".into());
+    }
     let dir = datadir(a, &c.datadir);
     let stack = match &dir {
         Ok(d) => match dbio_sys::stack::resolve(d) {
@@ -170,10 +176,21 @@ fn advise_and_render(a: &AdviseArgs) -> anyhow::Result<u8> {
     let sampled = advise::sample_server(&mut c, &opts, stop)
         .map_err(|e| anyhow::Error::new(e).context("mysql advise: sampling the server"))?;
     let findings = rules::judge(&sampled.samples, &sampled.version, &ctx);
-    let (first, last) = (
-        &sampled.samples[0],
-        &sampled.samples[sampled.samples.len() - 1],
-    );
+    let restart = rules::restart(&sampled.samples);
+    if let Some((i, before, after)) = restart {
+        notes.push(format!(
+            "the server restarted between samples {i} and {} (Uptime {before:.0} s, then {after:.0} s): no rate is computed across the restart{}",
+            i + 1,
+            if sampled.samples.len() - i >= 2 {
+                format!("; the rates are over samples {} to {} only", i + 1, sampled.samples.len())
+            } else {
+                String::new()
+            }
+        ));
+    }
+    // The interval and the devices' figures are over the samples the rules judged.
+    let judged = &sampled.samples[restart.map_or(0, |r| r.0.min(sampled.samples.len() - 1))..];
+    let (first, last) = (&judged[0], &judged[judged.len() - 1]);
     let secs = last.at_s - first.at_s;
     let storage = match (stack, dir) {
         (Some(s), Ok(d)) => Some(storage(&d, &s, first, last, secs)),
