@@ -525,3 +525,151 @@ fn a_restart_between_samples_computes_no_rate() {
         "{notes}"
     );
 }
+
+/// The directories `dbio mysql advise --bench-commit` makes under `base`
+/// (`dbio-advise-commit.PID`).
+fn bench_dirs(base: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(base)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("dbio-advise-commit."))
+        .collect()
+}
+
+/// A server whose datadir is on the root filesystem (/tmp here: ext4 on the VM's disk), not
+/// in /dev/shm: --bench-commit measures a real device's commit time.
+fn server_on_disk() -> (tempfile::TempDir, mariadb::Server) {
+    let dir = tempfile::Builder::new()
+        .prefix("dbio-advise-bc-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let s = mariadb::Server::new(dir.path(), "primary", 1, &[]);
+    (dir, s)
+}
+
+/// --bench-commit runs `dbio bench --mode commit` beside the datadir: the fsync_policy
+/// finding carries the measured commit time, and the bench's directory is gone after.
+#[test]
+#[ignore = "needs mariadbd binaries (mariadb-server package) and a disk-backed /var/tmp"]
+fn bench_commit_puts_the_measured_commit_time_in_the_evidence() {
+    mariadb::require_mariadbd();
+    let (dir, s) = server_on_disk();
+    let r = advise(&s.dsn(""), "2s", &["--bench-commit"]);
+    let f = rule(&r, "fsync_policy");
+    let ms = f["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "sync_latency_ms")
+        .unwrap_or_else(|| panic!("no sync_latency_ms in {f:#}"))["interval"]
+        .as_f64()
+        .unwrap();
+    assert!(ms > 0.0, "{f:#}");
+    assert!(
+        f["summary"]
+            .as_str()
+            .unwrap()
+            .contains("bench --mode commit on the datadir"),
+        "{f:#}"
+    );
+    assert_eq!(
+        bench_dirs(&dir.path().join("primary")),
+        Vec::<String>::new()
+    );
+    // A directory that does not exist: a clear error naming it, non-zero exit.
+    let out = common::dbio()
+        .args(["mysql", "advise", "--dsn", &s.dsn(""), "--interval", "1s"])
+        .args(["--bench-commit", "/nonexistent-dbio-dir"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--bench-commit: cannot read /nonexistent-dbio-dir"),
+        "{err}"
+    );
+}
+
+/// SIGTERM to dbio while the bench runs: the run ends with an error and sampling nothing,
+/// and the bench's files and directory are removed; SIGINT to the process group (Ctrl-C)
+/// the same.
+#[test]
+#[ignore = "needs mariadbd binaries (mariadb-server package) and a disk-backed /var/tmp"]
+fn a_signal_during_bench_commit_leaves_no_files() {
+    mariadb::require_mariadbd();
+    let (dir, s) = server_on_disk();
+    let base = dir.path().join("primary");
+    for (sig, group) in [(libc::SIGTERM, false), (libc::SIGINT, true)] {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("dbio"));
+        c.args(["mysql", "advise", "--dsn", &s.dsn(""), "--interval", "2s"])
+            .args(["--bench-commit", "--format", "json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        use std::os::unix::process::CommandExt;
+        c.process_group(0);
+        let child = c.spawn().unwrap();
+        let pid = child.id() as i32;
+        let t0 = std::time::Instant::now();
+        while bench_dirs(&base).is_empty() && t0.elapsed().as_secs() < 20 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert_eq!(bench_dirs(&base).len(), 1, "the bench did not start");
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        // SAFETY: kill(2) on the process (group) this test started.
+        unsafe { libc::kill(if group { -pid } else { pid }, sig) };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert!(err.contains("interrupted during --bench-commit"), "{err}");
+        assert_eq!(bench_dirs(&base), Vec::<String>::new(), "signal {sig}");
+    }
+}
+
+/// An 8 MiB tmpfs mounted on a new directory, filled to the last byte by one file this test
+/// writes; unmounted when dropped.
+struct FullFs(tempfile::TempDir);
+
+impl Drop for FullFs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+/// --bench-commit on a full filesystem: bench fails with ENOSPC, dbio says so naming the
+/// directory, exits non-zero, and the directory bench made is removed (it was left before).
+#[test]
+#[ignore = "needs root (mounts a tmpfs) and mariadbd binaries (mariadb-server package)"]
+fn bench_commit_on_a_full_filesystem_fails_clearly_and_leaves_nothing() {
+    mariadb::require_mariadbd();
+    common::require_root("mounting a tmpfs");
+    let dir = mariadb::scratch_dir();
+    let s = mariadb::Server::new(dir.path(), "primary", 1, &[]);
+    let full = FullFs(tempfile::tempdir().unwrap());
+    let st = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8M", "tmpfs"])
+        .arg(full.0.path())
+        .status()
+        .unwrap();
+    assert!(st.success(), "mount");
+    std::fs::create_dir(full.0.path().join("data")).unwrap();
+    // Fill it: writes until ENOSPC.
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(full.0.path().join("filler")).unwrap();
+        let block = vec![0u8; 1 << 16];
+        while f.write_all(&block).is_ok() {}
+    }
+    let out = common::dbio()
+        .args(["mysql", "advise", "--dsn", &s.dsn(""), "--interval", "1s"])
+        .arg("--datadir")
+        .arg(full.0.path().join("data"))
+        .arg("--bench-commit")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(err.contains("dbio bench --mode commit in "), "{err}");
+    assert_eq!(bench_dirs(full.0.path()), Vec::<String>::new());
+    std::fs::remove_file(full.0.path().join("filler")).unwrap();
+}
