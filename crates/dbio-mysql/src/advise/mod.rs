@@ -225,6 +225,24 @@ pub fn parse_tsv(text: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The processlist query's rows as `mysql -N -e` prints them (state, threads, longest time,
+/// tab-separated), as tests keep them; a line that is not three fields is left out.
+pub fn states_from_tsv(text: &str) -> Vec<StateSeen> {
+    text.lines()
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            let state = f.next()?.to_string();
+            let threads = f.next()?.trim().parse().ok()?;
+            let max_time_s = f.next()?.trim().parse::<i64>().ok()?.max(0) as u64;
+            Some(StateSeen {
+                state,
+                threads,
+                max_time_s,
+            })
+        })
+        .collect()
+}
+
 /// What to sample and for how long.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -395,15 +413,22 @@ pub struct Connected {
     pub version_text: String,
     /// `@@datadir`.
     pub datadir: String,
+    /// Whether the account holds the PROCESS privilege (without it the processlist shows
+    /// its own threads only).
+    pub process_privilege: bool,
 }
 
 /// Connects and reads the version and the datadir (one statement, not counted in the
 /// samples).
 pub fn connect(o: &Options) -> Result<Connected, Error> {
-    let mut conn = conn::open(&o.dsn, &o.tls, &o.net)?;
-    let (text, comment, datadir): (String, Option<String>, Option<String>) = conn
-        .query_first("SELECT @@version, @@version_comment, @@datadir")
-        .map_err(sql("SELECT @@version, @@version_comment, @@datadir"))?
+    let mut conn = conn::open(&o.dsn, &o.tls, &o.net)
+        .map_err(|e| conn::explain(e, &o.dsn, &o.net, None, "nothing was sampled"))?;
+    let (text, comment, datadir, process): (String, Option<String>, Option<String>, i64) = conn
+        .query_first(CONNECT_SQL)
+        .map_err(sql(
+            "SELECT @@version, @@version_comment, @@datadir, the PROCESS privilege",
+        ))
+        .map_err(|e| conn::explain(e, &o.dsn, &o.net, None, "nothing was sampled"))?
         .unwrap_or_default();
     let version =
         Version::parse(&text, comment.as_deref().unwrap_or("")).ok_or_else(|| Error::Sql {
@@ -415,8 +440,17 @@ pub fn connect(o: &Options) -> Result<Connected, Error> {
         version,
         version_text: text,
         datadir: datadir.unwrap_or_default(),
+        process_privilege: process > 0,
     })
 }
+
+/// The one statement sent on connecting: the version, the datadir and whether the account
+/// holds PROCESS (information_schema.USER_PRIVILEGES lists the account's own global
+/// privileges; an account that may read mysql.user sees every account's, hence the grantee).
+const CONNECT_SQL: &str = "SELECT @@version, @@version_comment, @@datadir, \
+     (SELECT COUNT(*) FROM information_schema.USER_PRIVILEGES WHERE PRIVILEGE_TYPE = 'PROCESS' \
+     AND GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', \
+     SUBSTRING_INDEX(CURRENT_USER(), '@', -1), ''''))";
 
 /// Samples the server `o.samples` times evenly over `o.interval` on `c`. When `stop` is set
 /// while waiting, one last sample is taken at once and the samples so far are returned (rates
@@ -427,14 +461,45 @@ pub fn sample_server(c: &mut Connected, o: &Options, stop: &AtomicBool) -> Resul
     let step = o.interval / (n - 1);
     let t0 = Instant::now();
     let version = c.version;
-    let mut samples = vec![sample(&mut c.conn, &version, 0.0, &o.devices, &mut notes)?];
+    let mut samples = vec![
+        sample(&mut c.conn, &version, 0.0, &o.devices, &mut notes).map_err(|e| {
+            conn::explain(
+                e,
+                &o.dsn,
+                &o.net,
+                Some(&format!("taking sample 1 of {n}")),
+                "nothing was judged",
+            )
+        })?,
+    ];
     for i in 1..n {
         let due = t0 + step * i;
         while Instant::now() < due && !stop.load(Ordering::SeqCst) {
             std::thread::sleep((due - Instant::now()).min(Duration::from_millis(100)));
         }
         let at = t0.elapsed().as_secs_f64();
-        samples.push(sample(&mut c.conn, &version, at, &o.devices, &mut notes)?);
+        let doing = format!("taking sample {} of {n}", i + 1);
+        let held = "nothing was judged (the samples so far are dropped)";
+        let s = match sample(&mut c.conn, &version, at, &o.devices, &mut notes) {
+            // The connection is gone (a restart closes it): one new connection, and the
+            // rules see the restart in Uptime.
+            Err(e) if conn::connection_lost(&e) && !conn::not_answering(&e) => {
+                push_note(
+                    &mut notes,
+                    format!(
+                        "the connection was lost before sample {} ({}): reconnected",
+                        i + 1,
+                        err_text(&e)
+                    ),
+                );
+                c.conn = conn::open(&o.dsn, &o.tls, &o.net)
+                    .map_err(|e2| conn::explain(e2, &o.dsn, &o.net, Some(&doing), held))?;
+                sample(&mut c.conn, &version, at, &o.devices, &mut notes)
+            }
+            r => r,
+        }
+        .map_err(|e| conn::explain(e, &o.dsn, &o.net, Some(&doing), held))?;
+        samples.push(s);
         if stop.load(Ordering::SeqCst) {
             notes.push(format!(
                 "interrupted: {} samples over {at:.1}s instead of {n} over {}s",

@@ -31,6 +31,25 @@ pub struct Context {
     /// Commit (write + fdatasync) latency measured on the datadir's filesystem, ms
     /// (`--bench-commit`).
     pub bench_commit_ms: Option<f64>,
+    /// The account lacks the PROCESS privilege: the processlist shows its own threads only,
+    /// so the states of other sessions ("statistics", query cache lock waits) are not seen.
+    pub processlist_hidden: bool,
+}
+
+/// A restart between samples: `Uptime` grew less than the time between the two samples (2 s
+/// of slack for its whole seconds). Not only "went down": a server restarted a few seconds
+/// after it started can be up longer at the next sample than at the one before. Returns the
+/// index of the first sample after the last restart, with the uptimes before and after it.
+pub fn restart(samples: &[Sample]) -> Option<(usize, f64, f64)> {
+    let mut found = None;
+    for (i, pair) in samples.windows(2).enumerate() {
+        if let (Some(a), Some(b)) = (pair[0].status_f64("Uptime"), pair[1].status_f64("Uptime")) {
+            if b < a + (pair[1].at_s - pair[0].at_s) - 2.0 {
+                found = Some((i + 1, a, b));
+            }
+        }
+    }
+    found
 }
 
 /// The first and last samples and what lies between.
@@ -147,7 +166,32 @@ fn change(mut a: Advice, set_global: Option<String>, my_cnf: &str, risk: &str) -
 
 /// Judges the samples of a server of version `v`: one finding per rule that applies. Needs
 /// at least two samples a positive time apart (else nothing).
+///
+/// Counters start again from zero when the server restarts: when `Uptime` grew less than the
+/// time between two samples ([`restart`]), only the samples after the restart are judged, and when fewer
+/// than two are left, the one finding is `restart` (UNKNOWN), saying so: no rate is computed
+/// across a restart.
 pub fn judge(samples: &[Sample], v: &Version, ctx: &Context) -> Vec<Advice> {
+    let samples = match restart(samples) {
+        Some((i, up_before, up_after)) if samples.len() - i < 2 => {
+            return vec![Advice {
+                rule: "restart".into(),
+                status: Status::Unknown,
+                summary: format!(
+                    "the server restarted between samples {i} and {} (Uptime {up_before:.0} s, then {up_after:.0} s): its counters started again from zero, so no rate is computed across the restart; run again",
+                    i + 1
+                ),
+                evidence: vec![set("uptime_before_s", up_before), set("uptime_after_s", up_after)],
+                thresholds: vec!["UNKNOWN: Uptime grew less than the time between two samples (2 s of slack)".into()],
+                set_global: None,
+                my_cnf: None,
+                risk: None,
+                source: "https://mariadb.com/kb/en/server-status-variables/#uptime".into(),
+            }];
+        }
+        Some((i, _, _)) => &samples[i..],
+        None => samples,
+    };
     let (Some(first), Some(last)) = (samples.first(), samples.last()) else {
         return Vec::new();
     };
@@ -163,7 +207,7 @@ pub fn judge(samples: &[Sample], v: &Version, ctx: &Context) -> Vec<Advice> {
         version: *v,
     };
     [
-        query_cache(&w),
+        query_cache(&w, ctx),
         buffer_pool(&w),
         old_blocks(&w),
         redo_log(&w),
@@ -173,7 +217,7 @@ pub fn judge(samples: &[Sample], v: &Version, ctx: &Context) -> Vec<Advice> {
         table_cache(&w),
         thread_cache(&w),
         aborted_connects(&w),
-        optimizer(&w),
+        optimizer(&w, ctx),
         replication(&w),
     ]
     .into_iter()
@@ -183,7 +227,7 @@ pub fn judge(samples: &[Sample], v: &Version, ctx: &Context) -> Vec<Advice> {
 
 /// The query cache: its size against "tens of megabytes", its hits against the writes that
 /// invalidate it, lowmem prunes, threads waiting for its lock.
-fn query_cache(w: &Window) -> Option<Advice> {
+fn query_cache(w: &Window, ctx: &Context) -> Option<Advice> {
     if !w.version.has_query_cache() || w.last.var("have_query_cache") == Some("NO") {
         return None;
     }
@@ -214,6 +258,11 @@ fn query_cache(w: &Window) -> Option<Advice> {
         .map(|s| s.threads)
         .max()
         .unwrap_or(0);
+    let unseen = if ctx.processlist_hidden {
+        " (lock waits not seen: no PROCESS privilege)"
+    } else {
+        ""
+    };
     let hit_pct = if hits + selects > 0.0 {
         100.0 * hits / (hits + selects)
     } else {
@@ -254,6 +303,10 @@ fn query_cache(w: &Window) -> Option<Advice> {
             summary: format!("query cache of {}: {hit_pct:.0}% of SELECTs hit", mib(size)),
         }
     };
+    let mut v = v;
+    if on {
+        v.summary.push_str(unseen);
+    }
     let a = advice(
         "query_cache",
         v,
@@ -559,7 +612,13 @@ fn flushing(w: &Window, ctx: &Context) -> Option<Advice> {
         .filter(|d| d.util_pct >= 90.0 && d.w_per_s < cap);
     let (v, want) = if dirty_pct >= 0.9 * max_pct {
         let want = (cap * 2.0).max(dev.as_ref().map_or(0.0, |d| d.w_per_s));
-        (Verdict { status: Status::Warn, summary: format!("dirty pages reached {dirty_pct:.0}% of the pool (innodb_max_dirty_pages_pct {max_pct:.0}): background flushing at io_capacity {cap:.0} does not keep up") }, want)
+        // Said as measured: the pages InnoDB flushed against io_capacity and, when known, what
+        // the device wrote (MariaDB 10.5+ with innodb_max_dirty_pages_pct_lwm=0 flushes
+        // nothing ahead until the limit: 0 pages/s is a real reading, not a slow flush).
+        let device = dev.as_ref().map_or(String::new(), |d| {
+            format!(" while the datadir's device did {:.0} writes/s", d.w_per_s)
+        });
+        (Verdict { status: Status::Warn, summary: format!("dirty pages reached {dirty_pct:.0}% of the pool (innodb_max_dirty_pages_pct {max_pct:.0}): {flushed:.0} pages/s flushed at innodb_io_capacity {cap:.0}{device}; at the limit, page writes wait for flushing") }, want)
     } else if let Some(d) = saturated {
         (Verdict { status: Status::Advice, summary: format!("the datadir's device is {:.0}% busy at {:.0} writes/s, below io_capacity {cap:.0}: flushing at io_capacity competes with queries for it", d.util_pct, d.w_per_s) }, d.w_per_s.max(100.0))
     } else {
@@ -905,11 +964,24 @@ fn aborted_connects(w: &Window) -> Option<Advice> {
 }
 
 /// Threads spending seconds in the optimizer ("statistics").
-fn optimizer(w: &Window) -> Option<Advice> {
+fn optimizer(w: &Window, ctx: &Context) -> Option<Advice> {
     let depth = w.var("optimizer_search_depth")?;
+    if ctx.processlist_hidden {
+        return Some(advice(
+            "optimizer",
+            Verdict {
+                status: Status::Unknown,
+                summary: "not judged: the account has no PROCESS privilege, so the processlist shows only its own threads (GRANT PROCESS ON *.* TO the account)".into(),
+            },
+            vec![set("optimizer_search_depth", depth)],
+            &["WARN: a thread in state \"statistics\" for >= 1 s and optimizer_search_depth != 0"],
+            OPTIMIZER_SOURCE,
+        ));
+    }
     let (mut seen, mut longest) = (0u64, 0u64);
     for s in w.all.iter().flat_map(|s| &s.states) {
-        if s.state == "statistics" {
+        // MySQL says "statistics", MariaDB "Statistics".
+        if s.state.eq_ignore_ascii_case("statistics") {
             seen = seen.max(s.threads);
             longest = longest.max(s.max_time_s);
         }
@@ -1218,5 +1290,158 @@ mod tests {
             status(&judged(state!("default")), "fsync_policy"),
             Status::Ok
         );
+    }
+
+    /// A state with the processlist and /proc/diskstats captured beside the status
+    /// (scripts/advise-capture.sh keeps processlist.N and diskstats.N).
+    fn judged_with(dir: &str, ctx: &Context) -> Vec<Advice> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/mysql-advise/");
+        let read = |f: &str| {
+            std::fs::read_to_string(format!("{root}{dir}/{f}"))
+                .unwrap_or_else(|e| panic!("{dir}/{f}: {e}"))
+        };
+        let vars = read("variables");
+        let mut samples = Vec::new();
+        for n in 1..=2 {
+            let mut s = Sample::from_tsv(0.0, &read(&format!("status.{n}")), &vars);
+            s.at_s = s.status_f64("Uptime").unwrap();
+            s.states = super::super::states_from_tsv(&read(&format!("processlist.{n}")));
+            s.disks = dbio_sys::diskstats::parse(&read(&format!("diskstats.{n}"))).unwrap();
+            samples.push(s);
+        }
+        let v = Version::parse(samples[0].var("version").unwrap(), "").unwrap();
+        judge(&samples, &v, ctx)
+    }
+
+    /// testdata/mysql-advise/many-table-join: a 16-table join under optimizer_search_depth=62,
+    /// 8 s into its plan search when the second sample was taken. MariaDB names the state
+    /// "Statistics" (MySQL "statistics"): the rule matched only the lower case and never
+    /// fired on MariaDB.
+    #[test]
+    fn a_16_table_join_in_statistics_fires_the_optimizer_rule() {
+        let found = judged_with("many-table-join", &Context::default());
+        let f = found.iter().find(|f| f.rule == "optimizer").unwrap();
+        assert_eq!(f.status, Status::Warn, "{}", f.summary);
+        let ev = |n: &str| f.evidence.iter().find(|e| e.name == n).unwrap().interval;
+        assert_eq!(ev("optimizer_search_depth"), 62.0);
+        assert_eq!(ev("longest_statistics_s"), 8.0);
+        assert_eq!(ev("threads_in_statistics_max"), 1.0);
+        assert!(f.summary.contains("8 s or more"), "{}", f.summary);
+        assert_eq!(
+            f.set_global.as_deref(),
+            Some("SET GLOBAL optimizer_search_depth = 0;")
+        );
+        // The flushing state's processlist is empty: the rule is quiet there.
+        let ctx = Context {
+            data_device: Some("vda".into()),
+            ..Context::default()
+        };
+        let quiet = judged_with("io-capacity-100", &ctx);
+        assert_eq!(status(&quiet, "optimizer"), Status::Ok);
+    }
+
+    /// testdata/mysql-advise/io-capacity-100: innodb_io_capacity=100 (its minimum), a 1G redo
+    /// log and a 128M pool under oltp_write_only on 100 MB of tables: dirty pages reach 83.5%
+    /// of the pool (6777 of 8112) against innodb_max_dirty_pages_pct 90, InnoDB flushed no
+    /// page over the 20 s (MariaDB 10.11 does not flush ahead with
+    /// innodb_max_dirty_pages_pct_lwm=0), while vda did 1995 writes/s.
+    #[test]
+    fn dirty_pages_near_the_limit_with_io_capacity_100_fire_the_flushing_rule() {
+        let ctx = Context {
+            data_device: Some("vda".into()),
+            ..Context::default()
+        };
+        let found = judged_with("io-capacity-100", &ctx);
+        let f = found.iter().find(|f| f.rule == "flushing").unwrap();
+        assert_eq!(f.status, Status::Warn, "{}", f.summary);
+        let ev = |n: &str| f.evidence.iter().find(|e| e.name == n).unwrap().interval;
+        assert_eq!(ev("innodb_io_capacity"), 100.0);
+        assert_eq!(ev("max_dirty_pct"), 83.543);
+        assert_eq!(ev("pages_flushed_per_s"), 0.0);
+        assert_eq!(ev("device_w_per_s"), 1995.1);
+        assert!(
+            f.summary.contains("0 pages/s flushed")
+                && f.summary.contains("1995 writes/s")
+                && !f.summary.contains("does not keep up"),
+            "{}",
+            f.summary
+        );
+        assert_eq!(
+            f.set_global.as_deref(),
+            Some("SET GLOBAL innodb_io_capacity = 1995;")
+        );
+        // The optimizer state (no write load): quiet.
+        let quiet = judged_with("many-table-join", &ctx);
+        assert_eq!(status(&quiet, "flushing"), Status::Ok);
+        assert_eq!(status(&judged(state!("default")), "flushing"), Status::Ok);
+    }
+
+    /// A restart between samples: the default state's second capture (Uptime 46) put before
+    /// a sample of the server a few seconds after a restart (its first capture, Uptime 26,
+    /// with counters from zero again). No rate across it: one UNKNOWN `restart` finding.
+    /// With a third sample after the restart, only the two after it are judged.
+    #[test]
+    fn no_rate_is_computed_across_a_restart() {
+        let (s1, s2, vars) = state!("default");
+        let before = Sample::from_tsv(0.0, s2, vars);
+        let after = Sample::from_tsv(30.0, s1, vars);
+        let v = Version::parse(before.var("version").unwrap(), "").unwrap();
+        let up = |s: &Sample| s.status_f64("Uptime").unwrap();
+        assert!(up(&after) < up(&before));
+        let found = judge(&[before.clone(), after.clone()], &v, &Context::default());
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].rule, "restart");
+        assert_eq!(found[0].status, Status::Unknown);
+        assert!(found[0].summary.contains("between samples 1 and 2"));
+        // A server restarted soon after it started: up 8 s at the second sample, 10 s after a
+        // first sample at 2 s of uptime. Uptime grew, but by less than the time between.
+        let mut a = before.clone();
+        let mut b = after.clone();
+        a.status.insert("Uptime".into(), "2".into());
+        b.status.insert("Uptime".into(), "8".into());
+        (a.at_s, b.at_s) = (0.0, 10.0);
+        assert_eq!(restart(&[a.clone(), b.clone()]), Some((1, 2.0, 8.0)));
+        b.status.insert("Uptime".into(), "11".into());
+        assert_eq!(
+            restart(&[a, b]),
+            None,
+            "1 s short of 10 is Uptime's rounding"
+        );
+        assert_eq!(
+            restart(&[before.clone(), after.clone()]),
+            Some((1, up(&before), up(&after)))
+        );
+        // Three samples: the last two (after the restart) are judged as the default state is.
+        let mut later = Sample::from_tsv(0.0, s2, vars);
+        later.at_s = 30.0 + up(&later) - up(&after);
+        let found = judge(&[before, after, later], &v, &Context::default());
+        assert_eq!(found.len(), 11);
+        assert_eq!(not_ok(&found), [("redo_log".to_string(), Status::Advice)]);
+    }
+
+    /// Without PROCESS the processlist shows dbio's own threads only: the optimizer rule says
+    /// it was not judged (UNKNOWN) instead of OK, the rest is judged the same.
+    #[test]
+    fn without_process_the_optimizer_is_not_judged() {
+        let ctx = Context {
+            processlist_hidden: true,
+            ..Context::default()
+        };
+        let (s1, s2, vars) = state!("default");
+        let mut a = Sample::from_tsv(0.0, s1, vars);
+        let mut b = Sample::from_tsv(0.0, s2, vars);
+        a.at_s = a.status_f64("Uptime").unwrap();
+        b.at_s = b.status_f64("Uptime").unwrap();
+        let v = Version::parse(a.var("version").unwrap(), "").unwrap();
+        let found = judge(&[a, b], &v, &ctx);
+        assert_eq!(
+            not_ok(&found),
+            [
+                ("redo_log".to_string(), Status::Advice),
+                ("optimizer".to_string(), Status::Unknown)
+            ]
+        );
+        let f = found.iter().find(|f| f.rule == "optimizer").unwrap();
+        assert!(f.summary.contains("no PROCESS privilege"), "{}", f.summary);
     }
 }

@@ -36,8 +36,10 @@ pub struct AdviseArgs {
     /// Measure the commit latency (write + fdatasync, 4 KiB, 5 s, one thread) with
     /// `dbio bench --mode commit` in a new directory under DIR, which must be on the datadir's
     /// filesystem (default: the datadir's parent directory); dbio removes what it created.
-    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
-    bench_commit: Option<PathBuf>,
+    // Option<Option<_>>: absent, bare (`--bench-commit`), or with a DIR. (An empty
+    // default_missing_value was refused by the path parser: the bare flag never worked.)
+    #[arg(long, value_name = "DIR", num_args = 0..=1)]
+    bench_commit: Option<Option<PathBuf>>,
     /// TLS: disabled, required, verify-ca or verify-identity (default: as the DSN says).
     #[arg(long, value_name = "MODE", value_parser = ["disabled", "required", "verify-ca", "verify-identity"])]
     ssl_mode: Option<String>,
@@ -136,7 +138,13 @@ fn advise_and_render(a: &AdviseArgs) -> anyhow::Result<u8> {
         anyhow::Error::new(e).context(format!("mysql advise: connecting to {dsn}"))
     })?;
     let mut notes = Vec::new();
-    let mut ctx = Context::default();
+    let mut ctx = Context {
+        processlist_hidden: !c.process_privilege,
+        ..Context::default()
+    };
+    if ctx.processlist_hidden {
+        notes.push("the account has no PROCESS privilege: the processlist shows its own threads only, so the optimizer rule is not judged and query cache lock waits are not seen".into());
+    }
     let dir = datadir(a, &c.datadir);
     let stack = match &dir {
         Ok(d) => match dbio_sys::stack::resolve(d) {
@@ -157,7 +165,14 @@ fn advise_and_render(a: &AdviseArgs) -> anyhow::Result<u8> {
         opts.devices = s.devices.iter().map(|d| d.name.clone()).collect();
     }
     if let (Some(b), Ok(d)) = (&a.bench_commit, &dir) {
-        ctx.bench_commit_ms = Some(bench_commit(b, d)?);
+        let measured = bench_commit(b, d);
+        // A signal while bench ran (SIGTERM to dbio: bench runs to its end; Ctrl-C to the
+        // group: bench stops early and fails; either way it removed its files): nothing is
+        // sampled, rather than rates over the few milliseconds a last sample would take.
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            anyhow::bail!("mysql advise: interrupted during --bench-commit (the bench's files are removed); nothing was sampled");
+        }
+        ctx.bench_commit_ms = Some(measured?);
     }
     if format == Format::Text && a.out.to_stdout() {
         to_stderr(&format!(
@@ -170,10 +185,21 @@ fn advise_and_render(a: &AdviseArgs) -> anyhow::Result<u8> {
     let sampled = advise::sample_server(&mut c, &opts, stop)
         .map_err(|e| anyhow::Error::new(e).context("mysql advise: sampling the server"))?;
     let findings = rules::judge(&sampled.samples, &sampled.version, &ctx);
-    let (first, last) = (
-        &sampled.samples[0],
-        &sampled.samples[sampled.samples.len() - 1],
-    );
+    let restart = rules::restart(&sampled.samples);
+    if let Some((i, before, after)) = restart {
+        notes.push(format!(
+            "the server restarted between samples {i} and {} (Uptime {before:.0} s, then {after:.0} s): no rate is computed across the restart{}",
+            i + 1,
+            if sampled.samples.len() - i >= 2 {
+                format!("; the rates are over samples {} to {} only", i + 1, sampled.samples.len())
+            } else {
+                String::new()
+            }
+        ));
+    }
+    // The interval and the devices' figures are over the samples the rules judged.
+    let judged = &sampled.samples[restart.map_or(0, |r| r.0.min(sampled.samples.len() - 1))..];
+    let (first, last) = (&judged[0], &judged[judged.len() - 1]);
     let secs = last.at_s - first.at_s;
     let storage = match (stack, dir) {
         (Some(s), Ok(d)) => Some(storage(&d, &s, first, last, secs)),
@@ -273,13 +299,12 @@ fn storage(
 }
 
 /// Runs `dbio bench --mode commit` (this binary) for 5 s in a new directory under `base` (the
-/// datadir's parent when empty) on the datadir's filesystem; returns the mean fsync time, ms.
-fn bench_commit(base: &Path, datadir: &Path) -> anyhow::Result<f64> {
+/// datadir's parent when none) on the datadir's filesystem; returns the mean fsync time, ms.
+fn bench_commit(base: &Option<PathBuf>, datadir: &Path) -> anyhow::Result<f64> {
     use std::os::unix::fs::MetadataExt;
-    let base = if base.as_os_str().is_empty() {
-        datadir.parent().unwrap_or(datadir).to_path_buf()
-    } else {
-        base.to_path_buf()
+    let base = match base {
+        Some(b) => b.clone(),
+        None => datadir.parent().unwrap_or(datadir).to_path_buf(),
     };
     let dev = |p: &Path| {
         std::fs::metadata(p)
@@ -294,6 +319,13 @@ fn bench_commit(base: &Path, datadir: &Path) -> anyhow::Result<f64> {
         )));
     }
     let dir = base.join(format!("dbio-advise-commit.{}", std::process::id()));
+    // dbio removes only what it created: a directory of that name from before is not ours.
+    if dir.symlink_metadata().is_ok() {
+        return Err(usage(format!(
+            "--bench-commit: {} exists already (left by another run?): remove it or give another DIR",
+            dir.display()
+        )));
+    }
     let exe = std::env::current_exe().context("--bench-commit: finding the dbio binary")?;
     let out = std::process::Command::new(exe)
         .args([
@@ -317,6 +349,17 @@ fn bench_commit(base: &Path, datadir: &Path) -> anyhow::Result<f64> {
         .arg(&dir)
         .output()
         .context("--bench-commit: running dbio bench")?;
+    // bench removes the files it made and, when it ends well, the directory; after a failure
+    // (a full filesystem) the directory it made stays, empty: removed here (remove_dir takes
+    // only an empty directory, so nothing else can go with it).
+    if dir.symlink_metadata().is_ok() {
+        std::fs::remove_dir(&dir).with_context(|| {
+            format!(
+                "--bench-commit: removing the directory {} that dbio bench made",
+                dir.display()
+            )
+        })?;
+    }
     if !out.status.success() {
         anyhow::bail!(
             "--bench-commit: dbio bench --mode commit in {} failed: {}",
@@ -335,6 +378,6 @@ fn bench_commit(base: &Path, datadir: &Path) -> anyhow::Result<f64> {
 }
 
 fn fsync_mean_ms(v: &serde_json::Value) -> Option<f64> {
-    let ns = v.pointer("/summary/fsync/latency/mean_ns")?.as_f64()?;
+    let ns = v.pointer("/summary/fsync/lat_ns/mean")?.as_f64()?;
     Some(ns / 1e6)
 }
