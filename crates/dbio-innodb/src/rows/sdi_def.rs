@@ -463,7 +463,8 @@ fn convert(id: u64, obj: &Value, source: &str) -> Result<SdiDef, SdiDefError> {
         }
         let fsp = c.datetime_precision.min(6) as u8;
         let old = match c.ty {
-            7 => Some(OldTemporal::Timestamp),
+            // sql/dd/types/column.h enum_column_types: 7 is TYPE_NULL, 8 the old TIMESTAMP.
+            8 => Some(OldTemporal::Timestamp),
             12 => Some(OldTemporal::Time),
             13 => Some(OldTemporal::Datetime),
             _ => None,
@@ -687,6 +688,51 @@ fn dropped_column(c: &DdColumn<'_>) -> Result<Column, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The dd types of the pre-5.6 temporal formats (enum_column_types: 8 TIMESTAMP, 12
+    /// TIME, 13 DATETIME) give the old formats; 18-20 (TIMESTAMP2, DATETIME2, TIME2) and 7
+    /// (TYPE_NULL) do not. On percona-parser's real idx_fixture SDI with column `c` retyped.
+    #[test]
+    fn old_temporal_dd_types() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/innodb/mysql-real/percona-parser/secondary_index_sdi.json"
+        );
+        let all: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let table = all
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["object"]["dd_object_type"] == "Table")
+            .unwrap();
+        let id = table["id"].as_u64().unwrap_or(1);
+        for (ty, utf8, want) in [
+            (8, "timestamp", Some(OldTemporal::Timestamp)),
+            (12, "time", Some(OldTemporal::Time)),
+            (13, "datetime", Some(OldTemporal::Datetime)),
+            (18, "timestamp", None),
+            (19, "datetime", None),
+            (20, "time", None),
+            (7, "int", None),
+        ] {
+            let mut obj = table["object"]["dd_object"].clone();
+            let c = obj["columns"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|c| c["name"] == "c")
+                .unwrap();
+            c["type"] = ty.into();
+            c["column_type_utf8"] = utf8.into();
+            let d = convert(id, &obj, "test").unwrap();
+            let col = d.def.columns.iter().find(|c| c.name == "c").unwrap();
+            let got = match col.ty {
+                ColType::OldTemporal { old, .. } => Some(old),
+                _ => None,
+            };
+            assert_eq!(got, want, "dd type {ty}");
+        }
+    }
 
     #[test]
     fn private_values() {
