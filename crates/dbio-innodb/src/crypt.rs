@@ -185,7 +185,8 @@ pub fn parse_key_file(text: &str) -> Result<BTreeMap<u32, Vec<u8>>, String> {
     Ok(keys)
 }
 
-fn decode_hex(s: &str) -> Option<Vec<u8>> {
+/// Bytes of a hexadecimal string (None when it is not one).
+pub(crate) fn decode_hex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return None;
     }

@@ -271,36 +271,11 @@ pub fn split(
                     start: at,
                     ..RawField::default()
                 };
-                if f.nullable {
-                    let byte = nulls - bit / 8;
-                    let is_null = p[byte] >> (bit % 8) & 1 == 1;
-                    bit += 1;
-                    if is_null {
-                        rf.null = true;
-                        out.push(rf);
-                        continue;
-                    }
+                if compact_field(p, f, nulls, &mut bit, &mut lens, &mut rf)? {
+                    out.push(rf);
+                    continue;
                 }
-                let len = match f.fixed_compact {
-                    Some(n) => n,
-                    None => {
-                        if lens < 94 {
-                            return Err(Reject::Length);
-                        }
-                        let b1 = p[lens] as usize;
-                        lens -= 1;
-                        if f.big && b1 & 0x80 != 0 {
-                            let b2 = p[lens] as usize;
-                            lens -= 1;
-                            rf.external = b1 & 0x40 != 0;
-                            ((b1 & 0x3F) << 8) | b2
-                        } else {
-                            b1
-                        }
-                    }
-                };
-                rf.len = len;
-                at += len;
+                at += rf.len;
                 if at > end_limit {
                     return Err(Reject::Length);
                 }
@@ -572,35 +547,11 @@ fn split_mysql_instant(
             out.push(rf);
             continue;
         }
-        if f.nullable {
-            let is_null = p[nulls - bit / 8] >> (bit % 8) & 1 == 1;
-            bit += 1;
-            if is_null {
-                rf.null = true;
-                out.push(rf);
-                continue;
-            }
+        if compact_field(p, f, nulls, &mut bit, &mut lens, &mut rf)? {
+            out.push(rf);
+            continue;
         }
-        let len = match f.fixed_compact {
-            Some(n) => n,
-            None => {
-                if lens < 94 {
-                    return Err(Reject::Length);
-                }
-                let b1 = p[lens] as usize;
-                lens -= 1;
-                if f.big && b1 & 0x80 != 0 {
-                    let b2 = p[lens] as usize;
-                    lens -= 1;
-                    rf.external = b1 & 0x40 != 0;
-                    ((b1 & 0x3F) << 8) | b2
-                } else {
-                    b1
-                }
-            }
-        };
-        rf.len = len;
-        at += len;
+        at += rf.len;
         if at > end_limit {
             return Err(Reject::Length);
         }
@@ -833,6 +784,47 @@ pub fn decode_into(
     // Room for fixed-size copies of the last values (not part of any value).
     out.data.extend_from_slice(&[0; PAD]);
     Ok(())
+}
+
+/// Reads the NULL bit (at `bit` of the bitmap ending at `nulls`, when the field may be NULL)
+/// and the length (fixed, or from the length bytes at `lens`, walking down) of a COMPACT
+/// record's field into `rf`: true when it is NULL (no length read).
+#[inline]
+fn compact_field(
+    p: &[u8],
+    f: &IndexField,
+    nulls: usize,
+    bit: &mut usize,
+    lens: &mut usize,
+    rf: &mut RawField,
+) -> Result<bool, Reject> {
+    if f.nullable {
+        let is_null = p[nulls - *bit / 8] >> (*bit % 8) & 1 == 1;
+        *bit += 1;
+        if is_null {
+            rf.null = true;
+            return Ok(true);
+        }
+    }
+    rf.len = match f.fixed_compact {
+        Some(n) => n,
+        None => {
+            if *lens < 94 {
+                return Err(Reject::Length);
+            }
+            let b1 = p[*lens] as usize;
+            *lens -= 1;
+            if f.big && b1 & 0x80 != 0 {
+                let b2 = p[*lens] as usize;
+                *lens -= 1;
+                rf.external = b1 & 0x40 != 0;
+                ((b1 & 0x3F) << 8) | b2
+            } else {
+                b1
+            }
+        }
+    };
+    Ok(false)
 }
 
 /// Appends the value of the stored (not NULL, not missing) field `rf` of a column of type

@@ -599,7 +599,7 @@ fn row_versions(
             let c = &cols[i];
             match private_value(c.private, "default") {
                 Some(hex) if private_value(c.private, "default_null").is_none() => {
-                    unhex(hex).map(Some).ok_or_else(|| {
+                    crate::crypt::decode_hex(hex).map(Some).ok_or_else(|| {
                         format!("column {}: default={hex:?} is not hexadecimal", c.name)
                     })
                 }
@@ -612,17 +612,6 @@ fn row_versions(
         n_core,
         defaults,
     })
-}
-
-/// Bytes of a hexadecimal string.
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// A column dropped with ALGORITHM=INSTANT, whose `column_type_utf8` the server leaves empty:
